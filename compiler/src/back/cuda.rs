@@ -1,0 +1,1037 @@
+//! The CUDA C writer.
+//!
+//! Takes a checked kernel; gives the CUDA C source that the runtime hands to NVRTC. The output
+//! is meant to be read: Rust names (made unique by the [`Namer`]), `#line` directives that map
+//! every statement back to the Rust file and line, 32-bit arithmetic where the Rust is 32-bit,
+//! parentheses only where C's precedence (or clarity around bit operators) needs them, and no
+//! cast that changes nothing.
+//!
+//! Rust's meaning is kept where C's differs: signed `+ - *` and negation wrap (through small
+//! helpers in `namespace cuphase`, emitted only when used), shift amounts are masked, float to
+//! integer casts saturate and map NaN to 0 (`__float2int_rz` and friends), and loop bounds are
+//! evaluated once.
+
+use super::namer::Namer;
+use crate::front::infer::Types;
+use crate::ir::*;
+use proc_macro2::Span;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// C precedence levels, higher binds tighter.
+mod prec {
+    pub const TERNARY: u8 = 3;
+    pub const LOR: u8 = 4;
+    pub const LAND: u8 = 5;
+    pub const BITOR: u8 = 6;
+    pub const BITXOR: u8 = 7;
+    pub const BITAND: u8 = 8;
+    pub const EQUALITY: u8 = 9;
+    pub const RELATIONAL: u8 = 10;
+    pub const SHIFT: u8 = 11;
+    pub const ADDITIVE: u8 = 12;
+    pub const MULTIPLICATIVE: u8 = 13;
+    pub const UNARY: u8 = 15;
+    pub const PRIMARY: u8 = 16;
+}
+
+/// A rendered expression and the precedence of its outermost operator.
+#[derive(Clone)]
+struct Rendered {
+    text: String,
+    prec: u8,
+    /// The outermost binary operator, for clarity parentheses around bit operators.
+    op: Option<BinaryOp>,
+}
+
+impl Rendered {
+    fn atom(text: String) -> Self {
+        Rendered {
+            text,
+            prec: prec::PRIMARY,
+            op: None,
+        }
+    }
+    fn at_least(&self, p: u8) -> String {
+        if self.prec >= p {
+            self.text.clone()
+        } else {
+            format!("({})", self.text)
+        }
+    }
+}
+
+/// The C spelling of a scalar type.
+pub fn c_type(t: Scalar) -> &'static str {
+    match t {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "signed char",
+        Scalar::I16 => "short",
+        Scalar::I32 => "int",
+        Scalar::I64 => "long long",
+        Scalar::U8 => "unsigned char",
+        Scalar::U16 => "unsigned short",
+        Scalar::U32 => "unsigned int",
+        Scalar::U64 | Scalar::Usize => "unsigned long long",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+    }
+}
+
+fn binary_prec(op: BinaryOp) -> u8 {
+    match op {
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => prec::MULTIPLICATIVE,
+        BinaryOp::Add | BinaryOp::Sub => prec::ADDITIVE,
+        BinaryOp::Shl | BinaryOp::Shr => prec::SHIFT,
+        BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => prec::RELATIONAL,
+        BinaryOp::Eq | BinaryOp::Ne => prec::EQUALITY,
+        BinaryOp::BitAnd => prec::BITAND,
+        BinaryOp::BitXor => prec::BITXOR,
+        BinaryOp::BitOr => prec::BITOR,
+        BinaryOp::And => prec::LAND,
+        BinaryOp::Or => prec::LOR,
+    }
+}
+
+/// Whether C would promote the type to `int` in arithmetic (so results need truncating back).
+fn is_narrow(t: Scalar) -> bool {
+    matches!(t, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
+}
+
+/// Escapes a file name for a `#line` directive: the name is a C string literal, so quotes,
+/// backslashes and control characters must not end it early or inject code.
+pub fn escape_c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                let _ = write!(out, "\\{:03o}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives.
+pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> String {
+    let mut w = Writer::new(k, types, file);
+    w.write();
+    w.finish()
+}
+
+struct LoopCtx {
+    label: Option<Handle<Label>>,
+}
+
+struct Writer<'a> {
+    k: &'a Kernel,
+    types: &'a Types,
+    file: String,
+    out: String,
+    indent: usize,
+    /// The Rust line the next emitted C line maps to, if known.
+    mapped: Option<usize>,
+    local_names: Vec<String>,
+    array_names: Vec<String>,
+    len_names: Vec<String>,
+    namer: Namer,
+    helpers: BTreeSet<(&'static str, Scalar)>,
+    loops: Vec<LoopCtx>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
+        let mut namer = Namer::new();
+        let _ = namer.call(&k.name);
+        let mut array_names = Vec::new();
+        let mut len_names = Vec::new();
+        for (_, a) in k.arrays.iter() {
+            array_names.push(namer.call(&a.name));
+            len_names.push(match a.kind {
+                ArrayKind::Global { .. } => namer.call(&format!("{}_len", a.name)),
+                ArrayKind::Shared { .. } => String::new(),
+            });
+        }
+        let local_names = k.locals.iter().map(|(_, l)| namer.call(&l.name)).collect();
+        Writer {
+            k,
+            types,
+            file: escape_c_string(file),
+            out: String::new(),
+            indent: 0,
+            mapped: None,
+            local_names,
+            array_names,
+            len_names,
+            namer,
+            helpers: BTreeSet::new(),
+            loops: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> String {
+        let mut head = String::new();
+        let _ = writeln!(
+            head,
+            "// CUDA C generated by cuphase from the Rust kernel `{}`. Do not edit.",
+            self.k.name
+        );
+        if !self.helpers.is_empty() {
+            head.push_str("\n// Rust's wrapping integer arithmetic (C's signed overflow is undefined).\nnamespace cuphase {\n");
+            for (name, t) in &self.helpers {
+                let ct = c_type(*t);
+                let ut = c_type(unsigned_of(*t));
+                let body = match *name {
+                    "wrapping_add" => format!("return ({ct})(({ut})a + ({ut})b);"),
+                    "wrapping_sub" => format!("return ({ct})(({ut})a - ({ut})b);"),
+                    "wrapping_mul" => format!("return ({ct})(({ut})a * ({ut})b);"),
+                    _ => format!("return ({ct})(0 - ({ut})a);"),
+                };
+                let params = if *name == "wrapping_neg" {
+                    format!("{ct} a")
+                } else {
+                    format!("{ct} a, {ct} b")
+                };
+                let _ = writeln!(
+                    head,
+                    "__device__ __forceinline__ {ct} {name}({params}) {{ {body} }}"
+                );
+            }
+            head.push_str("}  // namespace cuphase\n");
+        }
+        head.push('\n');
+        // `#line` directives count lines from where they stand, so the header can be prepended.
+        head + &self.out
+    }
+
+    // ---- low-level output ----
+
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+        if let Some(m) = self.mapped.as_mut() {
+            *m += 1;
+        }
+    }
+
+    /// Maps the next C line to the Rust line of `span`.
+    fn map_to(&mut self, span: Span) {
+        let line = span.start().line;
+        if line == 0 || self.mapped == Some(line) {
+            return;
+        }
+        let _ = writeln!(self.out, "#line {line} \"{}\"", self.file);
+        self.mapped = Some(line);
+    }
+
+    // ---- items ----
+
+    fn write(&mut self) {
+        let k = self.k;
+        let mut params = Vec::new();
+        for p in &k.params {
+            match p.kind {
+                ParamKind::Scalar { local, ty } => {
+                    params.push(format!(
+                        "{} {}",
+                        c_type(ty),
+                        self.local_names[local.index()]
+                    ));
+                }
+                ParamKind::Slice { array } => {
+                    let a = k.arrays.get(array);
+                    let constness = match a.kind {
+                        ArrayKind::Global { mutable: false } => "const ",
+                        _ => "",
+                    };
+                    params.push(format!(
+                        "{constness}{}* __restrict__ {}",
+                        c_type(a.elem),
+                        self.array_names[array.index()]
+                    ));
+                    params.push(format!(
+                        "unsigned long long {}",
+                        self.len_names[array.index()]
+                    ));
+                }
+            }
+        }
+        let bounds = k
+            .options
+            .launch_bounds
+            .map(|n| format!("__launch_bounds__({n}) "))
+            .unwrap_or_default();
+        self.map_to(k.name_span);
+        let one_line = format!(
+            "extern \"C\" __global__ void {bounds}{}({}) {{",
+            k.name,
+            params.join(", ")
+        );
+        if one_line.len() <= 100 {
+            self.line(&one_line);
+        } else {
+            self.line(&format!("extern \"C\" __global__ void {bounds}{}(", k.name));
+            let n = params.len();
+            for (i, p) in params.iter().enumerate() {
+                let sep = if i + 1 < n { "," } else { ") {" };
+                self.line(&format!("    {p}{sep}"));
+            }
+        }
+        self.indent += 1;
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Shared { dims } = &a.kind {
+                self.map_to(k.arrays.span(h));
+                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                self.line(&format!(
+                    "__shared__ {} {}{dims};",
+                    c_type(a.elem),
+                    self.array_names[h.index()]
+                ));
+            }
+        }
+        self.block_body(&k.body);
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    // ---- statements ----
+
+    fn block_body(&mut self, b: &Block) {
+        for (stmt, span) in b.iter() {
+            self.stmt(stmt, span);
+        }
+    }
+
+    fn braced(&mut self, b: &Block) {
+        self.indent += 1;
+        self.block_body(b);
+        self.indent -= 1;
+    }
+
+    fn local_name(&self, l: Handle<Local>) -> &str {
+        &self.local_names[l.index()]
+    }
+
+    fn label_name(&self, l: Handle<Label>) -> String {
+        format!("{}_{}", self.k.labels.get(l).name, l.index())
+    }
+
+    fn place(&mut self, p: &Place) -> Rendered {
+        match p {
+            Place::Local(l) => Rendered::atom(self.local_name(*l).to_string()),
+            Place::Element { array, index } => self.element(*array, index),
+        }
+    }
+
+    fn element(&mut self, array: Handle<Array>, index: &[Handle<Expr>]) -> Rendered {
+        let mut s = self.array_names[array.index()].clone();
+        for ix in index {
+            let r = self.expr(*ix);
+            let _ = write!(s, "[{}]", r.text);
+        }
+        Rendered::atom(s)
+    }
+
+    fn stmt(&mut self, s: &Stmt, span: Span) {
+        match s {
+            Stmt::Let { local, init } => {
+                let t = self.types.local(*local);
+                let name = self.local_name(*local).to_string();
+                let l = self.k.locals.get(*local);
+                self.map_to(span);
+                match init {
+                    Some(e) => {
+                        let v = self.expr(*e);
+                        let constness = if l.mutable { "" } else { "const " };
+                        self.line(&format!("{constness}{} {name} = {};", c_type(t), v.text));
+                    }
+                    None => self.line(&format!("{} {name};", c_type(t))),
+                }
+            }
+            Stmt::Assign { place, op, value } => {
+                self.map_to(span);
+                let target = self.place(place);
+                let v = self.expr(*value);
+                let line = match op {
+                    None => format!("{} = {};", target.text, v.text),
+                    Some(op) => {
+                        let t = self.types.expr(*value);
+                        let lt = match place {
+                            Place::Local(l) => self.types.local(*l),
+                            Place::Element { array, .. } => self.k.arrays.get(*array).elem,
+                        };
+                        let t = if op.is_shift() { lt } else { t };
+                        if self.plain_compound(*op, t) {
+                            let rhs = if op.is_shift() {
+                                self.shift_amount(v, self.types.expr(*value), lt)
+                            } else {
+                                v.text
+                            };
+                            format!("{} {}= {};", target.text, op.symbol(), rhs)
+                        } else {
+                            let r =
+                                self.binary(*op, lt, self.types.expr(*value), target.clone(), v);
+                            format!("{} = {};", target.text, r.text)
+                        }
+                    }
+                };
+                self.line(&line);
+            }
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.map_to(span);
+                let c = self.expr(*cond);
+                self.line(&format!("if ({}) {{", c.text));
+                self.if_tail(accept, reject);
+            }
+            Stmt::Loop { label, kind, body } => self.loop_stmt(*label, kind, body, span),
+            Stmt::Break { label } => {
+                self.map_to(span);
+                let text = self.jump("break", *label);
+                self.line(&text);
+            }
+            Stmt::Continue { label } => {
+                self.map_to(span);
+                let text = self.jump("continue", *label);
+                self.line(&text);
+            }
+            Stmt::Return => {
+                self.map_to(span);
+                self.line("return;");
+            }
+            Stmt::Barrier { .. } => {
+                self.map_to(span);
+                self.line("__syncthreads();");
+            }
+            Stmt::Block(b) => {
+                self.map_to(span);
+                self.line("{");
+                self.braced(b);
+                self.line("}");
+            }
+            Stmt::Eval(e) => {
+                self.map_to(span);
+                let v = self.expr(*e);
+                self.line(&format!("(void)({});", v.text));
+            }
+        }
+    }
+
+    fn if_tail(&mut self, accept: &Block, reject: &Block) {
+        self.braced(accept);
+        if reject.stmts.is_empty() {
+            self.line("}");
+            return;
+        }
+        if let (
+            [Stmt::If {
+                cond,
+                accept: a2,
+                reject: r2,
+            }],
+            [span],
+        ) = (&reject.stmts[..], &reject.spans[..])
+        {
+            self.map_to(*span);
+            let c = self.expr(*cond);
+            self.line(&format!("}} else if ({}) {{", c.text));
+            self.if_tail(a2, r2);
+            return;
+        }
+        self.line("} else {");
+        self.braced(reject);
+        self.line("}");
+    }
+
+    fn jump(&self, word: &str, label: Option<Handle<Label>>) -> String {
+        match label {
+            Some(l) if self.loops.last().and_then(|c| c.label) != Some(l) => {
+                format!("goto {}_{word};", self.label_name(l))
+            }
+            _ => format!("{word};"),
+        }
+    }
+
+    fn loop_stmt(
+        &mut self,
+        label: Option<Handle<Label>>,
+        kind: &LoopKind,
+        body: &Block,
+        span: Span,
+    ) {
+        let (break_used, continue_used) = match label {
+            Some(l) => label_uses(body, l, 0),
+            None => (false, false),
+        };
+        self.map_to(span);
+        match kind {
+            LoopKind::Infinite => self.line("for (;;) {"),
+            LoopKind::While { cond } => {
+                let c = self.expr(*cond);
+                self.line(&format!("while ({}) {{", c.text));
+            }
+            LoopKind::For {
+                var,
+                start,
+                end,
+                step,
+                distribution,
+            } => {
+                let header = self.for_header(*var, *start, *end, *step, *distribution);
+                self.line(&header);
+            }
+        }
+        self.loops.push(LoopCtx { label });
+        self.indent += 1;
+        if continue_used {
+            // The body gets its own scope so that `goto` never jumps into the scope of a
+            // declaration.
+            self.line("{");
+            self.braced(body);
+            self.line("}");
+            if let Some(l) = label {
+                let name = self.label_name(l);
+                self.line(&format!("{name}_continue:;"));
+            }
+        } else {
+            self.block_body(body);
+        }
+        self.indent -= 1;
+        self.loops.pop();
+        self.line("}");
+        if break_used {
+            if let Some(l) = label {
+                let name = self.label_name(l);
+                self.line(&format!("{name}_break:;"));
+            }
+        }
+    }
+
+    fn for_header(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        distribution: Distribution,
+    ) -> String {
+        let t = self.types.local(var);
+        let ct = c_type(t);
+        let name = self.local_name(var).to_string();
+        let s = self.expr(start);
+        let e = self.expr(end);
+        let step_r = step.map(|st| {
+            let r = self.expr(st);
+            self.convert(r, self.types.expr(st), t)
+        });
+        // Thread and block ids in the loop's type.
+        let id = |this: &Self, text: &str| -> Rendered {
+            this.convert(
+                Rendered {
+                    text: text.to_string(),
+                    prec: if text.contains(' ') {
+                        prec::ADDITIVE
+                    } else {
+                        prec::PRIMARY
+                    },
+                    op: None,
+                },
+                Scalar::U32,
+                t,
+            )
+        };
+        let (offset, stride): (Option<Rendered>, Option<Rendered>) = match distribution {
+            Distribution::Sequential => (None, None),
+            Distribution::ThreadsInBlock => {
+                (Some(id(self, "threadIdx.x")), Some(id(self, "blockDim.x")))
+            }
+            Distribution::BlocksInGrid => {
+                (Some(id(self, "blockIdx.x")), Some(id(self, "gridDim.x")))
+            }
+            Distribution::ThreadsInGrid => (
+                Some(id(self, "blockIdx.x * blockDim.x + threadIdx.x")),
+                Some(Rendered {
+                    text: format!(
+                        "{} * {}",
+                        id(self, "gridDim.x").at_least(prec::MULTIPLICATIVE),
+                        id(self, "blockDim.x").at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::MULTIPLICATIVE,
+                    op: None,
+                }),
+            ),
+        };
+        let mul = |a: Rendered, b: &Option<Rendered>| -> Rendered {
+            match b {
+                None => a,
+                Some(b) => Rendered {
+                    text: format!(
+                        "{} * {}",
+                        a.at_least(prec::MULTIPLICATIVE),
+                        b.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::MULTIPLICATIVE,
+                    op: Some(BinaryOp::Mul),
+                },
+            }
+        };
+        let first = match offset {
+            None => s.text.clone(),
+            Some(off) => {
+                let off = mul(off, &step_r);
+                if is_zero_literal(self.k, start) {
+                    off.text
+                } else {
+                    format!(
+                        "{} + {}",
+                        s.at_least(prec::ADDITIVE),
+                        off.at_least(prec::ADDITIVE + 1)
+                    )
+                }
+            }
+        };
+        let increment = match (stride, &step_r) {
+            (None, None) => format!("++{name}"),
+            (None, Some(st)) => format!("{name} += {}", st.text),
+            (Some(sd), st) => format!("{name} += {}", mul(sd, st).text),
+        };
+        let mut init = format!("{ct} {name} = {first}");
+        let bound = if self.is_stable(end) {
+            e.at_least(prec::RELATIONAL + 1)
+        } else {
+            // Rust evaluates the range once; C would re-evaluate the condition's operand.
+            let end_name = self.namer.call(&format!("{name}_end"));
+            let _ = write!(init, ", {end_name} = {}", e.text);
+            end_name
+        };
+        format!("for ({init}; {name} < {bound}; {increment}) {{")
+    }
+
+    /// Whether an expression has the same value at every evaluation inside a loop body.
+    fn is_stable(&self, e: Handle<Expr>) -> bool {
+        match self.k.exprs.get(e) {
+            Expr::Literal(_) | Expr::Builtin { .. } | Expr::Len(_) => true,
+            Expr::Local(l) => !self.k.locals.get(*l).mutable,
+            Expr::Load { .. } => false,
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.is_stable(*expr),
+            Expr::Binary { left, right, .. } => self.is_stable(*left) && self.is_stable(*right),
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => self.is_stable(*cond) && self.is_stable(*accept) && self.is_stable(*reject),
+        }
+    }
+
+    // ---- expressions ----
+
+    fn expr(&mut self, h: Handle<Expr>) -> Rendered {
+        let t = self.types.expr(h);
+        match self.k.exprs.get(h) {
+            Expr::Literal(l) => literal(l, t),
+            Expr::Local(l) => Rendered::atom(self.local_name(*l).to_string()),
+            Expr::Builtin { builtin, axis } => {
+                let a = axis.name();
+                match builtin {
+                    Builtin::ThreadIdx => Rendered::atom(format!("threadIdx.{a}")),
+                    Builtin::BlockIdx => Rendered::atom(format!("blockIdx.{a}")),
+                    Builtin::BlockDim => Rendered::atom(format!("blockDim.{a}")),
+                    Builtin::GridDim => Rendered::atom(format!("gridDim.{a}")),
+                    Builtin::GlobalIdx => Rendered {
+                        text: format!("blockIdx.{a} * blockDim.{a} + threadIdx.{a}"),
+                        prec: prec::ADDITIVE,
+                        op: Some(BinaryOp::Add),
+                    },
+                }
+            }
+            Expr::Len(a) => Rendered::atom(self.len_names[a.index()].clone()),
+            Expr::Load { array, index } => {
+                let index = index.clone();
+                self.element(*array, &index)
+            }
+            Expr::Unary { op, expr } => {
+                let (op, expr) = (*op, *expr);
+                let r = self.expr(expr);
+                self.unary(op, t, r)
+            }
+            Expr::Binary { op, left, right } => {
+                let (op, left, right) = (*op, *left, *right);
+                let lt = self.types.expr(left);
+                let rt = self.types.expr(right);
+                let l = self.expr(left);
+                let r = self.expr(right);
+                self.binary(op, lt, rt, l, r)
+            }
+            Expr::Cast { expr, to } => {
+                let (expr, to) = (*expr, *to);
+                let from = self.types.expr(expr);
+                let r = self.expr(expr);
+                self.convert(r, from, to)
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                let (cond, accept, reject) = (*cond, *accept, *reject);
+                let c = self.expr(cond);
+                let a = self.expr(accept);
+                let b = self.expr(reject);
+                Rendered {
+                    text: format!(
+                        "{} ? {} : {}",
+                        c.at_least(prec::LOR),
+                        a.at_least(prec::LOR),
+                        b.at_least(prec::TERNARY)
+                    ),
+                    prec: prec::TERNARY,
+                    op: None,
+                }
+            }
+        }
+    }
+
+    fn cast_text(to: Scalar, r: &Rendered) -> Rendered {
+        Rendered {
+            text: format!("({}){}", c_type(to), r.at_least(prec::UNARY)),
+            prec: prec::UNARY,
+            op: None,
+        }
+    }
+
+    /// `r as to`, with Rust's meaning.
+    fn convert(&self, r: Rendered, from: Scalar, to: Scalar) -> Rendered {
+        if from == to
+            || (matches!(from, Scalar::U64 | Scalar::Usize)
+                && matches!(to, Scalar::U64 | Scalar::Usize))
+        {
+            return r;
+        }
+        if from.is_float() && to.is_int() {
+            // PTX's cvt.rzi saturates and maps NaN to 0, as Rust's `as` does.
+            let f = if from == Scalar::F32 {
+                "float"
+            } else {
+                "double"
+            };
+            let (intr, narrow) = match to {
+                Scalar::I32 => ("int", None),
+                Scalar::U32 => ("uint", None),
+                Scalar::I64 => ("ll", None),
+                Scalar::U64 | Scalar::Usize => ("ull", None),
+                Scalar::I8 => ("int", Some(("-128", "127"))),
+                Scalar::I16 => ("int", Some(("-32768", "32767"))),
+                Scalar::U8 => ("uint", Some(("0u", "255u"))),
+                _ => ("uint", Some(("0u", "65535u"))),
+            };
+            let call = format!("__{f}2{intr}_rz({})", r.text);
+            return match narrow {
+                None => Rendered::atom(call),
+                Some((lo, hi)) if lo == "0u" => Rendered {
+                    text: format!("({})min({call}, {hi})", c_type(to)),
+                    prec: prec::UNARY,
+                    op: None,
+                },
+                Some((lo, hi)) => Rendered {
+                    text: format!("({})max(min({call}, {hi}), {lo})", c_type(to)),
+                    prec: prec::UNARY,
+                    op: None,
+                },
+            };
+        }
+        Self::cast_text(to, &r)
+    }
+
+    fn helper(&mut self, name: &'static str, t: Scalar, args: &[&Rendered]) -> Rendered {
+        self.helpers.insert((name, t));
+        let args: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        Rendered::atom(format!("cuphase::{name}({})", args.join(", ")))
+    }
+
+    fn unary(&mut self, op: UnaryOp, t: Scalar, r: Rendered) -> Rendered {
+        match op {
+            UnaryOp::Neg if matches!(t, Scalar::I32 | Scalar::I64) => {
+                self.helper("wrapping_neg", t, &[&r])
+            }
+            UnaryOp::Neg => {
+                let inner = if r.text.starts_with('-') {
+                    format!("({})", r.text)
+                } else {
+                    r.at_least(prec::UNARY)
+                };
+                let res = Rendered {
+                    text: format!("-{inner}"),
+                    prec: prec::UNARY,
+                    op: None,
+                };
+                if is_narrow(t) {
+                    Self::cast_text(t, &res)
+                } else {
+                    res
+                }
+            }
+            UnaryOp::Not if t == Scalar::Bool => Rendered {
+                text: format!("!{}", r.at_least(prec::UNARY)),
+                prec: prec::UNARY,
+                op: None,
+            },
+            UnaryOp::Not => {
+                let res = Rendered {
+                    text: format!("~{}", r.at_least(prec::UNARY)),
+                    prec: prec::UNARY,
+                    op: None,
+                };
+                if is_narrow(t) {
+                    Self::cast_text(t, &res)
+                } else {
+                    res
+                }
+            }
+        }
+    }
+
+    /// Whether `place op= value` in C means the same as in Rust for operand type `t`.
+    fn plain_compound(&self, op: BinaryOp, t: Scalar) -> bool {
+        match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul => {
+                t.is_float() || matches!(t, Scalar::U32 | Scalar::U64 | Scalar::Usize)
+            }
+            BinaryOp::Div => !is_narrow(t),
+            BinaryOp::Rem => t.is_int() && !is_narrow(t),
+            BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => true,
+            BinaryOp::Shl | BinaryOp::Shr => !is_narrow(t),
+            _ => false,
+        }
+    }
+
+    /// The shift amount masked to the width of `t`, as Rust's release builds do.
+    fn shift_amount(&self, r: Rendered, rt: Scalar, t: Scalar) -> String {
+        let mask = t.bits() - 1;
+        if let Ok(v) = r.text.trim_end_matches(['u', 'l']).parse::<u64>() {
+            if v <= u64::from(mask) {
+                return r.text;
+            }
+        }
+        let m = if rt.is_unsigned_int() {
+            format!("{mask}u")
+        } else {
+            mask.to_string()
+        };
+        format!("({} & {m})", r.at_least(prec::BITAND + 1))
+    }
+
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        lt: Scalar,
+        rt: Scalar,
+        l: Rendered,
+        r: Rendered,
+    ) -> Rendered {
+        let p = binary_prec(op);
+        let clarity = matches!(
+            op,
+            BinaryOp::BitAnd
+                | BinaryOp::BitOr
+                | BinaryOp::BitXor
+                | BinaryOp::Shl
+                | BinaryOp::Shr
+                | BinaryOp::And
+                | BinaryOp::Or
+        );
+        let operand = |x: &Rendered, min: u8| -> String {
+            if clarity && x.op.is_some_and(|o| o != op) && x.prec < prec::UNARY {
+                format!("({})", x.text)
+            } else {
+                x.at_least(min)
+            }
+        };
+        let plain = |l: &Rendered, r: &str| -> Rendered {
+            Rendered {
+                text: format!("{} {} {}", operand(l, p), op.symbol(), r),
+                prec: p,
+                op: Some(op),
+            }
+        };
+        match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul
+                if matches!(lt, Scalar::I32 | Scalar::I64) =>
+            {
+                let name = match op {
+                    BinaryOp::Add => "wrapping_add",
+                    BinaryOp::Sub => "wrapping_sub",
+                    _ => "wrapping_mul",
+                };
+                self.helper(name, lt, &[&l, &r])
+            }
+            BinaryOp::Mul if matches!(lt, Scalar::U8 | Scalar::U16) => {
+                // `unsigned short * unsigned short` is a signed `int` product in C and may overflow.
+                let res = Rendered {
+                    text: format!(
+                        "(unsigned int){} * {}",
+                        l.at_least(prec::UNARY),
+                        r.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: p,
+                    op: Some(op),
+                };
+                Self::cast_text(lt, &res)
+            }
+            BinaryOp::Rem if lt.is_float() => {
+                let f = if lt == Scalar::F32 { "fmodf" } else { "fmod" };
+                Rendered::atom(format!("{f}({}, {})", l.text, r.text))
+            }
+            BinaryOp::Shl | BinaryOp::Shr => {
+                let amount = self.shift_amount(r, rt, lt);
+                let res = plain(&l, &amount);
+                if is_narrow(lt) && op == BinaryOp::Shl {
+                    Self::cast_text(lt, &res)
+                } else {
+                    res
+                }
+            }
+            _ => {
+                let res = plain(&l, &operand(&r, p + 1));
+                if is_narrow(lt)
+                    && matches!(
+                        op,
+                        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+                    )
+                {
+                    Self::cast_text(lt, &res)
+                } else {
+                    res
+                }
+            }
+        }
+    }
+}
+
+fn unsigned_of(t: Scalar) -> Scalar {
+    match t {
+        Scalar::I8 => Scalar::U8,
+        Scalar::I16 => Scalar::U16,
+        Scalar::I32 => Scalar::U32,
+        Scalar::I64 => Scalar::U64,
+        other => other,
+    }
+}
+
+fn is_zero_literal(k: &Kernel, e: Handle<Expr>) -> bool {
+    matches!(k.exprs.get(e), Expr::Literal(Literal::Int { value: 0, .. }))
+}
+
+/// Whether a labelled loop's `break`/`continue` is used from a nested loop (needing `goto`).
+fn label_uses(b: &Block, label: Handle<Label>, depth: usize) -> (bool, bool) {
+    let mut uses = (false, false);
+    for s in &b.stmts {
+        let (br, co) = match s {
+            Stmt::Break { label: Some(l) } if *l == label && depth > 0 => (true, false),
+            Stmt::Continue { label: Some(l) } if *l == label && depth > 0 => (false, true),
+            Stmt::If { accept, reject, .. } => {
+                let a = label_uses(accept, label, depth);
+                let r = label_uses(reject, label, depth);
+                (a.0 || r.0, a.1 || r.1)
+            }
+            Stmt::Block(inner) => label_uses(inner, label, depth),
+            Stmt::Loop { body, .. } => label_uses(body, label, depth + 1),
+            _ => (false, false),
+        };
+        uses = (uses.0 || br, uses.1 || co);
+    }
+    uses
+}
+
+fn literal(l: &Literal, t: Scalar) -> Rendered {
+    match l {
+        Literal::Bool(b) => Rendered::atom(b.to_string()),
+        Literal::Int { value, .. } => {
+            let v = *value;
+            if t == Scalar::I32 && v == i128::from(i32::MIN) {
+                return Rendered {
+                    text: "(-2147483647 - 1)".into(),
+                    prec: prec::PRIMARY,
+                    op: None,
+                };
+            }
+            if t == Scalar::I64 && v == i128::from(i64::MIN) {
+                return Rendered {
+                    text: "(-9223372036854775807ll - 1)".into(),
+                    prec: prec::PRIMARY,
+                    op: None,
+                };
+            }
+            let suffix = match t {
+                Scalar::U32 | Scalar::U8 | Scalar::U16 => "u",
+                Scalar::I64 => "ll",
+                Scalar::U64 | Scalar::Usize => "ull",
+                _ => "",
+            };
+            let text = format!("{v}{suffix}");
+            let p = if v < 0 { prec::UNARY } else { prec::PRIMARY };
+            Rendered {
+                text,
+                prec: p,
+                op: None,
+            }
+        }
+        Literal::Float { digits, .. } => {
+            let text = if t == Scalar::F32 {
+                let v: f32 = digits.parse().unwrap_or(f32::NAN);
+                let body = float_text(f64::from(v), v.to_string(), format!("{v:e}"));
+                if v.is_finite() {
+                    format!("{body}f")
+                } else {
+                    body
+                }
+            } else {
+                let v: f64 = digits.parse().unwrap_or(f64::NAN);
+                float_text(v, v.to_string(), format!("{v:e}"))
+            };
+            let p = if text.starts_with('-') {
+                prec::UNARY
+            } else {
+                prec::PRIMARY
+            };
+            Rendered {
+                text,
+                prec: p,
+                op: None,
+            }
+        }
+    }
+}
+
+/// A C float literal: the shorter of Rust's round-trip decimal and scientific forms, with a
+/// decimal point or exponent so that C reads it as floating point.
+fn float_text(v: f64, plain: String, sci: String) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "__int_as_float(0x7fc00000)".into()
+        } else {
+            "__int_as_float(0x7f800000)".into()
+        };
+    }
+    let plain = if plain.contains('.') || plain.contains('e') {
+        plain
+    } else {
+        format!("{plain}.0")
+    };
+    if sci.len() + 2 < plain.len() {
+        sci
+    } else {
+        plain
+    }
+}

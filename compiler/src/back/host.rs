@@ -1,0 +1,210 @@
+//! The host-side glue: the kernel value users launch.
+//!
+//! `#[kernel] pub fn reverse(..)` becomes a unit struct `reverse` (so the kernel is a value,
+//! `reverse.launch(..)`), a static `KernelInfo` with the CUDA C, and an inherent `launch`
+//! method with one typed argument per kernel parameter: `&mut Buffer<T>` for `&mut [T]`,
+//! `&Buffer<T>` for `&[T]`, `T` for a scalar. Argument type checks are therefore rustc's, at
+//! the call site.
+
+use super::sim::SimCode;
+use crate::ir::{ArrayKind, Kernel, ParamKind, Scalar};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+fn scalar_tokens(t: Scalar) -> TokenStream {
+    let id = Ident::new(t.rust_name(), Span::call_site());
+    quote!(#id)
+}
+
+/// The typed parameters of `launch` for a kernel's parameter list, or `None` if a parameter's
+/// type is not one kernels take (the front end has reported it).
+pub fn launch_params(func: &syn::ItemFn) -> Option<Vec<TokenStream>> {
+    let mut out = Vec::new();
+    for input in &func.sig.inputs {
+        let syn::FnArg::Typed(pt) = input else {
+            return None;
+        };
+        let syn::Pat::Ident(pi) = &*pt.pat else {
+            return None;
+        };
+        let name = &pi.ident;
+        let span = pt.ty_span();
+        match &*pt.ty {
+            syn::Type::Reference(r) => {
+                let syn::Type::Slice(s) = &*r.elem else {
+                    return None;
+                };
+                let elem = &s.elem;
+                if r.mutability.is_some() {
+                    out.push(quote_spanned!(span=> #name: &mut ::cuphase::Buffer<#elem>));
+                } else {
+                    out.push(quote_spanned!(span=> #name: &::cuphase::Buffer<#elem>));
+                }
+            }
+            ty => out.push(quote_spanned!(span=> #name: #ty)),
+        }
+    }
+    Some(out)
+}
+
+trait TySpan {
+    fn ty_span(&self) -> Span;
+}
+impl TySpan for syn::PatType {
+    fn ty_span(&self) -> Span {
+        syn::spanned::Spanned::span(&*self.ty)
+    }
+}
+
+/// Everything the macro emits for a kernel that compiled.
+pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &str) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let info = format_ident!("__CUPHASE_KERNEL_{}", name);
+    let kname = name.to_string();
+    let line = k.name_span.start().line as u32;
+    let fast_math = k.options.fast_math;
+    let params = launch_params(func).unwrap_or_default();
+
+    let mut lens = Vec::new();
+    let mut cuda_prep = Vec::new();
+    let mut cuda_args = Vec::new();
+    let mut sim_prep = Vec::new();
+    let mut sim_args = Vec::new();
+    for p in &k.params {
+        let pname = Ident::new(&p.name, p.span);
+        match p.kind {
+            ParamKind::Scalar { .. } => {
+                cuda_args.push(quote!(__args.arg(&#pname);));
+                sim_args.push(quote!(#pname));
+            }
+            ParamKind::Slice { array } => {
+                let i = lens.len();
+                lens.push(quote!(#pname.len() as u64));
+                let dev = format_ident!("__d_{}", p.name);
+                let mutable = k.arrays.get(array).kind == (ArrayKind::Global { mutable: true });
+                if mutable {
+                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice_mut(__cu)?;));
+                } else {
+                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice(__cu)?;));
+                }
+                cuda_args.push(quote!(__args.arg(#dev); __args.arg(&__lens[#i]);));
+                let label = &p.name;
+                sim_prep.push(quote!(let #pname = #pname.__sim_global(__sim, #label)?;));
+                sim_args.push(quote!(#pname));
+            }
+        }
+    }
+    let nlens = lens.len();
+    let elem_checks = k.params.iter().filter_map(|p| match p.kind {
+        ParamKind::Scalar { ty, .. } => {
+            let t = scalar_tokens(ty);
+            Some(quote!(::cuphase::__private::assert_scalar::<#t>();))
+        }
+        ParamKind::Slice { array } => {
+            let t = scalar_tokens(k.arrays.get(array).elem);
+            Some(quote!(::cuphase::__private::assert_scalar::<#t>();))
+        }
+    });
+    let thread_fn = sim.thread_fn;
+    let block_fn = sim.block_fn;
+    let doc_launch = format!(
+        "Launches `{kname}` on `device` with the grid and block of `launch`: on CUDA asynchronously \
+         (errors found on the device are returned by the next synchronising call), on the CPU \
+         simulator to completion."
+    );
+
+    quote! {
+        #(#docs)*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name;
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        static #info: ::cuphase::__private::KernelInfo = ::cuphase::__private::KernelInfo {
+            name: #kname,
+            cuda_source: #cuda,
+            rust_file: #file,
+            rust_line: #line,
+            fast_math: #fast_math,
+        };
+
+        impl #name {
+            /// The CUDA C that cuphase generated for this kernel, exactly as NVRTC receives it.
+            pub fn cuda_source(&self) -> &'static str {
+                #info.cuda_source
+            }
+
+            /// The kernel's name, as in the Rust source and the CUDA C.
+            pub fn name(&self) -> &'static str {
+                #info.name
+            }
+
+            #[doc = #doc_launch]
+            #[allow(clippy::too_many_arguments, unused_mut)]
+            pub fn launch(
+                &self,
+                __device: &::cuphase::Device,
+                __launch: ::cuphase::Launch,
+                #(#params),*
+            ) -> ::core::result::Result<(), ::cuphase::Error> {
+                #[allow(unused_imports)]
+                use ::cuphase::__private::PushKernelArg as _;
+                #(#elem_checks)*
+                __launch.validate(#kname)?;
+                match __device.__backend() {
+                    ::cuphase::__private::BackendRef::Cuda(__cu) => {
+                        let __func = __cu.function(&#info)?;
+                        let __lens: [u64; #nlens] = [#(#lens),*];
+                        #(#cuda_prep)*
+                        let mut __args = __cu.launch_builder(&__func);
+                        #(#cuda_args)*
+                        __cu.launch(&#info, &__launch, __args)
+                    }
+                    ::cuphase::__private::BackendRef::Sim(__sim) => {
+                        #(#sim_prep)*
+                        __sim.run(&#info, &__launch, &|__block| Self::__cuphase_block(__block, #(#sim_args),*))
+                    }
+                }
+            }
+
+            #[doc(hidden)]
+            #block_fn
+
+            #[doc(hidden)]
+            #thread_fn
+        }
+    }
+}
+
+/// What the macro emits for a kernel with errors: the errors, and a kernel value whose
+/// `launch` has the right signature (so call sites do not add errors of their own) and
+/// returns an error.
+pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let launch = launch_params(func).map(|params| {
+        quote! {
+            #[allow(clippy::too_many_arguments, unused_variables)]
+            pub fn launch(
+                &self,
+                __device: &::cuphase::Device,
+                __launch: ::cuphase::Launch,
+                #(#params),*
+            ) -> ::core::result::Result<(), ::cuphase::Error> {
+                ::core::result::Result::Err(::cuphase::__private::not_compiled(stringify!(#name)))
+            }
+        }
+    });
+    quote! {
+        #errors
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #name;
+        impl #name {
+            #launch
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The back ends: one writer per target, each reading the IR and the front end's side tables.
+//!
+//! - [`cuda`]: the CUDA C source for NVRTC.
+//! - [`sim`]: Rust code for the CPU simulator.
+//! - [`host`]: the kernel value and its typed `launch` method.
+
+pub mod cuda;
+pub mod host;
+pub mod namer;
+pub mod sim;

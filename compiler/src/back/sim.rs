@@ -1,0 +1,460 @@
+//! The simulator writer: a checked kernel becomes Rust code for cuphase's CPU simulator.
+//!
+//! Each GPU thread runs as one `async fn` whose only await point is the barrier: the runtime
+//! polls every thread of a block until each one finishes or waits at a barrier, checks that all
+//! wait at the same one, and resumes them. Memory goes through the runtime's bounds-checked
+//! accessors, arithmetic through Rust's wrapping and checked operations, so the generated code
+//! cannot panic: every fault is a `Fault` value that ends the launch with an error naming the
+//! Rust location. Tokens carry the user's spans, so rustc's own type checking of this code
+//! points at the kernel's source.
+
+use crate::front::infer::Types;
+use crate::ir::*;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+/// The generated simulator functions of one kernel.
+pub struct SimCode {
+    /// `async fn __cuphase_thread(...)`: one GPU thread.
+    pub thread_fn: TokenStream,
+    /// `fn __cuphase_block(...)`: one block, allocating shared memory and running the threads.
+    pub block_fn: TokenStream,
+}
+
+/// Writes the simulator functions. `file` is the Rust path used in fault locations.
+pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> SimCode {
+    let w = Writer::new(k, types, file);
+    w.write()
+}
+
+struct Writer<'a> {
+    k: &'a Kernel,
+    types: &'a Types,
+    file: String,
+    local_names: Vec<Ident>,
+    array_names: Vec<Ident>,
+}
+
+fn scalar_tokens(t: Scalar, span: Span) -> TokenStream {
+    let id = Ident::new(t.rust_name(), span);
+    quote!(#id)
+}
+
+impl<'a> Writer<'a> {
+    fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
+        let mut namer = super::namer::Namer::default();
+        let local_names = k
+            .locals
+            .iter()
+            .map(|(h, l)| Ident::new(&namer.call(&l.name), k.locals.span(h)))
+            .collect();
+        let array_names = k
+            .arrays
+            .iter()
+            .map(|(h, a)| Ident::new(&namer.call(&a.name), k.arrays.span(h)))
+            .collect();
+        Writer {
+            k,
+            types,
+            file: file.to_string(),
+            local_names,
+            array_names,
+        }
+    }
+
+    fn write(&self) -> SimCode {
+        let k = self.k;
+        let mut thread_params = Vec::new();
+        let mut thread_args = Vec::new();
+        let mut block_params = Vec::new();
+        let mut block_args = Vec::new();
+        let mut shared_decls = Vec::new();
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Shared { dims } = &a.kind {
+                let name = &self.array_names[h.index()];
+                let elem = scalar_tokens(a.elem, Span::call_site());
+                let dims = dims.iter().map(|d| *d as usize);
+                let label = &a.name;
+                shared_decls.push(quote! {
+                    let #name = ::cuphase::__private::sim::Shared::<#elem>::new(&[#(#dims),*], #label);
+                });
+                thread_params.push(quote!(#name: &::cuphase::__private::sim::Shared<#elem>));
+                thread_args.push(quote!(&#name));
+            }
+        }
+        for p in &k.params {
+            match p.kind {
+                ParamKind::Scalar { local, ty } => {
+                    let name = &self.local_names[local.index()];
+                    let t = scalar_tokens(ty, Span::call_site());
+                    thread_params.push(quote!(#name: #t));
+                    block_params.push(quote!(#name: #t));
+                    thread_args.push(quote!(#name));
+                    block_args.push(quote!(#name));
+                }
+                ParamKind::Slice { array } => {
+                    let name = &self.array_names[array.index()];
+                    let t = scalar_tokens(k.arrays.get(array).elem, Span::call_site());
+                    thread_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #t>));
+                    block_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #t>));
+                    thread_args.push(quote!(#name));
+                    block_args.push(quote!(#name));
+                }
+            }
+        }
+        let body = self.block(&k.body);
+        let thread_fn = quote! {
+            #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unreachable_code,
+                    clippy::all, clippy::pedantic, clippy::nursery)]
+            async fn __cuphase_thread(
+                __cx: ::cuphase::__private::sim::ThreadCtx,
+                #(#thread_params),*
+            ) -> ::core::result::Result<(), ::cuphase::__private::sim::Fault> {
+                #body
+                ::core::result::Result::Ok(())
+            }
+        };
+        let block_fn = quote! {
+            #[allow(clippy::all)]
+            fn __cuphase_block(
+                __block: &::cuphase::__private::sim::BlockCtx,
+                #(#block_params),*
+            ) -> ::core::result::Result<(), ::cuphase::Error> {
+                #(#shared_decls)*
+                __block.run(|__cx| Self::__cuphase_thread(__cx, #(#thread_args),*))
+            }
+        };
+        let _ = block_args;
+        SimCode {
+            thread_fn,
+            block_fn,
+        }
+    }
+
+    fn loc(&self, span: Span) -> TokenStream {
+        let start = span.start();
+        let file = &self.file;
+        let line = start.line as u32;
+        let col = start.column as u32 + 1;
+        quote!(&::cuphase::__private::sim::Loc { file: #file, line: #line, col: #col })
+    }
+
+    fn block(&self, b: &Block) -> TokenStream {
+        let stmts = b.iter().map(|(s, span)| self.stmt(s, span));
+        quote!(#(#stmts)*)
+    }
+
+    fn label(&self, l: Handle<Label>) -> syn::Lifetime {
+        let name = &self.k.labels.get(l).name;
+        syn::Lifetime::new(&format!("'{name}"), self.k.labels.span(l))
+    }
+
+    fn stmt(&self, s: &Stmt, span: Span) -> TokenStream {
+        match s {
+            Stmt::Let { local, init } => {
+                let name = &self.local_names[local.index()];
+                let t = scalar_tokens(self.types.local(*local), span);
+                let m = if self.k.locals.get(*local).mutable {
+                    quote!(mut)
+                } else {
+                    quote!()
+                };
+                match init {
+                    Some(e) => {
+                        let v = self.expr(*e);
+                        quote_spanned!(span=> let #m #name: #t = #v;)
+                    }
+                    None => quote_spanned!(span=> let #m #name: #t;),
+                }
+            }
+            Stmt::Assign { place, op, value } => {
+                let v = self.expr(*value);
+                match place {
+                    Place::Local(l) => {
+                        let name = &self.local_names[l.index()];
+                        match op {
+                            None => quote_spanned!(span=> #name = #v;),
+                            Some(op) => {
+                                let lt = self.types.local(*l);
+                                let rt = self.types.expr(*value);
+                                let r = self.binary(*op, lt, rt, quote!(#name), quote!(__v), span);
+                                quote_spanned!(span=> { let __v = #v; #name = #r; })
+                            }
+                        }
+                    }
+                    Place::Element { array, index } => {
+                        let a = self.k.arrays.get(*array);
+                        let name = &self.array_names[array.index()];
+                        let loc = self.loc(span);
+                        let idx: Vec<TokenStream> = index
+                            .iter()
+                            .map(|i| {
+                                let e = self.expr(*i);
+                                quote!((#e) as usize)
+                            })
+                            .collect();
+                        let idx_names: Vec<Ident> = (0..idx.len())
+                            .map(|i| Ident::new(&format!("__i{i}"), span))
+                            .collect();
+                        let (load, store) = match (&a.kind, idx.len()) {
+                            (ArrayKind::Global { .. }, _) => (quote!(load), quote!(store)),
+                            (_, 1) => (quote!(load1), quote!(store1)),
+                            _ => (quote!(load2), quote!(store2)),
+                        };
+                        let new_value = match op {
+                            None => quote!(#v),
+                            Some(op) => {
+                                let rt = self.types.expr(*value);
+                                let old = quote!(#name.#load(#(#idx_names,)* #loc)?);
+                                self.binary(*op, a.elem, rt, old, quote!(__v), span)
+                            }
+                        };
+                        // Rust evaluates the value before the place of an assignment to an element.
+                        quote_spanned! {span=> {
+                            let __v = #v;
+                            #(let #idx_names = #idx;)*
+                            let __new = #new_value;
+                            #name.#store(#(#idx_names,)* __new, #loc)?;
+                        }}
+                    }
+                }
+            }
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                let c = self.expr(*cond);
+                let a = self.block(accept);
+                let r = self.block(reject);
+                quote_spanned!(span=> if #c { #a } else { #r })
+            }
+            Stmt::Loop { label, kind, body } => {
+                let lbl = label.map(|l| {
+                    let lt = self.label(l);
+                    quote!(#lt:)
+                });
+                let b = self.block(body);
+                match kind {
+                    LoopKind::Infinite => quote_spanned!(span=> #lbl loop { #b }),
+                    LoopKind::While { cond } => {
+                        let c = self.expr(*cond);
+                        quote_spanned!(span=> #lbl while #c { #b })
+                    }
+                    LoopKind::For {
+                        var,
+                        start,
+                        end,
+                        step,
+                        distribution,
+                    } => {
+                        let name = &self.local_names[var.index()];
+                        let s = self.expr(*start);
+                        let e = self.expr(*end);
+                        let loc = self.loc(span);
+                        let step = match step {
+                            Some(st) => {
+                                let st = self.expr(*st);
+                                quote!(::core::option::Option::Some(::cuphase::__private::sim::step_of(#st, #loc)?))
+                            }
+                            None => quote!(::core::option::Option::None),
+                        };
+                        let dist = match distribution {
+                            Distribution::Sequential => quote!(Sequential),
+                            Distribution::ThreadsInBlock => quote!(ThreadsInBlock),
+                            Distribution::BlocksInGrid => quote!(BlocksInGrid),
+                            Distribution::ThreadsInGrid => quote!(ThreadsInGrid),
+                        };
+                        quote_spanned! {span=>
+                            #lbl for #name in ::cuphase::__private::sim::range(
+                                #s, #e, #step, __cx.distribution(::cuphase::__private::sim::Distribution::#dist)) { #b }
+                        }
+                    }
+                }
+            }
+            Stmt::Break { label } => {
+                let l = label.map(|l| self.label(l));
+                quote_spanned!(span=> break #l;)
+            }
+            Stmt::Continue { label } => {
+                let l = label.map(|l| self.label(l));
+                quote_spanned!(span=> continue #l;)
+            }
+            Stmt::Return => quote_spanned!(span=> return ::core::result::Result::Ok(());),
+            Stmt::Barrier { .. } => {
+                let loc = self.loc(span);
+                quote_spanned!(span=> __cx.barrier(#loc).await;)
+            }
+            Stmt::Block(b) => {
+                let b = self.block(b);
+                quote_spanned!(span=> { #b })
+            }
+            Stmt::Eval(e) => {
+                let v = self.expr(*e);
+                quote_spanned!(span=> let _ = #v;)
+            }
+        }
+    }
+
+    fn expr(&self, h: Handle<Expr>) -> TokenStream {
+        let span = self.k.exprs.span(h);
+        let t = self.types.expr(h);
+        match self.k.exprs.get(h) {
+            Expr::Literal(l) => literal(l, t, span),
+            Expr::Local(l) => {
+                let name = &self.local_names[l.index()];
+                let name = Ident::new(&name.to_string(), span);
+                quote!(#name)
+            }
+            Expr::Builtin { builtin, axis } => {
+                let a = Ident::new(axis.name(), span);
+                match builtin {
+                    Builtin::ThreadIdx => quote!(__cx.thread_idx.#a),
+                    Builtin::BlockIdx => quote!(__cx.block_idx.#a),
+                    Builtin::BlockDim => quote!(__cx.block_dim.#a),
+                    Builtin::GridDim => quote!(__cx.grid_dim.#a),
+                    Builtin::GlobalIdx => quote!(__cx.global_idx().#a),
+                }
+            }
+            Expr::Len(a) => {
+                let name = &self.array_names[a.index()];
+                quote_spanned!(span=> #name.len())
+            }
+            Expr::Load { array, index } => {
+                let a = self.k.arrays.get(*array);
+                let name = &self.array_names[array.index()];
+                let loc = self.loc(span);
+                let idx: Vec<TokenStream> = index
+                    .iter()
+                    .map(|i| {
+                        let e = self.expr(*i);
+                        quote!((#e) as usize)
+                    })
+                    .collect();
+                match (&a.kind, idx.len()) {
+                    (ArrayKind::Global { .. }, _) => {
+                        quote_spanned!(span=> #name.load(#(#idx,)* #loc)?)
+                    }
+                    (_, 1) => quote_spanned!(span=> #name.load1(#(#idx,)* #loc)?),
+                    _ => quote_spanned!(span=> #name.load2(#(#idx,)* #loc)?),
+                }
+            }
+            Expr::Unary { op, expr } => {
+                let x = self.expr(*expr);
+                match op {
+                    UnaryOp::Neg if t.is_int() => quote_spanned!(span=> (#x).wrapping_neg()),
+                    UnaryOp::Neg => quote_spanned!(span=> (-(#x))),
+                    UnaryOp::Not => quote_spanned!(span=> (!(#x))),
+                }
+            }
+            Expr::Binary { op, left, right } => {
+                let lt = self.types.expr(*left);
+                let rt = self.types.expr(*right);
+                let l = self.expr(*left);
+                let r = self.expr(*right);
+                self.binary(*op, lt, rt, l, r, span)
+            }
+            Expr::Cast { expr, to } => {
+                let x = self.expr(*expr);
+                let t = scalar_tokens(*to, span);
+                quote_spanned!(span=> ((#x) as #t))
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                let c = self.expr(*cond);
+                let a = self.expr(*accept);
+                let r = self.expr(*reject);
+                quote_spanned!(span=> (if #c { #a } else { #r }))
+            }
+        }
+    }
+
+    fn binary(
+        &self,
+        op: BinaryOp,
+        lt: Scalar,
+        _rt: Scalar,
+        l: TokenStream,
+        r: TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        let loc = self.loc(span);
+        if lt.is_int() {
+            match op {
+                BinaryOp::Add => return quote_spanned!(span=> (#l).wrapping_add(#r)),
+                BinaryOp::Sub => return quote_spanned!(span=> (#l).wrapping_sub(#r)),
+                BinaryOp::Mul => return quote_spanned!(span=> (#l).wrapping_mul(#r)),
+                BinaryOp::Div => {
+                    return quote_spanned!(span=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
+                }
+                BinaryOp::Rem => {
+                    return quote_spanned!(span=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
+                }
+                BinaryOp::Shl => return quote_spanned!(span=> (#l).wrapping_shl((#r) as u32)),
+                BinaryOp::Shr => return quote_spanned!(span=> (#l).wrapping_shr((#r) as u32)),
+                _ => {}
+            }
+        }
+        let sym: TokenStream = match op {
+            BinaryOp::Add => quote_spanned!(span=> +),
+            BinaryOp::Sub => quote_spanned!(span=> -),
+            BinaryOp::Mul => quote_spanned!(span=> *),
+            BinaryOp::Div => quote_spanned!(span=> /),
+            BinaryOp::Rem => quote_spanned!(span=> %),
+            BinaryOp::BitAnd => quote_spanned!(span=> &),
+            BinaryOp::BitOr => quote_spanned!(span=> |),
+            BinaryOp::BitXor => quote_spanned!(span=> ^),
+            BinaryOp::Shl => quote_spanned!(span=> <<),
+            BinaryOp::Shr => quote_spanned!(span=> >>),
+            BinaryOp::Eq => quote_spanned!(span=> ==),
+            BinaryOp::Ne => quote_spanned!(span=> !=),
+            BinaryOp::Lt => quote_spanned!(span=> <),
+            BinaryOp::Le => quote_spanned!(span=> <=),
+            BinaryOp::Gt => quote_spanned!(span=> >),
+            BinaryOp::Ge => quote_spanned!(span=> >=),
+            BinaryOp::And => quote_spanned!(span=> &&),
+            BinaryOp::Or => quote_spanned!(span=> ||),
+        };
+        quote_spanned!(span=> ((#l) #sym (#r)))
+    }
+}
+
+fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
+    match l {
+        Literal::Bool(b) => {
+            if *b {
+                quote_spanned!(span=> true)
+            } else {
+                quote_spanned!(span=> false)
+            }
+        }
+        Literal::Int { value, .. } => {
+            let text = format!("{}{}", value.unsigned_abs(), t.rust_name());
+            let lit = match text.parse::<proc_macro2::Literal>() {
+                Ok(mut lit) => {
+                    lit.set_span(span);
+                    quote!(#lit)
+                }
+                Err(_) => quote_spanned!(span=> ::core::compile_error!("invalid integer literal")),
+            };
+            if *value < 0 {
+                quote_spanned!(span=> (-#lit))
+            } else {
+                lit
+            }
+        }
+        Literal::Float { digits, .. } => {
+            let text = format!("{digits}{}", t.rust_name());
+            match text.parse::<proc_macro2::Literal>() {
+                Ok(mut lit) => {
+                    lit.set_span(span);
+                    quote!(#lit)
+                }
+                Err(_) => quote_spanned!(span=> ::core::compile_error!("invalid float literal")),
+            }
+        }
+    }
+}

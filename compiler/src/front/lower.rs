@@ -1,0 +1,1634 @@
+//! Lowering: a `syn::ItemFn` becomes a [`Kernel`].
+//!
+//! Name resolution happens here (a name is a variable or an array), so do the checks that need
+//! only syntax and names: the supported subset of Rust, assignment to immutable variables and
+//! read-only slices, array ranks, loop labels. Every rejected construct is reported at its own
+//! span with what to write instead; lowering goes on after an error so that one build shows
+//! them all.
+
+use super::attr;
+use crate::diag::{Ctxt, Diagnostic};
+use crate::ir::*;
+use proc_macro2::Span;
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+
+/// The result of lowering an expression in value position.
+enum Value {
+    /// The expression's value.
+    Expr(Handle<Expr>),
+    /// Control never comes back (`return`, `break`, `continue`).
+    Diverges,
+    /// An error was reported.
+    Error,
+}
+
+#[derive(Clone, Copy)]
+enum Binding {
+    Local(Handle<Local>),
+    Array(Handle<Array>),
+}
+
+struct LoopFrame {
+    label: Option<(String, Handle<Label>)>,
+}
+
+struct Lowerer<'c> {
+    cx: &'c mut Ctxt,
+    arrays: Arena<Array>,
+    locals: Arena<Local>,
+    exprs: Arena<Expr>,
+    labels: Arena<Label>,
+    barriers: Vec<Span>,
+    scopes: Vec<HashMap<String, Binding>>,
+    loops: Vec<LoopFrame>,
+}
+
+/// Lowers a kernel function. Errors go to `cx`; the returned kernel is only meaningful when
+/// `cx` has none.
+pub fn lower_kernel(cx: &mut Ctxt, options: KernelOptions, func: &syn::ItemFn) -> Kernel {
+    let mut l = Lowerer {
+        cx,
+        arrays: Arena::default(),
+        locals: Arena::default(),
+        exprs: Arena::default(),
+        labels: Arena::default(),
+        barriers: Vec::new(),
+        scopes: vec![HashMap::new()],
+        loops: Vec::new(),
+    };
+    l.check_signature(&func.sig);
+    let params = l.lower_params(&func.sig);
+    let body = l.lower_fn_body(&func.block);
+    Kernel {
+        name: func.sig.ident.to_string(),
+        name_span: func.sig.ident.span(),
+        params,
+        arrays: l.arrays,
+        locals: l.locals,
+        exprs: l.exprs,
+        labels: l.labels,
+        body,
+        options,
+        barriers: l.barriers,
+    }
+}
+
+/// Names a syn expression's kind for "not supported" messages.
+fn expr_kind_name(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::Array(_) => "array expressions",
+        syn::Expr::Async(_) => "`async` blocks",
+        syn::Expr::Await(_) => "`.await`",
+        syn::Expr::Closure(_) => "closures",
+        syn::Expr::Const(_) => "`const` blocks",
+        syn::Expr::Infer(_) => "`_` expressions",
+        syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`)",
+        syn::Expr::Macro(_) => "macro calls",
+        syn::Expr::Match(_) => "`match`",
+        syn::Expr::Reference(_) => "references (`&x`)",
+        syn::Expr::Repeat(_) => "array repeat expressions",
+        syn::Expr::Struct(_) => "struct literals",
+        syn::Expr::Try(_) => "the `?` operator",
+        syn::Expr::TryBlock(_) => "`try` blocks",
+        syn::Expr::Tuple(_) => "tuples",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks",
+        syn::Expr::Yield(_) => "`yield`",
+        syn::Expr::Range(_) => "ranges outside `for` loops",
+        syn::Expr::Call(_) => "function calls",
+        syn::Expr::MethodCall(_) => "this method call",
+        _ => "this expression",
+    }
+}
+
+fn type_to_scalar(ty: &syn::Type) -> Option<Scalar> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let seg = p.path.get_ident()?;
+            Scalar::from_rust_name(&seg.to_string())
+        }
+        syn::Type::Group(g) => type_to_scalar(&g.elem),
+        syn::Type::Paren(p) => type_to_scalar(&p.elem),
+        _ => None,
+    }
+}
+
+fn unsupported_type(ty: &syn::Type) -> Diagnostic {
+    Diagnostic::new(
+        ty.span(),
+        format!(
+            "unsupported type `{}` in a kernel",
+            quote::ToTokens::to_token_stream(ty)
+        ),
+    )
+    .note("kernels compute with `bool`, `i8`..`i64`, `u8`..`u64`, `usize`, `f32` and `f64`")
+}
+
+impl Lowerer<'_> {
+    fn err(&mut self, span: Span, msg: impl Into<String>) {
+        self.cx.error(span, msg);
+    }
+
+    fn expr(&mut self, e: Expr, span: Span) -> Handle<Expr> {
+        self.exprs.append(e, span)
+    }
+
+    fn bind(&mut self, name: String, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name, b);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn check_signature(&mut self, sig: &syn::Signature) {
+        if let Some(t) = &sig.constness {
+            self.err(t.span, "a kernel cannot be `const`");
+        }
+        if let Some(t) = &sig.asyncness {
+            self.err(t.span, "a kernel cannot be `async`");
+        }
+        if let Some(t) = &sig.unsafety {
+            self.err(
+                t.span,
+                "a kernel cannot be `unsafe fn`; mark the unsafe parts instead",
+            );
+        }
+        if let Some(abi) = &sig.abi {
+            self.err(
+                abi.span(),
+                "a kernel takes no `extern` ABI; cuphase chooses it",
+            );
+        }
+        if let Some(p) = sig.generics.params.first() {
+            self.err(
+                p.span(),
+                "generic kernels are not supported yet; write the kernel for concrete types",
+            );
+        }
+        if let Some(v) = &sig.variadic {
+            self.err(v.span(), "a kernel cannot be variadic");
+        }
+        if let syn::ReturnType::Type(_, ty) = &sig.output {
+            let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
+            if !unit {
+                self.cx.push(
+                    Diagnostic::new(ty.span(), "a kernel returns `()`")
+                        .note("write results into a `&mut [T]` parameter"),
+                );
+            }
+        }
+    }
+
+    fn lower_params(&mut self, sig: &syn::Signature) -> Vec<Param> {
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            let pt = match input {
+                syn::FnArg::Typed(pt) => pt,
+                syn::FnArg::Receiver(r) => {
+                    self.err(r.span(), "a kernel is a free function; it takes no `self`");
+                    continue;
+                }
+            };
+            let (name, mutable) = match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (pi.ident.to_string(), pi.mutability.is_some())
+                }
+                other => {
+                    self.err(other.span(), "kernel parameters must be plain names");
+                    continue;
+                }
+            };
+            if let Some(attr) = pt.attrs.first() {
+                self.err(
+                    attr.span(),
+                    "attributes on kernel parameters are not supported",
+                );
+            }
+            let span = pt.span();
+            if let syn::Type::Reference(r) = &*pt.ty {
+                if let Some(lt) = &r.lifetime {
+                    self.err(lt.span(), "kernel parameters take no lifetimes");
+                }
+                let elem = match &*r.elem {
+                    syn::Type::Slice(s) => match type_to_scalar(&s.elem) {
+                        Some(t) => t,
+                        None => {
+                            self.cx.push(unsupported_type(&s.elem));
+                            continue;
+                        }
+                    },
+                    other => {
+                        self.cx.push(
+                            Diagnostic::new(
+                                other.span(),
+                                "a reference parameter of a kernel must be a slice `&[T]` or `&mut [T]`",
+                            )
+                            .note("pass a single value by value, or a one-element slice"),
+                        );
+                        continue;
+                    }
+                };
+                if mutable {
+                    self.err(pt.pat.span(), "a slice parameter cannot be `mut`");
+                }
+                let array = self.arrays.append(
+                    Array {
+                        name: name.clone(),
+                        elem,
+                        kind: ArrayKind::Global {
+                            mutable: r.mutability.is_some(),
+                        },
+                    },
+                    span,
+                );
+                self.bind(name.clone(), Binding::Array(array));
+                params.push(Param {
+                    name,
+                    kind: ParamKind::Slice { array },
+                    span,
+                });
+            } else {
+                let Some(ty) = type_to_scalar(&pt.ty) else {
+                    self.cx.push(unsupported_type(&pt.ty));
+                    continue;
+                };
+                let local = self.locals.append(
+                    Local {
+                        name: name.clone(),
+                        mutable,
+                        annotated: Some(ty),
+                        origin: LocalOrigin::Param,
+                    },
+                    span,
+                );
+                self.bind(name.clone(), Binding::Local(local));
+                params.push(Param {
+                    name,
+                    kind: ParamKind::Scalar { local, ty },
+                    span,
+                });
+            }
+        }
+        params
+    }
+
+    fn lower_fn_body(&mut self, block: &syn::Block) -> Block {
+        let mut out = Block::default();
+        self.scopes.push(HashMap::new());
+        self.lower_stmts(&block.stmts, &mut out, true);
+        self.scopes.pop();
+        out
+    }
+
+    /// Lowers statements into `out`. A trailing expression without semicolon is lowered as a
+    /// statement when `tail_is_stmt` (its value is `()`).
+    fn lower_stmts(&mut self, stmts: &[syn::Stmt], out: &mut Block, tail_is_stmt: bool) {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let _ = (i, tail_is_stmt);
+            match stmt {
+                syn::Stmt::Local(local) => self.lower_let(local, out),
+                syn::Stmt::Item(item) => {
+                    self.err(item.span(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
+                }
+                syn::Stmt::Expr(e, _) => self.lower_stmt_expr(e, out),
+                syn::Stmt::Macro(m) => self.unsupported_macro(&m.mac),
+            }
+        }
+    }
+
+    fn unsupported_macro(&mut self, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        self.cx.push(
+            Diagnostic::new(
+                mac.span(),
+                format!("the macro `{name}!` is not supported in a kernel"),
+            )
+            .note("kernels support plain Rust statements; compute the value without a macro"),
+        );
+    }
+
+    fn lower_let(&mut self, local: &syn::Local, out: &mut Block) {
+        let span = local.span();
+        let (ident, mutable, annotated_ty) = match &local.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.clone(), pi.mutability.is_some(), None)
+            }
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (pi.ident.clone(), pi.mutability.is_some(), Some(&*pt.ty))
+                }
+                other => {
+                    self.err(
+                        other.span(),
+                        "only `let name` and `let mut name` bindings are supported in kernels",
+                    );
+                    return;
+                }
+            },
+            other => {
+                self.err(
+                    other.span(),
+                    "only `let name` and `let mut name` bindings are supported in kernels",
+                );
+                return;
+            }
+        };
+        let name = ident.to_string();
+        if let Some(init) = &local.init {
+            if let Some((_, diverge)) = &init.diverge {
+                self.err(diverge.span(), "`let ... else` is not supported in kernels");
+                return;
+            }
+            if let Some(shared) = self.try_shared_decl(&init.expr) {
+                if mutable {
+                    self.err(ident.span(), "a shared array binding must not be `mut`; its elements are assignable as they are");
+                }
+                if let Some(ty) = annotated_ty {
+                    self.err(
+                        ty.span(),
+                        "leave out the type: `shared::<[T; N]>()` names it",
+                    );
+                }
+                if let Some((elem, dims)) = shared {
+                    let array = self.arrays.append(
+                        Array {
+                            name: name.clone(),
+                            elem,
+                            kind: ArrayKind::Shared { dims },
+                        },
+                        span,
+                    );
+                    self.bind(name, Binding::Array(array));
+                }
+                return;
+            }
+        }
+        let annotated = match annotated_ty {
+            Some(ty) => match type_to_scalar(ty) {
+                Some(t) => Some(t),
+                None => {
+                    self.cx.push(unsupported_type(ty));
+                    return;
+                }
+            },
+            None => None,
+        };
+        let init = match &local.init {
+            Some(init) => match self.lower_value(&init.expr, out) {
+                Value::Expr(e) => Some(e),
+                Value::Diverges => return,
+                Value::Error => {
+                    // Bind the name anyway so that later uses do not report spurious errors.
+                    let h = self.locals.append(
+                        Local {
+                            name: name.clone(),
+                            mutable,
+                            annotated,
+                            origin: LocalOrigin::Let,
+                        },
+                        ident.span(),
+                    );
+                    self.bind(name, Binding::Local(h));
+                    return;
+                }
+            },
+            None => None,
+        };
+        let h = self.locals.append(
+            Local {
+                name: name.clone(),
+                mutable,
+                annotated,
+                origin: LocalOrigin::Let,
+            },
+            ident.span(),
+        );
+        out.push(Stmt::Let { local: h, init }, span);
+        self.bind(name, Binding::Local(h));
+    }
+
+    /// Recognises `shared::<[T; N]>()` and `shared::<[[T; W]; H]>()`. Returns `None` when `e`
+    /// is not a call of `shared`, `Some(None)` when it is but is malformed (reported).
+    #[allow(clippy::option_option)]
+    fn try_shared_decl(&mut self, e: &syn::Expr) -> Option<Option<(Scalar, Vec<u64>)>> {
+        let syn::Expr::Call(call) = e else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        let last = p.path.segments.last()?;
+        if last.ident != "shared" {
+            return None;
+        }
+        if !call.args.is_empty() {
+            self.err(
+                call.args.span(),
+                "`shared` takes no arguments: `shared::<[T; N]>()`",
+            );
+            return Some(None);
+        }
+        let ty = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => t,
+                _ => {
+                    self.err(
+                        a.span(),
+                        "write the shared array's type: `shared::<[T; N]>()`",
+                    );
+                    return Some(None);
+                }
+            },
+            _ => {
+                self.err(
+                    last.span(),
+                    "write the shared array's type: `shared::<[T; N]>()`",
+                );
+                return Some(None);
+            }
+        };
+        let mut dims = Vec::new();
+        let mut cur = ty;
+        loop {
+            match cur {
+                syn::Type::Array(a) => {
+                    let Some(n) = self.const_len(&a.len) else {
+                        return Some(None);
+                    };
+                    dims.push(n);
+                    cur = &a.elem;
+                }
+                other => match type_to_scalar(other) {
+                    Some(t) if !dims.is_empty() => {
+                        if dims.len() > 2 {
+                            self.err(ty.span(), "shared arrays have one or two dimensions");
+                            return Some(None);
+                        }
+                        return Some(Some((t, dims)));
+                    }
+                    _ => {
+                        self.cx.push(
+                            Diagnostic::new(other.span(), "a shared array holds scalars: `shared::<[T; N]>()` or `shared::<[[T; W]; H]>()`")
+                        );
+                        return Some(None);
+                    }
+                },
+            }
+        }
+    }
+
+    fn const_len(&mut self, e: &syn::Expr) -> Option<u64> {
+        if let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) = e
+        {
+            if let Ok(n) = i.base10_parse::<u64>() {
+                if n == 0 {
+                    self.err(e.span(), "a shared array needs at least one element");
+                    return None;
+                }
+                return Some(n);
+            }
+        }
+        self.err(
+            e.span(),
+            "a shared array's length must be an integer literal (const generics come later)",
+        );
+        None
+    }
+
+    /// An expression in statement position; its value, if any, is discarded.
+    fn lower_stmt_expr(&mut self, e: &syn::Expr, out: &mut Block) {
+        let span = e.span();
+        match e {
+            syn::Expr::Assign(a) => {
+                let Some(place) = self.lower_place(&a.left, out) else {
+                    return;
+                };
+                if let Value::Expr(v) = self.lower_value(&a.right, out) {
+                    out.push(
+                        Stmt::Assign {
+                            place,
+                            op: None,
+                            value: v,
+                        },
+                        span,
+                    );
+                }
+            }
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                let Some(op) = compound_op(&b.op) else { return };
+                let Some(place) = self.lower_place(&b.left, out) else {
+                    return;
+                };
+                if let Value::Expr(v) = self.lower_value(&b.right, out) {
+                    out.push(
+                        Stmt::Assign {
+                            place,
+                            op: Some(op),
+                            value: v,
+                        },
+                        span,
+                    );
+                }
+            }
+            syn::Expr::If(i) => self.lower_if_stmt(i, out),
+            syn::Expr::While(w) => self.lower_while(w, out),
+            syn::Expr::Loop(l) => {
+                let label = self.enter_loop(l.label.as_ref());
+                let body = self.lower_block(&l.body);
+                self.loops.pop();
+                out.push(
+                    Stmt::Loop {
+                        label,
+                        kind: LoopKind::Infinite,
+                        body,
+                    },
+                    span,
+                );
+            }
+            syn::Expr::ForLoop(f) => self.lower_for(f, out),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "labelled blocks are not supported in kernels");
+                }
+                let inner = self.lower_block(&b.block);
+                out.push(Stmt::Block(inner), span);
+            }
+            syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
+                self.lower_jump(e, out);
+            }
+            syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
+                if !c.args.is_empty() {
+                    self.err(c.args.span(), "`sync_block_threads()` takes no arguments");
+                }
+                let index = self.barriers.len();
+                self.barriers.push(span);
+                out.push(Stmt::Barrier { index }, span);
+            }
+            syn::Expr::Paren(p) => self.lower_stmt_expr(&p.expr, out),
+            syn::Expr::Group(g) => self.lower_stmt_expr(&g.expr, out),
+            syn::Expr::Macro(m) => self.unsupported_macro(&m.mac),
+            _ => match self.lower_value(e, out) {
+                Value::Expr(v) => out.push(Stmt::Eval(v), span),
+                Value::Diverges | Value::Error => {}
+            },
+        }
+    }
+
+    fn lower_block(&mut self, b: &syn::Block) -> Block {
+        let mut out = Block::default();
+        self.scopes.push(HashMap::new());
+        self.lower_stmts(&b.stmts, &mut out, true);
+        self.scopes.pop();
+        out
+    }
+
+    fn lower_if_stmt(&mut self, i: &syn::ExprIf, out: &mut Block) {
+        let span = i.span();
+        let cond = match self.lower_value(&i.cond, out) {
+            Value::Expr(c) => c,
+            _ => return,
+        };
+        let accept = self.lower_block(&i.then_branch);
+        let reject = match &i.else_branch {
+            None => Block::default(),
+            Some((_, e)) => {
+                let mut b = Block::default();
+                match &**e {
+                    syn::Expr::Block(blk) => {
+                        b = self.lower_block(&blk.block);
+                    }
+                    other => self.lower_stmt_expr(other, &mut b),
+                }
+                b
+            }
+        };
+        out.push(
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            },
+            span,
+        );
+    }
+
+    fn enter_loop(&mut self, label: Option<&syn::Label>) -> Option<Handle<Label>> {
+        let l = label.map(|l| {
+            let name = l.name.ident.to_string();
+            let h = self.labels.append(Label { name: name.clone() }, l.span());
+            (name, h)
+        });
+        let h = l.as_ref().map(|(_, h)| *h);
+        self.loops.push(LoopFrame { label: l });
+        h
+    }
+
+    fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Block) {
+        let span = w.span();
+        let label = self.enter_loop(w.label.as_ref());
+        let mut cond_stmts = Block::default();
+        let cond = self.lower_value(&w.cond, &mut cond_stmts);
+        let mut body = self.lower_block(&w.body);
+        self.loops.pop();
+        let Value::Expr(cond) = cond else { return };
+        if cond_stmts.stmts.is_empty() {
+            out.push(
+                Stmt::Loop {
+                    label,
+                    kind: LoopKind::While { cond },
+                    body,
+                },
+                span,
+            );
+        } else {
+            // The condition needs statements: `loop { <stmts>; if !cond { break } <body> }`.
+            let cspan = w.cond.span();
+            let not = self.expr(
+                Expr::Unary {
+                    op: UnaryOp::Not,
+                    expr: cond,
+                },
+                cspan,
+            );
+            let mut brk = Block::default();
+            brk.push(Stmt::Break { label }, cspan);
+            cond_stmts.push(
+                Stmt::If {
+                    cond: not,
+                    accept: brk,
+                    reject: Block::default(),
+                },
+                cspan,
+            );
+            cond_stmts.stmts.append(&mut body.stmts);
+            cond_stmts.spans.append(&mut body.spans);
+            out.push(
+                Stmt::Loop {
+                    label,
+                    kind: LoopKind::Infinite,
+                    body: cond_stmts,
+                },
+                span,
+            );
+        }
+    }
+
+    fn lower_for(&mut self, f: &syn::ExprForLoop, out: &mut Block) {
+        let span = f.span();
+        let (var_ident, mutable) = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.clone(), pi.mutability.is_some())
+            }
+            other => {
+                self.err(
+                    other.span(),
+                    "a `for` loop in a kernel binds one name: `for i in a..b`",
+                );
+                return;
+            }
+        };
+        if mutable {
+            self.err(
+                var_ident.span(),
+                "the loop variable cannot be `mut`; copy it into a `let mut`",
+            );
+        }
+        // Peel the distribution call.
+        let (distribution, range_expr) = match &*f.expr {
+            syn::Expr::Call(c) => {
+                let dist = if is_call_of(c, "threads_in_block") {
+                    Some(Distribution::ThreadsInBlock)
+                } else if is_call_of(c, "blocks_in_grid") {
+                    Some(Distribution::BlocksInGrid)
+                } else if is_call_of(c, "threads_in_grid") {
+                    Some(Distribution::ThreadsInGrid)
+                } else {
+                    None
+                };
+                match dist {
+                    Some(d) if c.args.len() == 1 => match c.args.first() {
+                        Some(a) => (d, a),
+                        None => return,
+                    },
+                    Some(_) => {
+                        self.err(
+                            c.span(),
+                            "a strided loop takes one range: `threads_in_block(a..b)`",
+                        );
+                        return;
+                    }
+                    None => (Distribution::Sequential, &*f.expr),
+                }
+            }
+            _ => (Distribution::Sequential, &*f.expr),
+        };
+        let Some((start, end, step)) = self.lower_range(range_expr, out) else {
+            return;
+        };
+        let label = self.enter_loop(f.label.as_ref());
+        let var = self.locals.append(
+            Local {
+                name: var_ident.to_string(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::LoopVar,
+            },
+            var_ident.span(),
+        );
+        self.scopes.push(HashMap::new());
+        self.bind(var_ident.to_string(), Binding::Local(var));
+        let body = self.lower_block(&f.body);
+        self.scopes.pop();
+        self.loops.pop();
+        out.push(
+            Stmt::Loop {
+                label,
+                kind: LoopKind::For {
+                    var,
+                    start,
+                    end,
+                    step,
+                    distribution,
+                },
+                body,
+            },
+            span,
+        );
+    }
+
+    /// `a..b` or `(a..b).step_by(s)`.
+    fn lower_range(
+        &mut self,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) -> Option<(Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>)> {
+        let (range, step) = match e {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip_parens(&m.receiver), m.args.first())
+            }
+            other => (strip_parens(other), None),
+        };
+        let syn::Expr::Range(r) = range else {
+            self.cx.push(
+                Diagnostic::new(e.span(), "a kernel `for` loop runs over a range")
+                    .note("write `for i in a..b`, `for i in (a..b).step_by(s)`, or wrap the range in `threads_in_block`, `blocks_in_grid` or `threads_in_grid`"),
+            );
+            return None;
+        };
+        if let syn::RangeLimits::Closed(t) = r.limits {
+            self.cx.push(
+                Diagnostic::new(
+                    t.span(),
+                    "inclusive ranges `a..=b` are not supported in kernel loops yet",
+                )
+                .note("write `a..b + 1` when `b + 1` cannot overflow"),
+            );
+            return None;
+        }
+        let (Some(s), Some(en)) = (&r.start, &r.end) else {
+            self.err(r.span(), "a kernel loop range needs both ends: `a..b`");
+            return None;
+        };
+        let start = self.value_or_none(s, out)?;
+        let end = self.value_or_none(en, out)?;
+        let step = match step {
+            Some(st) => Some(self.value_or_none(st, out)?),
+            None => None,
+        };
+        Some((start, end, step))
+    }
+
+    fn value_or_none(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Handle<Expr>> {
+        match self.lower_value(e, out) {
+            Value::Expr(h) => Some(h),
+            Value::Diverges => {
+                self.err(e.span(), "this expression never produces a value here");
+                None
+            }
+            Value::Error => None,
+        }
+    }
+
+    fn find_label(
+        &mut self,
+        label: Option<&syn::Lifetime>,
+        span: Span,
+    ) -> Option<Option<Handle<Label>>> {
+        if self.loops.is_empty() {
+            self.err(span, "`break` and `continue` must be inside a loop");
+            return None;
+        }
+        match label {
+            None => Some(None),
+            Some(l) => {
+                let name = l.ident.to_string();
+                let found = self.loops.iter().rev().find_map(|f| {
+                    f.label
+                        .as_ref()
+                        .filter(|(n, _)| *n == name)
+                        .map(|(_, h)| *h)
+                });
+                match found {
+                    Some(h) => Some(Some(h)),
+                    None => {
+                        self.err(l.span(), format!("no enclosing loop is labelled `'{name}`"));
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    fn lower_jump(&mut self, e: &syn::Expr, out: &mut Block) {
+        let span = e.span();
+        match e {
+            syn::Expr::Break(b) => {
+                if let Some(v) = &b.expr {
+                    self.err(v.span(), "`break` with a value is not supported in kernels");
+                    return;
+                }
+                if let Some(label) = self.find_label(b.label.as_ref(), span) {
+                    out.push(Stmt::Break { label }, span);
+                }
+            }
+            syn::Expr::Continue(c) => {
+                if let Some(label) = self.find_label(c.label.as_ref(), span) {
+                    out.push(Stmt::Continue { label }, span);
+                }
+            }
+            syn::Expr::Return(r) => {
+                if let Some(v) = &r.expr {
+                    self.err(v.span(), "a kernel returns `()`; `return` takes no value");
+                    return;
+                }
+                out.push(Stmt::Return, span);
+            }
+            _ => {}
+        }
+    }
+
+    fn lower_place(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Place> {
+        match e {
+            syn::Expr::Paren(p) => self.lower_place(&p.expr, out),
+            syn::Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string()) {
+                    Some(Binding::Local(h)) => {
+                        let local = self.locals.get(h);
+                        if !local.mutable {
+                            let decl = self.locals.span(h);
+                            let name = local.name.clone();
+                            self.cx.push(
+                                Diagnostic::new(
+                                    e.span(),
+                                    format!("cannot assign twice to immutable variable `{name}`"),
+                                )
+                                .label(decl, format!("`{name}` is declared here"))
+                                .note(format!("declare it `let mut {name}`")),
+                            );
+                            return None;
+                        }
+                        Some(Place::Local(h))
+                    }
+                    Some(Binding::Array(_)) => {
+                        self.err(
+                            e.span(),
+                            "cannot assign to a whole array; assign its elements",
+                        );
+                        None
+                    }
+                    None => {
+                        self.err(
+                            e.span(),
+                            format!("cannot find variable `{ident}` in this kernel"),
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Index(_) => {
+                let (array, index) = self.lower_index(e, out)?;
+                let a = self.arrays.get(array);
+                if a.kind == (ArrayKind::Global { mutable: false }) {
+                    let name = a.name.clone();
+                    let elem = a.elem;
+                    let decl = self.arrays.span(array);
+                    self.cx.push(
+                        Diagnostic::new(e.span(), format!("cannot assign to `{name}[..]`: `{name}` is a `&[{elem}]`, which is read-only"))
+                            .label(decl, format!("`{name}` is declared here"))
+                            .note(format!("declare the parameter `{name}: &mut [{elem}]`")),
+                    );
+                    return None;
+                }
+                Some(Place::Element { array, index })
+            }
+            _ => {
+                self.err(
+                    e.span(),
+                    "this cannot be assigned; assign a `let mut` variable or an element `a[i]`",
+                );
+                None
+            }
+        }
+    }
+
+    /// `a[i]` or `a[i][j]`: the array and the indices outermost first.
+    fn lower_index(
+        &mut self,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) -> Option<(Handle<Array>, Vec<Handle<Expr>>)> {
+        let mut indices = Vec::new();
+        let mut cur = e;
+        loop {
+            match cur {
+                syn::Expr::Index(ix) => {
+                    indices.push(&*ix.index);
+                    cur = &ix.expr;
+                }
+                syn::Expr::Paren(p) => cur = &p.expr,
+                _ => break,
+            }
+        }
+        indices.reverse();
+        let array = match cur {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(Binding::Array(a)) => a,
+                    Some(Binding::Local(_)) => {
+                        self.err(cur.span(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
+                        return None;
+                    }
+                    None => {
+                        self.err(
+                            cur.span(),
+                            format!("cannot find array `{name}` in this kernel"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            other => {
+                self.err(
+                    other.span(),
+                    "only slice parameters and shared arrays can be indexed",
+                );
+                return None;
+            }
+        };
+        let rank = self.arrays.get(array).rank();
+        if indices.len() != rank {
+            let name = self.arrays.get(array).name.clone();
+            self.err(
+                e.span(),
+                format!(
+                    "`{name}` has {rank} dimension(s) but is indexed with {} index(es)",
+                    indices.len()
+                ),
+            );
+            return None;
+        }
+        let mut hs = Vec::new();
+        for ix in indices {
+            if let syn::Expr::Range(r) = ix {
+                self.err(
+                    r.span(),
+                    "sub-slicing (`a[i..j]`) is not supported in kernels; index single elements",
+                );
+                return None;
+            }
+            hs.push(self.value_or_none(ix, out)?);
+        }
+        Some((array, hs))
+    }
+
+    fn lower_value(&mut self, e: &syn::Expr, out: &mut Block) -> Value {
+        let span = e.span();
+        match e {
+            syn::Expr::Lit(l) => self.lower_lit(&l.lit),
+            syn::Expr::Paren(p) => self.lower_value(&p.expr, out),
+            syn::Expr::Group(g) => self.lower_value(&g.expr, out),
+            syn::Expr::Path(p) => self.lower_path(p),
+            syn::Expr::Unary(u) => {
+                // Fold `-literal` so that `i32::MIN` written as `-2147483648` stays a literal.
+                if let (
+                    syn::UnOp::Neg(_),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }),
+                ) = (&u.op, strip_parens(&u.expr))
+                {
+                    if let Some((value, suffix)) = self.int_lit(i) {
+                        return Value::Expr(self.expr(
+                            Expr::Literal(Literal::Int {
+                                value: -value,
+                                suffix,
+                            }),
+                            span,
+                        ));
+                    }
+                    return Value::Error;
+                }
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnaryOp::Neg,
+                    syn::UnOp::Not(_) => UnaryOp::Not,
+                    syn::UnOp::Deref(_) => {
+                        self.err(
+                            u.op.span(),
+                            "dereferencing (`*x`) is not supported in kernels",
+                        );
+                        return Value::Error;
+                    }
+                    _ => {
+                        self.err(
+                            u.op.span(),
+                            "this unary operator is not supported in kernels",
+                        );
+                        return Value::Error;
+                    }
+                };
+                match self.lower_value(&u.expr, out) {
+                    Value::Expr(x) => Value::Expr(self.expr(Expr::Unary { op, expr: x }, span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Binary(b) => {
+                let Some(op) = binary_op(&b.op) else {
+                    self.cx.push(
+                        Diagnostic::new(b.op.span(), "an assignment has no value in a kernel")
+                            .note("write the assignment as its own statement"),
+                    );
+                    return Value::Error;
+                };
+                let left = self.lower_value(&b.left, out);
+                let right = if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    // The right side is evaluated conditionally: it may not need statements.
+                    let mut rs = Block::default();
+                    let r = self.lower_value(&b.right, &mut rs);
+                    if !rs.stmts.is_empty() {
+                        self.cx.push(
+                            Diagnostic::new(b.right.span(), "the right side of `&&`/`||` must be a plain expression in kernels")
+                                .note("compute it into a `let` before the condition, or use a nested `if`"),
+                        );
+                        return Value::Error;
+                    }
+                    r
+                } else {
+                    self.lower_value(&b.right, out)
+                };
+                match (left, right) {
+                    (Value::Expr(l), Value::Expr(r)) => Value::Expr(self.expr(
+                        Expr::Binary {
+                            op,
+                            left: l,
+                            right: r,
+                        },
+                        span,
+                    )),
+                    (Value::Error, _) | (_, Value::Error) => Value::Error,
+                    _ => Value::Diverges,
+                }
+            }
+            syn::Expr::Cast(c) => {
+                let Some(to) = type_to_scalar(&c.ty) else {
+                    self.cx.push(unsupported_type(&c.ty));
+                    return Value::Error;
+                };
+                match self.lower_value(&c.expr, out) {
+                    Value::Expr(x) => Value::Expr(self.expr(Expr::Cast { expr: x, to }, span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Index(_) => match self.lower_index(e, out) {
+                Some((array, index)) => Value::Expr(self.expr(Expr::Load { array, index }, span)),
+                None => Value::Error,
+            },
+            syn::Expr::Field(f) => self.lower_field(f),
+            syn::Expr::MethodCall(m) => self.lower_method(m),
+            syn::Expr::Call(c) => {
+                let name = call_name(c);
+                let n = name.clone().unwrap_or_default();
+                let msg = match name.as_deref() {
+                    Some("thread_idx" | "block_idx" | "block_dim" | "grid_dim" | "global_idx") => {
+                        format!("`{n}()` is a `Dim3`; take one component: `{n}().x`")
+                    }
+                    Some("sync_block_threads") => "`sync_block_threads()` is a statement; it has no value".to_string(),
+                    Some("shared") => "`shared::<[T; N]>()` must be bound with `let`: `let tile = shared::<[f32; 256]>();`".to_string(),
+                    Some("threads_in_block" | "blocks_in_grid" | "threads_in_grid") => {
+                        format!("`{n}` is used as the range of a `for` loop")
+                    }
+                    Some(n) => format!("cannot call `{n}` in a kernel: function calls are not supported yet"),
+                    None => "function calls are not supported in kernels".to_string(),
+                };
+                self.err(span, msg);
+                Value::Error
+            }
+            syn::Expr::If(i) => self.lower_if_value(i, out),
+            syn::Expr::Block(b) => {
+                if b.label.is_some() {
+                    self.err(span, "labelled blocks are not supported in kernels");
+                    return Value::Error;
+                }
+                self.lower_block_value(&b.block, out, span)
+            }
+            syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
+                self.lower_jump(e, out);
+                Value::Diverges
+            }
+            syn::Expr::Macro(m) => {
+                self.unsupported_macro(&m.mac);
+                Value::Error
+            }
+            syn::Expr::Assign(_) => {
+                self.cx.push(
+                    Diagnostic::new(span, "an assignment has no value in a kernel")
+                        .note("write the assignment as its own statement"),
+                );
+                Value::Error
+            }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
+                self.err(
+                    span,
+                    "loops have no value in kernels; use them as statements",
+                );
+                Value::Error
+            }
+            other => {
+                self.err(
+                    span,
+                    format!("{} are not supported in kernels", expr_kind_name(other)),
+                );
+                Value::Error
+            }
+        }
+    }
+
+    fn int_lit(&mut self, i: &syn::LitInt) -> Option<(i128, Option<Scalar>)> {
+        let suffix = match i.suffix() {
+            "" => None,
+            s => match Scalar::from_rust_name(s) {
+                Some(t) if !matches!(t, Scalar::Bool) => Some(t),
+                _ => {
+                    self.err(i.span(), format!("unsupported literal suffix `{s}`"));
+                    return None;
+                }
+            },
+        };
+        match i.base10_parse::<u128>() {
+            Ok(v) if v <= i128::MAX as u128 => Some((v as i128, suffix)),
+            _ => {
+                self.err(i.span(), "integer literal is too large");
+                None
+            }
+        }
+    }
+
+    fn lower_lit(&mut self, lit: &syn::Lit) -> Value {
+        let span = lit.span();
+        let l = match lit {
+            syn::Lit::Bool(b) => Literal::Bool(b.value),
+            syn::Lit::Int(i) => {
+                let Some((value, suffix)) = self.int_lit(i) else {
+                    return Value::Error;
+                };
+                if let Some(s) = suffix.filter(|s| s.is_float()) {
+                    // `1f32` is a float literal in Rust.
+                    Literal::Float {
+                        digits: value.to_string(),
+                        suffix: Some(s),
+                    }
+                } else {
+                    Literal::Int { value, suffix }
+                }
+            }
+            syn::Lit::Float(f) => {
+                let suffix = match f.suffix() {
+                    "" => None,
+                    "f32" => Some(Scalar::F32),
+                    "f64" => Some(Scalar::F64),
+                    s => {
+                        self.err(span, format!("unsupported literal suffix `{s}`"));
+                        return Value::Error;
+                    }
+                };
+                Literal::Float {
+                    digits: f.base10_digits().to_string(),
+                    suffix,
+                }
+            }
+            _ => {
+                self.err(
+                    span,
+                    "only numeric and boolean literals are supported in kernels",
+                );
+                return Value::Error;
+            }
+        };
+        Value::Expr(self.expr(Expr::Literal(l), span))
+    }
+
+    fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
+        let span = p.span();
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            return match self.lookup(&name) {
+                Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
+                Some(Binding::Array(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is an array; index it (`{name}[i]`) or take its length"),
+                    );
+                    Value::Error
+                }
+                None => {
+                    self.err(span, format!("cannot find value `{name}` in this kernel"));
+                    Value::Error
+                }
+            };
+        }
+        // `u32::MAX`, `i64::MIN`, ...
+        if p.path.segments.len() == 2 && p.qself.is_none() {
+            let ty = p.path.segments[0].ident.to_string();
+            let cname = p.path.segments[1].ident.to_string();
+            if let Some(t) = Scalar::from_rust_name(&ty).filter(|t| t.is_int()) {
+                let v = match (cname.as_str(), t) {
+                    ("MAX", _) => Some(int_max(t)),
+                    ("MIN", _) => Some(int_min(t)),
+                    ("BITS", _) => {
+                        return Value::Expr(self.expr(
+                            Expr::Literal(Literal::Int {
+                                value: i128::from(t.bits()),
+                                suffix: Some(Scalar::U32),
+                            }),
+                            span,
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Some(value) = v {
+                    return Value::Expr(self.expr(
+                        Expr::Literal(Literal::Int {
+                            value,
+                            suffix: Some(t),
+                        }),
+                        span,
+                    ));
+                }
+            }
+        }
+        self.err(span, "paths are not supported in kernels except `T::MAX`, `T::MIN` and `T::BITS` of integer types");
+        Value::Error
+    }
+
+    fn lower_field(&mut self, f: &syn::ExprField) -> Value {
+        let span = f.span();
+        let axis = match &f.member {
+            syn::Member::Named(n) if n == "x" => Axis::X,
+            syn::Member::Named(n) if n == "y" => Axis::Y,
+            syn::Member::Named(n) if n == "z" => Axis::Z,
+            _ => {
+                self.err(
+                    f.member.span(),
+                    "only `.x`, `.y` and `.z` of an index builtin are supported in kernels",
+                );
+                return Value::Error;
+            }
+        };
+        let builtin = match strip_parens(&f.base) {
+            syn::Expr::Call(c) if c.args.is_empty() => match call_name(c).as_deref() {
+                Some("thread_idx") => Builtin::ThreadIdx,
+                Some("block_idx") => Builtin::BlockIdx,
+                Some("block_dim") => Builtin::BlockDim,
+                Some("grid_dim") => Builtin::GridDim,
+                Some("global_idx") => Builtin::GlobalIdx,
+                _ => {
+                    self.err(f.base.span(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                    return Value::Error;
+                }
+            },
+            other => {
+                self.err(other.span(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                return Value::Error;
+            }
+        };
+        Value::Expr(self.expr(Expr::Builtin { builtin, axis }, span))
+    }
+
+    fn lower_method(&mut self, m: &syn::ExprMethodCall) -> Value {
+        let span = m.span();
+        if m.method == "len" && m.args.is_empty() {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if let Some(id) = p.path.get_ident() {
+                    if let Some(Binding::Array(a)) = self.lookup(&id.to_string()) {
+                        if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. }) {
+                            return Value::Expr(self.expr(Expr::Len(a), span));
+                        }
+                        self.err(
+                            span,
+                            "a shared array's length is its declared size; write the number",
+                        );
+                        return Value::Error;
+                    }
+                }
+            }
+            self.err(
+                m.receiver.span(),
+                "`.len()` is supported on slice parameters",
+            );
+            return Value::Error;
+        }
+        self.err(
+            m.method.span(),
+            format!("the method `{}` is not supported in kernels yet", m.method),
+        );
+        Value::Error
+    }
+
+    fn lower_if_value(&mut self, i: &syn::ExprIf, out: &mut Block) -> Value {
+        let span = i.span();
+        let Some((_, else_expr)) = &i.else_branch else {
+            self.cx.push(
+                Diagnostic::new(span, "`if` without `else` has no value")
+                    .note("add an `else` arm, or use the `if` as a statement"),
+            );
+            return Value::Error;
+        };
+        let cond = match self.lower_value(&i.cond, out) {
+            Value::Expr(c) => c,
+            other => return other,
+        };
+        // Fast path: both arms are bare expressions with no statements -> `c ? a : b`.
+        let simple_then = simple_tail(&i.then_branch);
+        let simple_else = match &**else_expr {
+            syn::Expr::Block(b) if b.label.is_none() => simple_tail(&b.block),
+            _ => None,
+        };
+        if let (Some(a), Some(b)) = (simple_then, simple_else) {
+            let mut sa = Block::default();
+            let mut sb = Block::default();
+            let va = self.lower_value(a, &mut sa);
+            let vb = self.lower_value(b, &mut sb);
+            if sa.stmts.is_empty() && sb.stmts.is_empty() {
+                if let (Value::Expr(x), Value::Expr(y)) = (&va, &vb) {
+                    return Value::Expr(self.expr(
+                        Expr::Select {
+                            cond,
+                            accept: *x,
+                            reject: *y,
+                        },
+                        span,
+                    ));
+                }
+            }
+            if matches!(va, Value::Error) || matches!(vb, Value::Error) {
+                return Value::Error;
+            }
+        }
+        // General form: `let tmp; if c { ..; tmp = a } else { ..; tmp = b }`.
+        let tmp = self.temp(span);
+        out.push(
+            Stmt::Let {
+                local: tmp,
+                init: None,
+            },
+            span,
+        );
+        let accept = self.block_into_temp(&i.then_branch, tmp);
+        let reject = match &**else_expr {
+            syn::Expr::Block(b) => self.block_into_temp(&b.block, tmp),
+            other => {
+                // `else if ...`
+                let mut blk = Block::default();
+                match self.lower_value(other, &mut blk) {
+                    Value::Expr(v) => blk.push(
+                        Stmt::Assign {
+                            place: Place::Local(tmp),
+                            op: None,
+                            value: v,
+                        },
+                        other.span(),
+                    ),
+                    Value::Diverges => {}
+                    Value::Error => return Value::Error,
+                }
+                blk
+            }
+        };
+        out.push(
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            },
+            span,
+        );
+        Value::Expr(self.expr(Expr::Local(tmp), span))
+    }
+
+    fn temp(&mut self, span: Span) -> Handle<Local> {
+        self.locals.append(
+            Local {
+                name: "tmp".into(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::Temp,
+            },
+            span,
+        )
+    }
+
+    /// Lowers `{ stmts; tail }` into a block that ends by assigning `tail` to `tmp`.
+    fn block_into_temp(&mut self, b: &syn::Block, tmp: Handle<Local>) -> Block {
+        let mut out = Block::default();
+        self.scopes.push(HashMap::new());
+        let (stmts, tail) = split_tail(b);
+        self.lower_stmts(stmts, &mut out, true);
+        match tail {
+            Some(t) => match self.lower_value(t, &mut out) {
+                Value::Expr(v) => out.push(
+                    Stmt::Assign {
+                        place: Place::Local(tmp),
+                        op: None,
+                        value: v,
+                    },
+                    t.span(),
+                ),
+                Value::Diverges | Value::Error => {}
+            },
+            None => {
+                if !ends_in_jump(b) {
+                    self.err(
+                        b.span(),
+                        "this block has no value: its last expression ends with `;`",
+                    );
+                }
+            }
+        }
+        self.scopes.pop();
+        out
+    }
+
+    fn lower_block_value(&mut self, b: &syn::Block, out: &mut Block, span: Span) -> Value {
+        let (stmts, tail) = split_tail(b);
+        if stmts.is_empty() {
+            if let Some(t) = tail {
+                self.scopes.push(HashMap::new());
+                let v = self.lower_value(t, out);
+                self.scopes.pop();
+                return v;
+            }
+        }
+        let tmp = self.temp(span);
+        out.push(
+            Stmt::Let {
+                local: tmp,
+                init: None,
+            },
+            span,
+        );
+        let inner = self.block_into_temp(b, tmp);
+        out.push(Stmt::Block(inner), span);
+        Value::Expr(self.expr(Expr::Local(tmp), span))
+    }
+}
+
+fn int_max(t: Scalar) -> i128 {
+    match t {
+        Scalar::I8 => i128::from(i8::MAX),
+        Scalar::I16 => i128::from(i16::MAX),
+        Scalar::I32 => i128::from(i32::MAX),
+        Scalar::I64 => i128::from(i64::MAX),
+        Scalar::U8 => i128::from(u8::MAX),
+        Scalar::U16 => i128::from(u16::MAX),
+        Scalar::U32 => i128::from(u32::MAX),
+        _ => i128::from(u64::MAX),
+    }
+}
+
+fn int_min(t: Scalar) -> i128 {
+    match t {
+        Scalar::I8 => i128::from(i8::MIN),
+        Scalar::I16 => i128::from(i16::MIN),
+        Scalar::I32 => i128::from(i32::MIN),
+        Scalar::I64 => i128::from(i64::MIN),
+        _ => 0,
+    }
+}
+
+fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
+}
+
+fn call_name(c: &syn::ExprCall) -> Option<String> {
+    match &*c.func {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn is_call_of(c: &syn::ExprCall, name: &str) -> bool {
+    call_name(c).as_deref() == Some(name)
+}
+
+/// The statements of a block and its tail expression (the last one without `;`).
+fn split_tail(b: &syn::Block) -> (&[syn::Stmt], Option<&syn::Expr>) {
+    match b.stmts.split_last() {
+        Some((syn::Stmt::Expr(e, None), rest)) => (rest, Some(e)),
+        _ => (&b.stmts[..], None),
+    }
+}
+
+/// `{ tail }` with nothing else, and `tail` not itself a control-flow expression.
+fn simple_tail(b: &syn::Block) -> Option<&syn::Expr> {
+    match split_tail(b) {
+        ([], Some(t))
+            if !matches!(
+                t,
+                syn::Expr::If(_)
+                    | syn::Expr::Block(_)
+                    | syn::Expr::Return(_)
+                    | syn::Expr::Break(_)
+                    | syn::Expr::Continue(_)
+            ) =>
+        {
+            Some(t)
+        }
+        _ => None,
+    }
+}
+
+fn ends_in_jump(b: &syn::Block) -> bool {
+    matches!(
+        b.stmts.last(),
+        Some(syn::Stmt::Expr(
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_),
+            _
+        ))
+    )
+}
+
+fn binary_op(op: &syn::BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        syn::BinOp::Add(_) => BinaryOp::Add,
+        syn::BinOp::Sub(_) => BinaryOp::Sub,
+        syn::BinOp::Mul(_) => BinaryOp::Mul,
+        syn::BinOp::Div(_) => BinaryOp::Div,
+        syn::BinOp::Rem(_) => BinaryOp::Rem,
+        syn::BinOp::And(_) => BinaryOp::And,
+        syn::BinOp::Or(_) => BinaryOp::Or,
+        syn::BinOp::BitXor(_) => BinaryOp::BitXor,
+        syn::BinOp::BitAnd(_) => BinaryOp::BitAnd,
+        syn::BinOp::BitOr(_) => BinaryOp::BitOr,
+        syn::BinOp::Shl(_) => BinaryOp::Shl,
+        syn::BinOp::Shr(_) => BinaryOp::Shr,
+        syn::BinOp::Eq(_) => BinaryOp::Eq,
+        syn::BinOp::Lt(_) => BinaryOp::Lt,
+        syn::BinOp::Le(_) => BinaryOp::Le,
+        syn::BinOp::Ne(_) => BinaryOp::Ne,
+        syn::BinOp::Ge(_) => BinaryOp::Ge,
+        syn::BinOp::Gt(_) => BinaryOp::Gt,
+        _ => return None,
+    })
+}
+
+fn compound_op(op: &syn::BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        syn::BinOp::AddAssign(_) => BinaryOp::Add,
+        syn::BinOp::SubAssign(_) => BinaryOp::Sub,
+        syn::BinOp::MulAssign(_) => BinaryOp::Mul,
+        syn::BinOp::DivAssign(_) => BinaryOp::Div,
+        syn::BinOp::RemAssign(_) => BinaryOp::Rem,
+        syn::BinOp::BitXorAssign(_) => BinaryOp::BitXor,
+        syn::BinOp::BitAndAssign(_) => BinaryOp::BitAnd,
+        syn::BinOp::BitOrAssign(_) => BinaryOp::BitOr,
+        syn::BinOp::ShlAssign(_) => BinaryOp::Shl,
+        syn::BinOp::ShrAssign(_) => BinaryOp::Shr,
+        _ => return None,
+    })
+}
+
+/// Parses `#[kernel(...)]` options; re-exported for the front end's entry point.
+pub(super) fn parse_options(cx: &mut Ctxt, attr: proc_macro2::TokenStream) -> KernelOptions {
+    attr::parse(cx, attr)
+}

@@ -1,0 +1,587 @@
+//! The kernel IR.
+//!
+//! A [`Kernel`] is what the front end makes of one `#[kernel] fn`: its parameters, the memory
+//! objects it touches ([`Array`]s: slices passed in, shared tiles), its variables ([`Local`]s),
+//! and a tree of [`Block`]s of [`Stmt`]s whose operands are [`Expr`]s.
+//!
+//! Expressions are pure except for faults: evaluating one reads variables and memory and may
+//! fault (an out-of-bounds index, a division by zero) but never writes. Every write is a
+//! statement ([`Stmt::Let`], [`Stmt::Assign`]), and so is every change of control flow and every
+//! barrier. Rust's expression-valued `if` and block expressions are lowered to a temporary
+//! [`Local`] that the arms assign, unless both arms are bare expressions ([`Expr::Select`]).
+//! Evaluation order is Rust's: operands left to right, statements in order.
+//!
+//! Nodes live in [`Arena`]s and refer to each other by [`Handle`]; each arena keeps the source
+//! [`Span`] of every node beside it. Analyses never change the IR: they return side tables
+//! indexed by handle (the types from [`crate::front::infer`] are one).
+//!
+//! Invariants every pass may rely on:
+//! - every handle in a kernel points into that kernel's arenas;
+//! - a `Local` is declared by exactly one `Stmt::Let` (or a `for` loop) before any use, and
+//!   temporaries made by lowering are declared without initialiser and assigned on every path
+//!   that reads them;
+//! - `Stmt::Break`/`Continue` name a loop that encloses them.
+
+use proc_macro2::Span;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A typed index into an [`Arena`].
+pub struct Handle<T> {
+    index: u32,
+    marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Handle<T> {
+    /// The position of the node in its arena.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+}
+
+impl<T> Clone for Handle<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Handle<T> {}
+impl<T> PartialEq for Handle<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+impl<T> Eq for Handle<T> {}
+impl<T> std::hash::Hash for Handle<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.index.hash(state)
+    }
+}
+impl<T> fmt::Debug for Handle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.index)
+    }
+}
+
+/// A `Vec` of nodes with the source span of each beside it.
+pub struct Arena<T> {
+    items: Vec<T>,
+    spans: Vec<Span>,
+}
+
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Arena {
+            items: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+}
+
+impl<T> Arena<T> {
+    /// Adds a node and returns its handle.
+    pub fn append(&mut self, item: T, span: Span) -> Handle<T> {
+        let index = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
+        self.items.push(item);
+        self.spans.push(span);
+        Handle {
+            index,
+            marker: PhantomData,
+        }
+    }
+    /// The node behind `h`.
+    pub fn get(&self, h: Handle<T>) -> &T {
+        &self.items[h.index()]
+    }
+    /// The node behind `h`, mutably.
+    pub fn get_mut(&mut self, h: Handle<T>) -> &mut T {
+        &mut self.items[h.index()]
+    }
+    /// The source span of the node behind `h`.
+    pub fn span(&self, h: Handle<T>) -> Span {
+        self.spans[h.index()]
+    }
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    /// Whether the arena has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    /// All handles with their nodes, in order of creation.
+    pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
+        self.items.iter().enumerate().map(|(i, t)| {
+            (
+                Handle {
+                    index: i as u32,
+                    marker: PhantomData,
+                },
+                t,
+            )
+        })
+    }
+}
+
+/// The scalar types a kernel computes with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    /// Rust's `usize`: 64 bits on every target cuphase supports.
+    Usize,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    /// Parses a Rust primitive type name.
+    pub fn from_rust_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "i8" => Scalar::I8,
+            "i16" => Scalar::I16,
+            "i32" => Scalar::I32,
+            "i64" => Scalar::I64,
+            "u8" => Scalar::U8,
+            "u16" => Scalar::U16,
+            "u32" => Scalar::U32,
+            "u64" => Scalar::U64,
+            "usize" => Scalar::Usize,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            _ => return None,
+        })
+    }
+    /// The Rust name of the type.
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+    /// Whether the type is an integer type.
+    pub fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+    /// Whether the type is a signed integer type.
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
+    }
+    /// Whether the type is an unsigned integer type.
+    pub fn is_unsigned_int(self) -> bool {
+        matches!(
+            self,
+            Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 | Scalar::Usize
+        )
+    }
+    /// Whether the type is a floating-point type.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
+            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
+        }
+    }
+    /// Size in bytes.
+    pub fn size_bytes(self) -> u64 {
+        u64::from(self.bits() / 8)
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+/// One `#[kernel]` function.
+pub struct Kernel {
+    /// The Rust name of the function; also the CUDA name of the `__global__` function.
+    pub name: String,
+    /// Span of the function's name.
+    pub name_span: Span,
+    /// The parameters, in order.
+    pub params: Vec<Param>,
+    /// Slices and shared arrays the kernel indexes.
+    pub arrays: Arena<Array>,
+    /// Variables: scalar parameters, `let` bindings, loop variables and lowering temporaries.
+    pub locals: Arena<Local>,
+    /// Every expression of the body.
+    pub exprs: Arena<Expr>,
+    /// Loop labels (`'outer:`) and the loops they name.
+    pub labels: Arena<Label>,
+    /// The function body.
+    pub body: Block,
+    /// Options from the attribute.
+    pub options: KernelOptions,
+    /// Where each `sync_block_threads()` stands, by [`Stmt::Barrier`] index.
+    pub barriers: Vec<Span>,
+}
+
+/// Options written in `#[kernel(...)]`.
+#[derive(Clone, Debug, Default)]
+pub struct KernelOptions {
+    /// `launch_bounds = N`: the most threads per block the kernel will be launched with.
+    pub launch_bounds: Option<u32>,
+    /// `fast_math`: NVRTC's `--use_fast_math` (approximate division, `sqrt`, transcendentals).
+    pub fast_math: bool,
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// The Rust name.
+    pub name: String,
+    /// What the parameter is.
+    pub kind: ParamKind,
+    /// Span of the whole `name: Type` pair.
+    pub span: Span,
+}
+
+/// What a kernel parameter is.
+#[derive(Clone, Copy, Debug)]
+pub enum ParamKind {
+    /// A scalar passed by value; read through its [`Local`].
+    Scalar { local: Handle<Local>, ty: Scalar },
+    /// `&[T]` or `&mut [T]`: a pointer and a length.
+    Slice { array: Handle<Array> },
+}
+
+/// A memory object that expressions index.
+#[derive(Clone, Debug)]
+pub struct Array {
+    /// The Rust name.
+    pub name: String,
+    /// The element type.
+    pub elem: Scalar,
+    /// Where the array lives.
+    pub kind: ArrayKind,
+}
+
+/// Where an [`Array`] lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrayKind {
+    /// A `&[T]` (`mutable == false`) or `&mut [T]` parameter in global memory.
+    Global { mutable: bool },
+    /// `shared::<[T; N]>()` (one dimension) or `shared::<[[T; W]; H]>()` (`dims == [H, W]`):
+    /// block-local memory. Dimensions are listed outermost first.
+    Shared { dims: Vec<u64> },
+}
+
+impl Array {
+    /// Number of index operands an access takes.
+    pub fn rank(&self) -> usize {
+        match &self.kind {
+            ArrayKind::Global { .. } => 1,
+            ArrayKind::Shared { dims } => dims.len(),
+        }
+    }
+}
+
+/// A variable.
+#[derive(Clone, Debug)]
+pub struct Local {
+    /// The Rust name (lowering temporaries get a descriptive one, e.g. `tmp`).
+    pub name: String,
+    /// Whether the variable may be assigned after its declaration.
+    pub mutable: bool,
+    /// The type written in the source, if any.
+    pub annotated: Option<Scalar>,
+    /// What made the variable.
+    pub origin: LocalOrigin,
+}
+
+/// What made a [`Local`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalOrigin {
+    /// A scalar kernel parameter.
+    Param,
+    /// A `let` binding.
+    Let,
+    /// The variable of a `for` loop.
+    LoopVar,
+    /// A temporary that holds the value of an `if` or block expression.
+    Temp,
+}
+
+/// A loop label.
+#[derive(Clone, Debug)]
+pub struct Label {
+    /// The label's name without the quote.
+    pub name: String,
+}
+
+/// Literal values.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer literal (negation folded in), with its suffix type if it had one.
+    Int { value: i128, suffix: Option<Scalar> },
+    /// A float literal as written (decimal digits), with its suffix type if it had one.
+    Float {
+        digits: String,
+        suffix: Option<Scalar>,
+    },
+}
+
+/// Index builtins: `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()`, `global_idx()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    ThreadIdx,
+    BlockIdx,
+    BlockDim,
+    GridDim,
+    GlobalIdx,
+}
+
+/// The component of a `Dim3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    /// `x`, `y` or `z`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        }
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `!x`: logical not on `bool`, bitwise not on integers.
+    Not,
+}
+
+/// Binary operators (the short-circuit ones included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+}
+
+impl BinaryOp {
+    /// The operator as Rust (and C) spell it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+    /// Whether the result is `bool` whatever the operand type.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+    /// Whether the operator is a shift (its operands may have different types).
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinaryOp::Shl | BinaryOp::Shr)
+    }
+}
+
+/// An expression. See the module docs for evaluation rules.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// A literal.
+    Literal(Literal),
+    /// The current value of a variable.
+    Local(Handle<Local>),
+    /// A component of an index builtin, always `u32`.
+    Builtin { builtin: Builtin, axis: Axis },
+    /// `slice.len()`, a `usize`.
+    Len(Handle<Array>),
+    /// `array[i]` or `tile[y][x]`: one index per dimension, outermost first.
+    Load {
+        array: Handle<Array>,
+        index: Vec<Handle<Expr>>,
+    },
+    /// A unary operation.
+    Unary { op: UnaryOp, expr: Handle<Expr> },
+    /// A binary operation; `And` and `Or` evaluate `right` only when needed.
+    Binary {
+        op: BinaryOp,
+        left: Handle<Expr>,
+        right: Handle<Expr>,
+    },
+    /// `expr as T`, with Rust's meaning (float to int saturates, NaN becomes 0).
+    Cast { expr: Handle<Expr>, to: Scalar },
+    /// `if cond { accept } else { reject }` with bare-expression arms: only the chosen arm is
+    /// evaluated.
+    Select {
+        cond: Handle<Expr>,
+        accept: Handle<Expr>,
+        reject: Handle<Expr>,
+    },
+}
+
+/// A place that can be assigned.
+#[derive(Clone, Debug)]
+pub enum Place {
+    /// A variable.
+    Local(Handle<Local>),
+    /// An element of an array; one index per dimension.
+    Element {
+        array: Handle<Array>,
+        index: Vec<Handle<Expr>>,
+    },
+}
+
+/// A sequence of statements with the span of each beside it.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// The statements in order.
+    pub stmts: Vec<Stmt>,
+    /// The span of each statement.
+    pub spans: Vec<Span>,
+}
+
+impl Block {
+    /// Appends a statement.
+    pub fn push(&mut self, stmt: Stmt, span: Span) {
+        self.stmts.push(stmt);
+        self.spans.push(span);
+    }
+    /// Statements with their spans.
+    pub fn iter(&self) -> impl Iterator<Item = (&Stmt, Span)> {
+        self.stmts.iter().zip(self.spans.iter().copied())
+    }
+}
+
+/// How a `for` loop distributes its range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Distribution {
+    /// `for i in a..b` or `(a..b).step_by(s)`: every thread runs every iteration.
+    Sequential,
+    /// `threads_in_block(r)`: thread `t` takes `r[t], r[t + block_dim.x], ...`.
+    ThreadsInBlock,
+    /// `blocks_in_grid(r)`: block `b` takes `r[b], r[b + grid_dim.x], ...` (block-uniform).
+    BlocksInGrid,
+    /// `threads_in_grid(r)`: the global thread index `g` takes `r[g], r[g + total], ...`.
+    ThreadsInGrid,
+}
+
+/// The kinds of loops.
+#[derive(Clone, Debug)]
+pub enum LoopKind {
+    /// `loop { .. }`
+    Infinite,
+    /// `while cond { .. }`; `cond` needs no statements to evaluate.
+    While { cond: Handle<Expr> },
+    /// `for var in start..end` or `(start..end).step_by(step)`, possibly distributed.
+    /// `start`, `end` and `step` are evaluated once, before the first iteration.
+    For {
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        distribution: Distribution,
+    },
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let x = init;` or `let x;`.
+    Let {
+        local: Handle<Local>,
+        init: Option<Handle<Expr>>,
+    },
+    /// `place = value` or `place op= value`.
+    Assign {
+        place: Place,
+        op: Option<BinaryOp>,
+        value: Handle<Expr>,
+    },
+    /// `if cond { accept } else { reject }` as a statement.
+    If {
+        cond: Handle<Expr>,
+        accept: Block,
+        reject: Block,
+    },
+    /// A loop.
+    Loop {
+        label: Option<Handle<Label>>,
+        kind: LoopKind,
+        body: Block,
+    },
+    /// `break` out of the innermost loop or the labelled one.
+    Break { label: Option<Handle<Label>> },
+    /// `continue` the innermost loop or the labelled one.
+    Continue { label: Option<Handle<Label>> },
+    /// `return` from the kernel.
+    Return,
+    /// `sync_block_threads()`; the index is into [`Kernel::barriers`].
+    Barrier { index: usize },
+    /// A nested scope `{ .. }`.
+    Block(Block),
+    /// An expression evaluated for its faults only (`a[i];`).
+    Eval(Handle<Expr>),
+}

@@ -1,0 +1,88 @@
+//! cuphase's kernel compiler.
+//!
+//! The pipeline, one module per stage:
+//!
+//! 1. [`front`]: a `syn::ItemFn` is lowered to the kernel [`ir`] and type-checked; every user
+//!    error is collected as a [`diag::Diagnostic`] with the user's span.
+//! 2. [`back`]: writers read the checked IR: [`back::cuda`] writes CUDA C, [`back::sim`] writes
+//!    the Rust code the CPU simulator runs, [`back::host`] writes the kernel value with its
+//!    typed `launch`.
+//!
+//! The proc-macro crate is a thin wrapper over [`expand_kernel`]; everything here is an
+//! ordinary library, testable without a macro context ([`compile_str`]).
+
+pub mod back;
+pub mod diag;
+pub mod front;
+pub mod ir;
+
+use proc_macro2::TokenStream;
+
+/// What compiling one kernel gives.
+pub struct Compiled {
+    /// The checked IR and its types.
+    pub checked: front::Checked,
+    /// The CUDA C source.
+    pub cuda: String,
+}
+
+/// Compiles a parsed kernel function. `file` is the Rust path written into `#line` directives
+/// and fault locations.
+pub fn compile(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    file: &str,
+) -> Result<Compiled, Vec<diag::Diagnostic>> {
+    let checked = front::check_kernel(attr, func)?;
+    let cuda = back::cuda::write_kernel(&checked.kernel, &checked.types, file);
+    Ok(Compiled { checked, cuda })
+}
+
+/// Compiles kernel source text (a whole `fn` item, without the `#[kernel]` attribute);
+/// for tests and tools.
+pub fn compile_str(
+    attr: &str,
+    source: &str,
+    file: &str,
+) -> Result<Compiled, Vec<diag::Diagnostic>> {
+    let func: syn::ItemFn =
+        syn::parse_str(source).map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
+    let attr: TokenStream = attr.parse().map_err(|e: proc_macro2::LexError| {
+        vec![diag::Diagnostic::new(
+            proc_macro2::Span::call_site(),
+            e.to_string(),
+        )]
+    })?;
+    compile(attr, &func, file)
+}
+
+/// The whole expansion of `#[kernel]`: the kernel value, or the errors and a fallback item.
+/// Never panics on user input.
+pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                "`#[kernel]` goes on a free function: `#[kernel] fn name(..) { .. }`",
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let file = func.sig.ident.span().file();
+    match compile(attr, &func, &file) {
+        Ok(c) => {
+            let sim = back::sim::write_kernel(&c.checked.kernel, &c.checked.types, &file);
+            back::host::write(&func, &c.checked.kernel, &c.cuda, sim, &file)
+        }
+        Err(diags) => {
+            let errors: TokenStream = diags
+                .iter()
+                .map(diag::Diagnostic::to_compile_error)
+                .collect();
+            back::host::fallback(&func, errors)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! Buffers: arrays of scalars on a device.
+
+use crate::cuda::CudaBackend;
+use crate::device::{Backend, Device};
+use crate::error::Error;
+use crate::scalar::Scalar;
+use crate::sim::{Global, SimBackend};
+use cudarc::driver::CudaSlice;
+
+enum Storage<T: Scalar> {
+    /// Device memory; at least one element is allocated so that empty buffers need no special
+    /// pointer.
+    Cuda(CudaSlice<T>),
+    Sim(Box<[T::Cell]>),
+}
+
+/// A typed array on a [`Device`]: `&Buffer<T>` is passed for a kernel's `&[T]` parameter,
+/// `&mut Buffer<T>` for `&mut [T]`.
+pub struct Buffer<T: Scalar> {
+    storage: Storage<T>,
+    len: usize,
+    device: Device,
+}
+
+impl<T: Scalar> std::fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Buffer<{}>[{}] on {}",
+            T::NAME,
+            self.len,
+            self.device.name()
+        )
+    }
+}
+
+fn copy_err(context: &str, e: cudarc::driver::DriverError) -> Error {
+    Error::Driver {
+        context: context.to_string(),
+        message: e.to_string(),
+    }
+}
+
+impl<T: Scalar> Buffer<T> {
+    pub(crate) fn upload(device: &Device, data: &[T]) -> Result<Self, Error> {
+        let storage = match &*device.inner {
+            Backend::Cuda(cu) => {
+                let slice = if data.is_empty() {
+                    cu.stream().alloc_zeros::<T>(1)
+                } else {
+                    cu.stream().clone_htod(data)
+                };
+                Storage::Cuda(slice.map_err(|e| copy_err("copying to the device", e))?)
+            }
+            Backend::Sim(_) => Storage::Sim(data.iter().map(|v| T::new_cell(*v)).collect()),
+        };
+        Ok(Buffer {
+            storage,
+            len: data.len(),
+            device: device.clone(),
+        })
+    }
+
+    pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self, Error> {
+        let storage = match &*device.inner {
+            Backend::Cuda(cu) => Storage::Cuda(
+                cu.stream()
+                    .alloc_zeros::<T>(len.max(1))
+                    .map_err(|e| copy_err("allocating device memory", e))?,
+            ),
+            Backend::Sim(_) => Storage::Sim((0..len).map(|_| T::new_cell(T::default())).collect()),
+        };
+        Ok(Buffer {
+            storage,
+            len,
+            device: device.clone(),
+        })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device the buffer lives on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Copies the buffer to the host, after all work queued before on its device. Errors of
+    /// earlier asynchronous launches surface here.
+    pub fn to_vec(&self) -> Result<Vec<T>, Error> {
+        match &self.storage {
+            Storage::Cuda(s) => {
+                let Backend::Cuda(cu) = &*self.device.inner else {
+                    return Err(self.wrong("the host copy"));
+                };
+                let mut v = cu
+                    .stream()
+                    .clone_dtoh(s)
+                    .map_err(|e| copy_err("copying to the host", e))?;
+                v.truncate(self.len);
+                Ok(v)
+            }
+            Storage::Sim(cells) => Ok(cells.iter().map(T::load).collect()),
+        }
+    }
+
+    /// Overwrites the buffer with host data of the same length.
+    pub fn copy_from_host(&mut self, data: &[T]) -> Result<(), Error> {
+        if data.len() != self.len {
+            return Err(Error::LengthMismatch {
+                expected: self.len,
+                found: data.len(),
+            });
+        }
+        match &mut self.storage {
+            Storage::Cuda(s) => {
+                let Backend::Cuda(cu) = &*self.device.inner else {
+                    return Err(Error::NotCompiled("copy".into()));
+                };
+                if !data.is_empty() {
+                    let mut view = s.slice_mut(0..data.len());
+                    cu.stream()
+                        .memcpy_htod(data, &mut view)
+                        .map_err(|e| copy_err("copying to the device", e))?;
+                }
+                Ok(())
+            }
+            Storage::Sim(cells) => {
+                for (c, v) in cells.iter().zip(data) {
+                    T::store(c, *v);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn wrong(&self, expected: &str) -> Error {
+        Error::WrongDevice {
+            what: format!("a Buffer<{}>", T::NAME),
+            found: self.device.name(),
+            expected: expected.into(),
+        }
+    }
+
+    /// The device slice, for generated launch code.
+    #[doc(hidden)]
+    pub fn __cuda_slice(&self, cu: &CudaBackend) -> Result<&CudaSlice<T>, Error> {
+        match &self.storage {
+            Storage::Cuda(s) if self.device.same_as_cuda(cu) => Ok(s),
+            _ => Err(self.wrong(cu.name())),
+        }
+    }
+
+    /// The device slice, for generated launch code.
+    #[doc(hidden)]
+    pub fn __cuda_slice_mut(&mut self, cu: &CudaBackend) -> Result<&mut CudaSlice<T>, Error> {
+        if !self.device.same_as_cuda(cu) {
+            return Err(self.wrong(cu.name()));
+        }
+        let err = self.wrong(cu.name());
+        match &mut self.storage {
+            Storage::Cuda(s) => Ok(s),
+            Storage::Sim(_) => Err(err),
+        }
+    }
+
+    /// The simulator's view, for generated launch code.
+    #[doc(hidden)]
+    pub fn __sim_global(
+        &self,
+        sim: &SimBackend,
+        name: &'static str,
+    ) -> Result<Global<'_, T>, Error> {
+        match &self.storage {
+            Storage::Sim(cells) if self.device.same_as_sim(sim) => Ok(Global::new(cells, name)),
+            _ => Err(self.wrong("the CPU simulator")),
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The CUDA back end: NVRTC compiles the generated CUDA C to a CUBIN for the device's own
+//! architecture, the driver loads it once per device and kernel, and launches go on the
+//! device's stream. Built on cudarc's layers with dynamic loading, so building needs no CUDA
+//! and a machine without it gets an `Err`, never a panic.
+
+use crate::error::Error;
+use crate::kernel::KernelInfo;
+use crate::launch::Launch;
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchArgs, LaunchConfig};
+use cudarc::nvrtc::sys as nvrtc_sys;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+/// A GPU architecture, `sm_XY`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arch {
+    /// Compute capability major version.
+    pub major: u32,
+    /// Compute capability minor version.
+    pub minor: u32,
+}
+
+impl Arch {
+    /// `sm_XY` as a number `XY`.
+    pub fn number(self) -> u32 {
+        self.major * 10 + self.minor
+    }
+}
+
+/// What NVRTC produced.
+#[derive(Clone, Debug)]
+pub struct CompiledModule {
+    /// A CUBIN, or NUL-free PTX text when `is_ptx`.
+    pub image: Vec<u8>,
+    /// Whether `image` is PTX (NVRTC older than the device).
+    pub is_ptx: bool,
+    /// NVRTC's log: empty when there were no warnings.
+    pub log: String,
+    /// The options used.
+    pub options: Vec<String>,
+}
+
+fn nvrtc_err(what: &str, r: nvrtc_sys::nvrtcResult) -> Error {
+    Error::NvrtcUnavailable {
+        reason: format!("{what} failed: {r:?}"),
+    }
+}
+
+/// Whether the NVRTC library can be loaded.
+pub fn nvrtc_available() -> bool {
+    // SAFETY: only tries to dlopen the library by its known names.
+    catch_unwind(|| unsafe { nvrtc_sys::is_culib_present() }).unwrap_or(false)
+}
+
+fn nvrtc_missing() -> Error {
+    Error::NvrtcUnavailable {
+        reason:
+            "the NVRTC library (libnvrtc.so) was not found on the library path; install the CUDA \
+                 toolkit, or `pip install nvidia-cuda-nvrtc` and add its `lib` directory to \
+                 LD_LIBRARY_PATH"
+                .into(),
+    }
+}
+
+/// NVRTC's version, `(major, minor)`.
+pub fn nvrtc_version() -> Result<(i32, i32), Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC writes two ints through valid pointers.
+    let r = catch_unwind(AssertUnwindSafe(|| unsafe {
+        nvrtc_sys::nvrtcVersion(&mut major, &mut minor)
+    }))
+    .map_err(|_| nvrtc_missing())?;
+    if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(nvrtc_err("nvrtcVersion", r));
+    }
+    Ok((major, minor))
+}
+
+/// The real architectures NVRTC can produce a CUBIN for.
+fn supported_archs() -> Result<Vec<u32>, Error> {
+    let mut n: c_int = 0;
+    // SAFETY: NVRTC writes the count, then that many ints into a buffer of that size.
+    unsafe {
+        let r = nvrtc_sys::nvrtcGetNumSupportedArchs(&mut n);
+        if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+            return Err(nvrtc_err("nvrtcGetNumSupportedArchs", r));
+        }
+        let mut v = vec![0 as c_int; n.max(0) as usize];
+        let r = nvrtc_sys::nvrtcGetSupportedArchs(v.as_mut_ptr());
+        if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+            return Err(nvrtc_err("nvrtcGetSupportedArchs", r));
+        }
+        Ok(v.into_iter().map(|a| a.max(0) as u32).collect())
+    }
+}
+
+/// Compiles CUDA C with NVRTC for `arch`: a CUBIN for `sm_XY` when NVRTC supports it, else PTX
+/// for the newest virtual architecture it knows (the driver then compiles it). `name` is the
+/// NVRTC program name: the Rust file, so that messages point there.
+pub fn compile_cuda(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<CompiledModule, Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    catch_unwind(AssertUnwindSafe(|| {
+        compile_inner(source, name, kernel, arch, fast_math)
+    }))
+    .unwrap_or_else(|_| {
+        Err(Error::NvrtcUnavailable {
+            reason: "the NVRTC library lacks a required function; use NVRTC 12 or newer".into(),
+        })
+    })
+}
+
+fn compile_inner(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<CompiledModule, Error> {
+    let supported = supported_archs()?;
+    let (target, is_ptx) = if supported.contains(&arch.number()) {
+        (format!("sm_{}", arch.number()), false)
+    } else {
+        let newest = supported
+            .iter()
+            .copied()
+            .filter(|a| *a <= arch.number())
+            .max()
+            .unwrap_or(arch.number());
+        (format!("compute_{newest}"), true)
+    };
+    let mut options = vec![
+        format!("--gpu-architecture={target}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
+    if fast_math {
+        options.push("--use_fast_math".into());
+    }
+    let bad_text = |what: &str| Error::Compile {
+        kernel: kernel.into(),
+        options: String::new(),
+        log: format!("{what} contains a NUL byte"),
+    };
+    let c_source = CString::new(source).map_err(|_| bad_text("the source"))?;
+    let c_name = CString::new(name).map_err(|_| bad_text("the program name"))?;
+    let c_options: Vec<CString> = options
+        .iter()
+        .filter_map(|o| CString::new(o.as_str()).ok())
+        .collect();
+    let option_ptrs: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
+    let mut prog: nvrtc_sys::nvrtcProgram = std::ptr::null_mut();
+    // SAFETY: all pointers are to live NUL-terminated strings; `prog` is destroyed below on
+    // every path.
+    unsafe {
+        let r = nvrtc_sys::nvrtcCreateProgram(
+            &mut prog,
+            c_source.as_ptr(),
+            c_name.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+            return Err(nvrtc_err("nvrtcCreateProgram", r));
+        }
+        let result = (|| {
+            let r = nvrtc_sys::nvrtcCompileProgram(
+                prog,
+                option_ptrs.len() as c_int,
+                option_ptrs.as_ptr(),
+            );
+            let log = program_log(prog);
+            if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                return Err(Error::Compile {
+                    kernel: kernel.into(),
+                    options: options.join(" "),
+                    log,
+                });
+            }
+            let mut size = 0usize;
+            let image = if is_ptx {
+                let r = nvrtc_sys::nvrtcGetPTXSize(prog, &mut size);
+                if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                    return Err(nvrtc_err("nvrtcGetPTXSize", r));
+                }
+                let mut buf = vec![0u8; size];
+                let r = nvrtc_sys::nvrtcGetPTX(prog, buf.as_mut_ptr() as *mut c_char);
+                if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                    return Err(nvrtc_err("nvrtcGetPTX", r));
+                }
+                while buf.last() == Some(&0) {
+                    buf.pop();
+                }
+                buf
+            } else {
+                let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
+                if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                    return Err(nvrtc_err("nvrtcGetCUBINSize", r));
+                }
+                let mut buf = vec![0u8; size];
+                let r = nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr() as *mut c_char);
+                if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                    return Err(nvrtc_err("nvrtcGetCUBIN", r));
+                }
+                buf
+            };
+            Ok(CompiledModule {
+                image,
+                is_ptx,
+                log,
+                options: options.clone(),
+            })
+        })();
+        nvrtc_sys::nvrtcDestroyProgram(&mut prog);
+        result
+    }
+}
+
+/// NVRTC's log for a program, without the trailing NUL.
+///
+/// # Safety
+/// `prog` must be a live program.
+unsafe fn program_log(prog: nvrtc_sys::nvrtcProgram) -> String {
+    let mut size = 0usize;
+    if nvrtc_sys::nvrtcGetProgramLogSize(prog, &mut size) != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+        || size == 0
+    {
+        return String::new();
+    }
+    let mut buf = vec![0u8; size];
+    if nvrtc_sys::nvrtcGetProgramLog(prog, buf.as_mut_ptr() as *mut c_char)
+        != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS
+    {
+        return String::new();
+    }
+    while buf.last() == Some(&0) {
+        buf.pop();
+    }
+    String::from_utf8_lossy(&buf).trim().to_string()
+}
+
+fn driver_err(context: &str, e: cudarc::driver::DriverError) -> Error {
+    Error::Driver {
+        context: context.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// A CUDA GPU as a device.
+pub struct CudaBackend {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    arch: Arch,
+    name: String,
+    /// Loaded kernels, keyed by the address of their `KernelInfo` static.
+    functions: Mutex<HashMap<usize, CudaFunction>>,
+}
+
+impl std::fmt::Debug for CudaBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaBackend")
+            .field("name", &self.name)
+            .field("arch", &self.arch)
+            .finish()
+    }
+}
+
+fn no_driver() -> Error {
+    Error::CudaUnavailable {
+        reason: "the CUDA driver library (libcuda.so) was not found; install the NVIDIA driver, or run on \
+                 the CPU simulator with `Device::cpu()` or CUPHASE_DEVICE=cpu"
+            .into(),
+    }
+}
+
+impl CudaBackend {
+    /// Opens GPU `ordinal`. Every failure, including a missing or incomplete driver library,
+    /// is an `Err`.
+    pub fn new(ordinal: usize) -> Result<Self, Error> {
+        // SAFETY: only tries to dlopen the driver by its known names.
+        let present =
+            catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
+        if !present {
+            return Err(no_driver());
+        }
+        catch_unwind(|| Self::open(ordinal)).unwrap_or_else(|_| {
+            Err(Error::CudaUnavailable {
+                reason:
+                    "the CUDA driver library lacks a required function; update the NVIDIA driver"
+                        .into(),
+            })
+        })
+    }
+
+    fn open(ordinal: usize) -> Result<Self, Error> {
+        let count = CudaContext::device_count().map_err(|e| Error::CudaUnavailable {
+            reason: format!("the CUDA driver found no usable GPU ({e})"),
+        })?;
+        let count = usize::try_from(count).unwrap_or(0);
+        if ordinal >= count {
+            return Err(Error::NoSuchDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| driver_err("creating a context", e))?;
+        let (major, minor) = ctx
+            .compute_capability()
+            .map_err(|e| driver_err("reading the compute capability", e))?;
+        let name = ctx
+            .name()
+            .map_err(|e| driver_err("reading the device name", e))?;
+        let stream = ctx.default_stream();
+        Ok(CudaBackend {
+            ctx,
+            stream,
+            arch: Arch {
+                major: major.max(0) as u32,
+                minor: minor.max(0) as u32,
+            },
+            name,
+            functions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The device's name, e.g. "NVIDIA H200".
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The device's architecture.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// The stream launches and copies go on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The loaded function of a kernel: compiled and loaded on first use, then kept.
+    pub fn function(&self, info: &'static KernelInfo) -> Result<CudaFunction, Error> {
+        let key = info as *const KernelInfo as usize;
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(&key) {
+            return Ok(f.clone());
+        }
+        let module = compile_cuda(
+            info.cuda_source,
+            info.rust_file,
+            info.name,
+            self.arch,
+            info.fast_math,
+        )?;
+        let ptx = if module.is_ptx {
+            cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
+        } else {
+            cudarc::nvrtc::Ptx::from_binary(module.image)
+        };
+        let loaded = self
+            .ctx
+            .load_module(ptx)
+            .map_err(|e| driver_err(&format!("loading kernel `{}`", info.name), e))?;
+        let f = loaded
+            .load_function(info.name)
+            .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
+        functions.insert(key, f.clone());
+        Ok(f)
+    }
+
+    /// A launch builder for `f` on this device's stream.
+    pub fn launch_builder<'a>(&'a self, f: &'a CudaFunction) -> LaunchArgs<'a> {
+        self.stream.launch_builder(f)
+    }
+
+    /// Launches with the arguments pushed into `args`, after checking the launch.
+    pub fn launch(
+        &self,
+        info: &'static KernelInfo,
+        launch: &Launch,
+        mut args: LaunchArgs<'_>,
+    ) -> Result<(), Error> {
+        launch.validate(info.name)?;
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid.x, launch.grid.y, launch.grid.z),
+            block_dim: (launch.block.x, launch.block.y, launch.block.z),
+            shared_mem_bytes: launch.shared_bytes,
+        };
+        // SAFETY: `#[kernel]` pushed one argument per parameter of the generated CUDA function,
+        // in order and of the matching types (device pointers, `unsigned long long` lengths,
+        // scalars), all generated from the same signature.
+        unsafe { args.launch(cfg) }
+            .map_err(|e| driver_err(&format!("launching kernel `{}`", info.name), e))?;
+        Ok(())
+    }
+
+    /// Waits for all work on the stream.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        self.stream
+            .synchronize()
+            .map_err(|e| driver_err("synchronizing", e))
+    }
+}

@@ -1,0 +1,136 @@
+//! Devices: a CUDA GPU or the CPU simulator.
+
+use crate::buffer::Buffer;
+use crate::cuda::CudaBackend;
+use crate::error::Error;
+use crate::scalar::Scalar;
+use crate::sim::SimBackend;
+use std::sync::{Arc, Once};
+
+pub(crate) enum Backend {
+    Cuda(CudaBackend),
+    Sim(SimBackend),
+}
+
+/// Where kernels run: a CUDA GPU, or the CPU simulator. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) inner: Arc<Backend>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({})", self.name())
+    }
+}
+
+/// A device's back end, for generated code.
+#[doc(hidden)]
+pub enum BackendRef<'a> {
+    Cuda(&'a CudaBackend),
+    Sim(&'a SimBackend),
+}
+
+static FALLBACK_NOTICE: Once = Once::new();
+
+impl Device {
+    /// CUDA GPU `ordinal`. `Err` names what is missing (driver, GPU, ordinal).
+    pub fn cuda(ordinal: usize) -> Result<Device, Error> {
+        Ok(Device {
+            inner: Arc::new(Backend::Cuda(CudaBackend::new(ordinal)?)),
+        })
+    }
+
+    /// The CPU simulator. Always available.
+    pub fn cpu() -> Result<Device, Error> {
+        Ok(Device {
+            inner: Arc::new(Backend::Sim(SimBackend::new())),
+        })
+    }
+
+    /// The device `CUPHASE_DEVICE` names (`cpu`, `cuda`, `cuda:N`); without it, the first CUDA
+    /// GPU, else the CPU simulator, which is said once on stderr.
+    #[allow(clippy::should_implement_trait)]
+    pub fn default() -> Result<Device, Error> {
+        match std::env::var("CUPHASE_DEVICE") {
+            Ok(v) => Self::from_spec(&v),
+            Err(_) => {
+                match Device::cuda(0) {
+                    Ok(d) => Ok(d),
+                    Err(e) => {
+                        FALLBACK_NOTICE.call_once(|| {
+                        eprintln!("cuphase: no CUDA device ({e}); running kernels on the CPU simulator");
+                    });
+                        Device::cpu()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Parses a device name: `cpu`, `cuda` or `cuda:N`.
+    pub fn from_spec(spec: &str) -> Result<Device, Error> {
+        let s = spec.trim();
+        match s {
+            "cpu" | "sim" => Device::cpu(),
+            "cuda" | "gpu" => Device::cuda(0),
+            _ => match s
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => Device::cuda(n),
+                None => Err(Error::BadDeviceSpec {
+                    value: spec.to_string(),
+                }),
+            },
+        }
+    }
+
+    /// The GPU's name, or "CPU simulator".
+    pub fn name(&self) -> String {
+        match &*self.inner {
+            Backend::Cuda(c) => c.name().to_string(),
+            Backend::Sim(_) => "CPU simulator".to_string(),
+        }
+    }
+
+    /// Whether this is a CUDA GPU.
+    pub fn is_cuda(&self) -> bool {
+        matches!(&*self.inner, Backend::Cuda(_))
+    }
+
+    /// Copies host data into a new buffer.
+    pub fn upload<T: Scalar>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
+        Buffer::upload(self, data)
+    }
+
+    /// A new buffer of `len` zeros.
+    pub fn zeros<T: Scalar>(&self, len: usize) -> Result<Buffer<T>, Error> {
+        Buffer::zeros(self, len)
+    }
+
+    /// Waits until every launch and copy on this device has finished.
+    pub fn synchronize(&self) -> Result<(), Error> {
+        match &*self.inner {
+            Backend::Cuda(c) => c.synchronize(),
+            Backend::Sim(_) => Ok(()),
+        }
+    }
+
+    /// The back end, for generated code.
+    #[doc(hidden)]
+    pub fn __backend(&self) -> BackendRef<'_> {
+        match &*self.inner {
+            Backend::Cuda(c) => BackendRef::Cuda(c),
+            Backend::Sim(s) => BackendRef::Sim(s),
+        }
+    }
+
+    pub(crate) fn same_as_cuda(&self, cu: &CudaBackend) -> bool {
+        matches!(&*self.inner, Backend::Cuda(c) if std::ptr::eq(c, cu))
+    }
+
+    pub(crate) fn same_as_sim(&self, s: &SimBackend) -> bool {
+        matches!(&*self.inner, Backend::Sim(x) if std::ptr::eq(x, s))
+    }
+}

@@ -1,0 +1,134 @@
+//! The one error type of cuphase.
+
+use crate::launch::Dim3;
+
+/// Everything that can go wrong when setting up a device, moving data or launching a kernel.
+/// Every variant carries what a user needs to act on it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No usable CUDA driver or GPU.
+    #[error("CUDA is not available: {reason}")]
+    CudaUnavailable {
+        /// What is missing and how to get it.
+        reason: String,
+    },
+    /// A CUDA device ordinal that does not exist.
+    #[error("there is no CUDA device {ordinal}: this machine has {count}")]
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver reports.
+        count: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error while {context}: {message}")]
+    Driver {
+        /// What cuphase was doing.
+        context: String,
+        /// The driver's own message.
+        message: String,
+    },
+    /// The NVRTC library could not be loaded.
+    #[error("NVRTC is not available: {reason}")]
+    NvrtcUnavailable {
+        /// What is missing and how to get it.
+        reason: String,
+    },
+    /// NVRTC rejected the generated CUDA C. Locations in the log are Rust locations, through
+    /// the `#line` directives of the generated code.
+    #[error("NVRTC could not compile kernel `{kernel}` (options: {options}):\n{log}")]
+    Compile {
+        /// The kernel's name.
+        kernel: String,
+        /// The NVRTC options used.
+        options: String,
+        /// NVRTC's log.
+        log: String,
+    },
+    /// A launch configuration that no launch can have, found before anything runs.
+    #[error("invalid launch of kernel `{kernel}`: {reason}")]
+    InvalidLaunch {
+        /// The kernel's name.
+        kernel: String,
+        /// Which limit was broken.
+        reason: String,
+    },
+    /// A buffer passed to a kernel, or copied, lives on another device.
+    #[error("{what} lives on {found}, but the operation runs on {expected}")]
+    WrongDevice {
+        /// The buffer or parameter.
+        what: String,
+        /// Where it lives.
+        found: String,
+        /// Where it was needed.
+        expected: String,
+    },
+    /// A host slice whose length does not fit the buffer.
+    #[error("length mismatch: the buffer holds {expected} elements, the host slice {found}")]
+    LengthMismatch {
+        /// The buffer's length.
+        expected: usize,
+        /// The host slice's length.
+        found: usize,
+    },
+    /// A kernel thread panicked (`panic!`, division by zero, `step_by(0)`, ...).
+    #[error("kernel `{kernel}` panicked at {file}:{line}:{column} in block {block}, thread {thread}: {message}")]
+    KernelPanic {
+        /// The kernel's name.
+        kernel: String,
+        /// Rust source file.
+        file: String,
+        /// Line in the file.
+        line: u32,
+        /// Column in the line.
+        column: u32,
+        /// The panic message.
+        message: String,
+        /// The block of the thread that panicked.
+        block: Dim3,
+        /// The thread that panicked, within its block.
+        thread: Dim3,
+    },
+    /// An index out of bounds, caught by a bounds check.
+    #[error("index out of bounds in kernel `{kernel}` at {file}:{line}:{column}: the len of `{array}` is {len} but the index is {index} (block {block}, thread {thread})")]
+    OutOfBounds {
+        /// The kernel's name.
+        kernel: String,
+        /// Rust source file.
+        file: String,
+        /// Line in the file.
+        line: u32,
+        /// Column in the line.
+        column: u32,
+        /// The slice or shared array.
+        array: String,
+        /// The index used.
+        index: u64,
+        /// The length of the indexed dimension.
+        len: u64,
+        /// The block of the faulting thread.
+        block: Dim3,
+        /// The faulting thread, within its block.
+        thread: Dim3,
+    },
+    /// Threads of one block did not all reach the same barrier (found by the simulator).
+    #[error("barrier divergence in kernel `{kernel}`, block {block}: {detail}")]
+    BarrierDivergence {
+        /// The kernel's name.
+        kernel: String,
+        /// The block in which it happened.
+        block: Dim3,
+        /// Which threads wait where, with Rust locations and counts.
+        detail: String,
+    },
+    /// The kernel had compile errors; its `launch` cannot run.
+    #[error("kernel `{0}` did not compile; see the errors of `#[kernel]`")]
+    NotCompiled(String),
+    /// `CUPHASE_DEVICE` has a value cuphase does not understand.
+    #[error("CUPHASE_DEVICE={value:?} is not a device: use `cpu`, `cuda` or `cuda:N`")]
+    BadDeviceSpec {
+        /// The variable's value.
+        value: String,
+    },
+}

@@ -1,0 +1,184 @@
+//! Launch geometry: grid and block sizes.
+
+use crate::error::Error;
+use std::fmt;
+
+/// Three sizes or indices, as CUDA's `dim3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// The fastest-varying component.
+    pub x: u32,
+    /// The middle component.
+    pub y: u32,
+    /// The slowest-varying component.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// A `Dim3` from its components.
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+    /// `x * y * z`, without overflow.
+    pub fn volume(self) -> u64 {
+        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
+    }
+}
+
+impl fmt::Display for Dim3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {}, {})", self.x, self.y, self.z)
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Self {
+        Dim3::new(x, 1, 1)
+    }
+}
+impl From<(u32, u32)> for Dim3 {
+    fn from((x, y): (u32, u32)) -> Self {
+        Dim3::new(x, y, 1)
+    }
+}
+impl From<(u32, u32, u32)> for Dim3 {
+    fn from((x, y, z): (u32, u32, u32)) -> Self {
+        Dim3::new(x, y, z)
+    }
+}
+
+/// Most threads in one block, on every CUDA GPU since compute capability 2.0.
+pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
+/// Static shared memory every CUDA GPU offers a block without opting in.
+pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+
+/// The grid and block of a launch, and its dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads in a block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: u32,
+    /// `cover` asked for more blocks than a grid can have.
+    oversized: bool,
+}
+
+impl Launch {
+    /// A launch of `grid` blocks of `block` threads: `u32`, `(u32, u32)` or `(u32, u32, u32)`.
+    /// Sizes are checked when the kernel is launched.
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Self {
+        Launch {
+            grid: grid.into(),
+            block: block.into(),
+            shared_bytes: 0,
+            oversized: false,
+        }
+    }
+
+    /// A one-dimensional launch with at least `n` threads in blocks of `block`:
+    /// `ceil(n / block)` blocks.
+    pub fn cover(n: usize, block: u32) -> Self {
+        let blocks = if block == 0 {
+            0
+        } else {
+            (n as u64).div_ceil(u64::from(block))
+        };
+        let grid = u32::try_from(blocks).unwrap_or(u32::MAX);
+        Launch {
+            grid: Dim3::new(grid, 1, 1),
+            block: Dim3::new(block, 1, 1),
+            shared_bytes: 0,
+            oversized: blocks > u64::from(u32::MAX),
+        }
+    }
+
+    /// Sets the dynamic shared memory per block.
+    pub fn shared_bytes(mut self, bytes: u32) -> Self {
+        self.shared_bytes = bytes;
+        self
+    }
+
+    /// Total threads of the launch.
+    pub fn threads(&self) -> u64 {
+        self.grid.volume() * self.block.volume()
+    }
+
+    /// Checks the launch against the limits every CUDA GPU has; `kernel` names the kernel in
+    /// the error.
+    pub fn validate(&self, kernel: &str) -> Result<(), Error> {
+        let bad = |reason: String| {
+            Err(Error::InvalidLaunch {
+                kernel: kernel.to_string(),
+                reason,
+            })
+        };
+        let (g, b) = (self.grid, self.block);
+        if self.oversized {
+            return bad("`Launch::cover` needs more than 2^31 - 1 blocks; use larger blocks or a strided loop".into());
+        }
+        if g.x == 0 || g.y == 0 || g.z == 0 {
+            return bad(format!("the grid {g} has a zero dimension"));
+        }
+        if b.x == 0 || b.y == 0 || b.z == 0 {
+            return bad(format!("the block {b} has a zero dimension"));
+        }
+        if b.volume() > MAX_THREADS_PER_BLOCK {
+            return bad(format!(
+                "the block {b} has {} threads; the limit is {MAX_THREADS_PER_BLOCK}",
+                b.volume()
+            ));
+        }
+        if b.z > 64 {
+            return bad(format!("the block {b} has z = {}; the limit is 64", b.z));
+        }
+        if g.x > i32::MAX as u32 {
+            return bad(format!(
+                "the grid {g} has x = {}; the limit is 2^31 - 1",
+                g.x
+            ));
+        }
+        if g.y > 65535 || g.z > 65535 {
+            return bad(format!("the grid {g} exceeds 65535 blocks in y or z"));
+        }
+        if self.shared_bytes > DEFAULT_SHARED_BYTES {
+            return bad(format!(
+                "{} bytes of dynamic shared memory requested; the limit without opting in is {DEFAULT_SHARED_BYTES}",
+                self.shared_bytes
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cover_rounds_up() {
+        let l = Launch::cover(1000, 256);
+        assert_eq!(l.grid, Dim3::new(4, 1, 1));
+        assert_eq!(l.block, Dim3::new(256, 1, 1));
+        assert!(l.validate("k").is_ok());
+    }
+
+    #[test]
+    fn invalid_launches_are_errors() {
+        for l in [
+            Launch::new(0, 256),
+            Launch::new(1, 0),
+            Launch::new(1, 2048),
+            Launch::new(1, (32, 32, 2)),
+            Launch::new(1, (1, 1, 128)),
+            Launch::new((1, 70000), 32),
+            Launch::cover(10, 0),
+            Launch::cover(usize::MAX, 1),
+            Launch::new(1, 32).shared_bytes(1 << 20),
+        ] {
+            let e = l.validate("k").expect_err("must be rejected");
+            assert!(matches!(e, Error::InvalidLaunch { .. }), "{e}");
+        }
+    }
+}

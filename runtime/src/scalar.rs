@@ -1,0 +1,81 @@
+//! The element and parameter types kernels compute with.
+
+use std::fmt::Debug;
+use std::sync::atomic::{
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64,
+    AtomicU8, AtomicUsize, Ordering,
+};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A scalar type a kernel can take as a parameter or hold in a buffer: `bool`, `i8`..`i64`,
+/// `u8`..`u64`, `usize`, `f32`, `f64`.
+///
+/// The simulator keeps buffer elements in atomic cells (`Cell`), accessed with relaxed
+/// ordering, so that blocks can run on several CPU threads without undefined behaviour even
+/// when a kernel races; on x86-64 relaxed loads and stores are plain moves.
+pub trait Scalar:
+    sealed::Sealed
+    + Copy
+    + Debug
+    + Default
+    + PartialEq
+    + Send
+    + Sync
+    + 'static
+    + cudarc::driver::DeviceRepr
+    + cudarc::driver::ValidAsZeroBits
+{
+    /// The simulator's storage for one element.
+    #[doc(hidden)]
+    type Cell: Send + Sync;
+    /// The Rust name of the type.
+    const NAME: &'static str;
+    #[doc(hidden)]
+    fn new_cell(v: Self) -> Self::Cell;
+    #[doc(hidden)]
+    fn load(c: &Self::Cell) -> Self;
+    #[doc(hidden)]
+    fn store(c: &Self::Cell, v: Self);
+}
+
+macro_rules! int_scalar {
+    ($($t:ty => $cell:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Scalar for $t {
+            type Cell = $cell;
+            const NAME: &'static str = stringify!($t);
+            #[inline(always)]
+            fn new_cell(v: Self) -> Self::Cell { <$cell>::new(v) }
+            #[inline(always)]
+            fn load(c: &Self::Cell) -> Self { c.load(Ordering::Relaxed) }
+            #[inline(always)]
+            fn store(c: &Self::Cell, v: Self) { c.store(v, Ordering::Relaxed) }
+        }
+    )*};
+}
+
+int_scalar! {
+    bool => AtomicBool, i8 => AtomicI8, i16 => AtomicI16, i32 => AtomicI32, i64 => AtomicI64,
+    u8 => AtomicU8, u16 => AtomicU16, u32 => AtomicU32, u64 => AtomicU64, usize => AtomicUsize,
+}
+
+macro_rules! float_scalar {
+    ($($t:ty => $cell:ty),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Scalar for $t {
+            type Cell = $cell;
+            const NAME: &'static str = stringify!($t);
+            #[inline(always)]
+            fn new_cell(v: Self) -> Self::Cell { <$cell>::new(v.to_bits()) }
+            #[inline(always)]
+            fn load(c: &Self::Cell) -> Self { <$t>::from_bits(c.load(Ordering::Relaxed)) }
+            #[inline(always)]
+            fn store(c: &Self::Cell, v: Self) { c.store(v.to_bits(), Ordering::Relaxed) }
+        }
+    )*};
+}
+
+float_scalar! { f32 => AtomicU32, f64 => AtomicU64 }

@@ -1,0 +1,140 @@
+//! Simulated global and shared memory, bounds-checked.
+
+use super::{Fault, Loc};
+use crate::scalar::Scalar;
+use std::cell::Cell;
+
+/// A kernel's view of a buffer in global memory.
+pub struct Global<'a, T: Scalar> {
+    cells: &'a [T::Cell],
+    name: &'static str,
+}
+
+impl<T: Scalar> Clone for Global<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Scalar> Copy for Global<'_, T> {}
+
+impl<'a, T: Scalar> Global<'a, T> {
+    /// A view of `cells`, called `name` in errors.
+    pub fn new(cells: &'a [T::Cell], name: &'static str) -> Self {
+        Global { cells, name }
+    }
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        self.cells.len()
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(self) -> bool {
+        self.cells.is_empty()
+    }
+    /// Reads element `i`.
+    #[inline(always)]
+    pub fn load(self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
+        match self.cells.get(i) {
+            Some(c) => Ok(T::load(c)),
+            None => Err(self.oob(i, loc)),
+        }
+    }
+    /// Writes element `i`.
+    #[inline(always)]
+    pub fn store(self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                T::store(c, v);
+                Ok(())
+            }
+            None => Err(self.oob(i, loc)),
+        }
+    }
+    #[cold]
+    fn oob(self, i: usize, loc: &'static Loc) -> Fault {
+        Fault::OutOfBounds {
+            array: self.name,
+            index: i as u64,
+            len: self.cells.len() as u64,
+            loc,
+        }
+    }
+}
+
+/// A block's shared array, one or two dimensions. Zero-initialised (CUDA leaves it undefined;
+/// a kernel that reads before writing is wrong on the GPU whatever the simulator shows).
+pub struct Shared<T: Scalar> {
+    cells: Box<[Cell<T>]>,
+    rows: usize,
+    cols: usize,
+    name: &'static str,
+}
+
+impl<T: Scalar> Shared<T> {
+    /// A zeroed array with `dims` (outermost first: `[n]` or `[rows, cols]`).
+    pub fn new(dims: &[usize], name: &'static str) -> Self {
+        let (rows, cols) = match dims {
+            [n] => (*n, 1),
+            [r, c] => (*r, *c),
+            _ => (0, 0),
+        };
+        let cells = (0..rows * cols).map(|_| Cell::new(T::default())).collect();
+        Shared {
+            cells,
+            rows,
+            cols,
+            name,
+        }
+    }
+    /// Reads `a[i]` of a one-dimensional array.
+    #[inline(always)]
+    pub fn load1(&self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
+        match self.cells.get(i) {
+            Some(c) => Ok(c.get()),
+            None => Err(self.oob(i, self.cells.len(), loc)),
+        }
+    }
+    /// Writes `a[i]` of a one-dimensional array.
+    #[inline(always)]
+    pub fn store1(&self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                c.set(v);
+                Ok(())
+            }
+            None => Err(self.oob(i, self.cells.len(), loc)),
+        }
+    }
+    #[inline(always)]
+    fn flat(&self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {
+        if r >= self.rows {
+            return Err(self.oob(r, self.rows, loc));
+        }
+        if c >= self.cols {
+            return Err(self.oob(c, self.cols, loc));
+        }
+        Ok(r * self.cols + c)
+    }
+    /// Reads `a[r][c]`; each index is checked against its own dimension.
+    #[inline(always)]
+    pub fn load2(&self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
+        let i = self.flat(r, c, loc)?;
+        Ok(self.cells[i].get())
+    }
+    /// Writes `a[r][c]`.
+    #[inline(always)]
+    pub fn store2(&self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+        let i = self.flat(r, c, loc)?;
+        self.cells[i].set(v);
+        Ok(())
+    }
+    #[cold]
+    fn oob(&self, i: usize, len: usize, loc: &'static Loc) -> Fault {
+        Fault::OutOfBounds {
+            array: self.name,
+            index: i as u64,
+            len: len as u64,
+            loc,
+        }
+    }
+}

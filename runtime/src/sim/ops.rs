@@ -1,0 +1,206 @@
+//! Arithmetic and loops with Rust's meaning and no panics.
+
+use super::{Fault, Loc};
+
+/// Division and remainder that report Rust's panics as faults.
+pub trait SimDiv: Sized {
+    /// `self / rhs`.
+    fn sim_div(self, rhs: Self, loc: &'static Loc) -> Result<Self, Fault>;
+    /// `self % rhs`.
+    fn sim_rem(self, rhs: Self, loc: &'static Loc) -> Result<Self, Fault>;
+}
+
+macro_rules! int_div {
+    ($($t:ty),*) => {$(
+        impl SimDiv for $t {
+            #[inline(always)]
+            fn sim_div(self, rhs: Self, loc: &'static Loc) -> Result<Self, Fault> {
+                match self.checked_div(rhs) {
+                    Some(v) => Ok(v),
+                    None if rhs == 0 => Err(Fault::Panic { message: "attempt to divide by zero", loc }),
+                    None => Err(Fault::Panic { message: "attempt to divide with overflow", loc }),
+                }
+            }
+            #[inline(always)]
+            fn sim_rem(self, rhs: Self, loc: &'static Loc) -> Result<Self, Fault> {
+                match self.checked_rem(rhs) {
+                    Some(v) => Ok(v),
+                    None if rhs == 0 => Err(Fault::Panic {
+                        message: "attempt to calculate the remainder with a divisor of zero",
+                        loc,
+                    }),
+                    None => Err(Fault::Panic { message: "attempt to calculate the remainder with overflow", loc }),
+                }
+            }
+        }
+    )*};
+}
+int_div!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+
+macro_rules! float_div {
+    ($($t:ty),*) => {$(
+        impl SimDiv for $t {
+            #[inline(always)]
+            fn sim_div(self, rhs: Self, _: &'static Loc) -> Result<Self, Fault> { Ok(self / rhs) }
+            #[inline(always)]
+            fn sim_rem(self, rhs: Self, _: &'static Loc) -> Result<Self, Fault> { Ok(self % rhs) }
+        }
+    )*};
+}
+float_div!(f32, f64);
+
+/// `a / b` with Rust's panics as faults.
+#[inline(always)]
+pub fn div<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
+    a.sim_div(b, loc)
+}
+
+/// `a % b` with Rust's panics as faults.
+#[inline(always)]
+pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
+    a.sim_rem(b, loc)
+}
+
+/// Integer types a kernel loop can count with.
+pub trait SimInt: Copy {
+    /// The value, widened.
+    fn to_i128(self) -> i128;
+    /// A value known to be in range.
+    fn from_i128(v: i128) -> Self;
+}
+
+macro_rules! sim_int {
+    ($($t:ty),*) => {$(
+        impl SimInt for $t {
+            #[inline(always)]
+            fn to_i128(self) -> i128 { self as i128 }
+            #[inline(always)]
+            fn from_i128(v: i128) -> Self { v as $t }
+        }
+    )*};
+}
+sim_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+
+/// The step of `(a..b).step_by(s)`: Rust panics on a zero step; kernels also reject a negative
+/// one, which `usize` could not express.
+#[inline]
+pub fn step_of<S: SimInt>(s: S, loc: &'static Loc) -> Result<u64, Fault> {
+    let v = s.to_i128();
+    if v == 0 {
+        return Err(Fault::Panic {
+            message: "assertion failed: step != 0",
+            loc,
+        });
+    }
+    u64::try_from(v).map_err(|_| Fault::Panic {
+        message: "a loop step must not be negative",
+        loc,
+    })
+}
+
+/// How a kernel `for` loop spreads its range over threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Distribution {
+    /// Every thread runs every iteration.
+    Sequential,
+    /// `threads_in_block`.
+    ThreadsInBlock,
+    /// `blocks_in_grid`.
+    BlocksInGrid,
+    /// `threads_in_grid`.
+    ThreadsInGrid,
+}
+
+/// The iterations of one thread: `start + offset*step`, then every `stride*step`, below `end`.
+/// Never overflows: it stops where Rust's range would.
+pub struct StepRange<T> {
+    next: i128,
+    end: i128,
+    stride: i128,
+    marker: std::marker::PhantomData<T>,
+}
+
+/// The range a thread runs for `for i in start..end` with an optional `step_by` and the
+/// thread's `(offset, stride)` from its [`Distribution`].
+#[inline]
+pub fn range<T: SimInt>(
+    start: T,
+    end: T,
+    step: Option<u64>,
+    (offset, stride): (u64, u64),
+) -> StepRange<T> {
+    let step = i128::from(step.unwrap_or(1));
+    let first = start
+        .to_i128()
+        .saturating_add(i128::from(offset).saturating_mul(step));
+    StepRange {
+        next: first,
+        end: end.to_i128(),
+        stride: i128::from(stride).saturating_mul(step).max(1),
+        marker: std::marker::PhantomData,
+    }
+}
+
+impl<T: SimInt> Iterator for StepRange<T> {
+    type Item = T;
+    #[inline(always)]
+    fn next(&mut self) -> Option<T> {
+        if self.next < self.end {
+            let v = self.next;
+            self.next = self.next.saturating_add(self.stride);
+            Some(T::from_i128(v))
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static LOC: Loc = Loc {
+        file: "k.rs",
+        line: 1,
+        col: 1,
+    };
+
+    #[test]
+    fn ranges_match_rust() {
+        let v: Vec<u32> = range(3u32, 20, Some(4), (0, 1)).collect();
+        assert_eq!(v, (3u32..20).step_by(4).collect::<Vec<_>>());
+        // thread 2 of 8, step 1
+        let v: Vec<u32> = range(0u32, 20, None, (2, 8)).collect();
+        assert_eq!(v, vec![2, 10, 18]);
+        // no overflow near the top of the type
+        let v: Vec<u8> = range(250u8, 255, Some(3), (0, 1)).collect();
+        assert_eq!(v, vec![250, 253]);
+        let v: Vec<i32> = range(-5i32, -1, None, (0, 1)).collect();
+        assert_eq!(v, vec![-5, -4, -3, -2]);
+    }
+
+    #[test]
+    fn division_faults_instead_of_panicking() {
+        assert!(matches!(
+            div(1u32, 0, &LOC),
+            Err(Fault::Panic {
+                message: "attempt to divide by zero",
+                ..
+            })
+        ));
+        assert!(matches!(
+            div(i32::MIN, -1, &LOC),
+            Err(Fault::Panic {
+                message: "attempt to divide with overflow",
+                ..
+            })
+        ));
+        assert!(matches!(rem(5i64, 0, &LOC), Err(Fault::Panic { .. })));
+        assert_eq!(div(7i32, -2, &LOC).ok(), Some(-3));
+        assert_eq!(rem(-7i32, 2, &LOC).ok(), Some(-1));
+        assert_eq!(div(1.0f32, 0.0, &LOC).ok(), Some(f32::INFINITY));
+        assert!(step_of(0u32, &LOC).is_err());
+        assert!(step_of(-1i32, &LOC).is_err());
+        assert_eq!(step_of(3usize, &LOC).ok(), Some(3));
+    }
+}

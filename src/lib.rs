@@ -1,0 +1,63 @@
+//! # cuphase
+//!
+//! Write GPU kernels as Rust functions. `#[kernel]` lowers the function to CUDA C at build
+//! time; at run time the CUDA C is compiled by NVRTC and launched on an NVIDIA GPU, or, with no
+//! GPU, the same kernel runs on a CPU simulator with real barrier semantics and bounds checks.
+//!
+//! ```no_run
+//! use cuphase::prelude::*;
+//!
+//! #[kernel]
+//! pub fn reverse(out: &mut [f32], input: &[f32]) {
+//!     let tile = shared::<[f32; 256]>();
+//!     let t = thread_idx().x;
+//!     let i = block_idx().x * block_dim().x + t;
+//!     if i < input.len() as u32 {
+//!         tile[t] = input[i];
+//!     }
+//!     sync_block_threads();
+//!     let r = block_dim().x - 1 - t;
+//!     if i < out.len() as u32 {
+//!         out[i] = tile[r];
+//!     }
+//! }
+//!
+//! fn main() -> Result<(), cuphase::Error> {
+//!     let dev = Device::default()?;
+//!     let input = dev.upload(&vec![1.0f32; 1024])?;
+//!     let mut out = dev.zeros::<f32>(1024)?;
+//!     reverse.launch(&dev, Launch::new(4, 256), &mut out, &input)?;
+//!     let v = out.to_vec()?;
+//!     assert_eq!(v.len(), 1024);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The kernel language, the barrier rules and the host API are described in the README.
+
+pub use cuphase_macros::kernel;
+pub use cuphase_runtime::{Buffer, Device, Dim3, Error, Launch, Scalar};
+
+/// Everything a kernel file needs: `use cuphase::prelude::*;`.
+pub mod prelude {
+    pub use crate::{kernel, Buffer, Device, Dim3, Error, Launch, Scalar};
+}
+
+/// The CUDA back end's tools that are useful on their own: compiling CUDA C with NVRTC.
+pub mod cuda {
+    pub use cuphase_runtime::cuda::{
+        compile_cuda, nvrtc_available, nvrtc_version, Arch, CompiledModule,
+    };
+}
+
+/// Items used by the code `#[kernel]` generates. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use cudarc_reexport::PushKernelArg;
+    pub use cuphase_runtime::sim;
+    pub use cuphase_runtime::{assert_scalar, not_compiled, BackendRef, KernelInfo};
+
+    mod cudarc_reexport {
+        pub use cuphase_runtime::cuda_driver::PushKernelArg;
+    }
+}
