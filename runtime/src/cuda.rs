@@ -148,6 +148,9 @@ fn compile_inner(
     ];
     if fast_math {
         options.push("--use_fast_math".into());
+    } else {
+        // Rust never fuses `a * b + c` into one rounding; the simulator does not either.
+        options.push("--fmad=false".into());
     }
     let bad_text = |what: &str| Error::Compile {
         kernel: kernel.into(),

@@ -117,6 +117,23 @@ impl Device {
         }
     }
 
+    /// The cudarc stream kernels and copies of this device go on (CUDA only): for timing with
+    /// CUDA events and for mixing cuphase with other cudarc code.
+    pub fn cuda_stream(&self) -> Option<&std::sync::Arc<cudarc::driver::CudaStream>> {
+        match &*self.inner {
+            Backend::Cuda(c) => Some(c.stream()),
+            Backend::Sim(_) => None,
+        }
+    }
+
+    /// The GPU's architecture (CUDA only).
+    pub fn cuda_arch(&self) -> Option<crate::cuda::Arch> {
+        match &*self.inner {
+            Backend::Cuda(c) => Some(c.arch()),
+            Backend::Sim(_) => None,
+        }
+    }
+
     /// The back end, for generated code.
     #[doc(hidden)]
     pub fn __backend(&self) -> BackendRef<'_> {
