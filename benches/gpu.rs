@@ -37,8 +37,16 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
     for t in 0..(n + 15) / 16 {
         let a_col = t * 16 + tx;
         let b_row = t * 16 + ty;
-        ta[ty][tx] = if row < n && a_col < n { a[row * n + a_col] } else { 0.0 };
-        tb[ty][tx] = if b_row < n && col < n { b[b_row * n + col] } else { 0.0 };
+        ta[ty][tx] = if row < n && a_col < n {
+            a[row * n + a_col]
+        } else {
+            0.0
+        };
+        tb[ty][tx] = if b_row < n && col < n {
+            b[b_row * n + col]
+        } else {
+            0.0
+        };
         sync_block_threads();
         for k in 0..16u32 {
             acc += ta[ty][k] * tb[k][tx];
@@ -84,7 +92,12 @@ extern "C" __global__ void matmul_ref(float* __restrict__ c, const float* __rest
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// Median milliseconds of `reps` timed runs of `f` after `warmup` untimed ones.
-fn time_ms(stream: &Arc<CudaStream>, warmup: usize, reps: usize, mut f: impl FnMut() -> BenchResult<()>) -> BenchResult<f64> {
+fn time_ms(
+    stream: &Arc<CudaStream>,
+    warmup: usize,
+    reps: usize,
+    mut f: impl FnMut() -> BenchResult<()>,
+) -> BenchResult<f64> {
     for _ in 0..warmup {
         f()?;
     }
@@ -124,15 +137,24 @@ fn bench(dev: &Device) -> BenchResult<bool> {
     let input = dev.upload(&host)?;
     let mut out = dev.zeros::<f32>(n)?;
     let launch = Launch::cover(n, 256);
-    let ours = time_ms(&stream, 5, 50, || Ok(reverse.launch(dev, launch, &mut out, &input)?))?;
+    let ours = time_ms(&stream, 5, 50, || {
+        Ok(reverse.launch(dev, launch, &mut out, &input)?)
+    })?;
     let got = out.to_vec()?;
-    let ok = got.chunks(256).zip(host.chunks(256)).all(|(g, h)| g.iter().eq(h.iter().rev()));
+    let ok = got
+        .chunks(256)
+        .zip(host.chunks(256))
+        .all(|(g, h)| g.iter().eq(h.iter().rev()));
     all_ok &= ok;
     let f = load_handwritten(dev, "reverse_ref")?;
     let mut out_ref = stream.alloc_zeros::<f32>(n)?;
     let in_ref = stream.clone_htod(&host)?;
     let nn = n as u64;
-    let cfg = LaunchConfig { grid_dim: (launch.grid.x, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (launch.grid.x, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let theirs = time_ms(&stream, 5, 50, || {
         let mut b = stream.launch_builder(&f);
         b.arg(&mut out_ref).arg(&nn).arg(&in_ref).arg(&nn);
@@ -154,18 +176,28 @@ fn bench(dev: &Device) -> BenchResult<bool> {
 
     // tiled_matmul: 4096 x 4096.
     let n: usize = 4096;
-    let a: Vec<f32> = (0..n * n).map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0).collect();
+    let a: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let b: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0)
+        .collect();
     let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut dc = dev.zeros::<f32>(n * n)?;
     let tiles = (n as u32).div_ceil(16);
     let launch = Launch::new((tiles, tiles), (16, 16));
-    let ours = time_ms(&stream, 2, 15, || Ok(tiled_matmul.launch(dev, launch, &mut dc, &da, &db, n as u32)?))?;
+    let ours = time_ms(&stream, 2, 15, || {
+        Ok(tiled_matmul.launch(dev, launch, &mut dc, &da, &db, n as u32)?)
+    })?;
     let f = load_handwritten(dev, "matmul_ref")?;
     let (ra, rb) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
     let mut rc = stream.alloc_zeros::<f32>(n * n)?;
     let nn = n as u32;
-    let cfg = LaunchConfig { grid_dim: (tiles, tiles, 1), block_dim: (16, 16, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig {
+        grid_dim: (tiles, tiles, 1),
+        block_dim: (16, 16, 1),
+        shared_mem_bytes: 0,
+    };
     let theirs = time_ms(&stream, 2, 15, || {
         let mut bld = stream.launch_builder(&f);
         bld.arg(&mut rc).arg(&ra).arg(&rb).arg(&nn);
@@ -180,7 +212,11 @@ fn bench(dev: &Device) -> BenchResult<bool> {
         "| tiled_matmul, 4096^2 f32 | {ours:.3} | {theirs:.3} | {:.3} | {:.2} TFLOP/s{} |",
         theirs / ours,
         tflops(ours),
-        if ok { ", bit-equal to hand-written" } else { " RESULTS DIFFER" }
+        if ok {
+            ", bit-equal to hand-written"
+        } else {
+            " RESULTS DIFFER"
+        }
     );
     Ok(all_ok)
 }
@@ -193,7 +229,11 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    println!("bench_gpu on {} (NVRTC {:?})", dev.name(), cuphase::cuda::nvrtc_version().ok());
+    println!(
+        "bench_gpu on {} (NVRTC {:?})",
+        dev.name(),
+        cuphase::cuda::nvrtc_version().ok()
+    );
     match bench(&dev) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,

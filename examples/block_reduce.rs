@@ -13,7 +13,11 @@ pub fn block_reduce(partial: &mut [f32], input: &[f32]) {
     let buf = shared::<[f32; 256]>();
     let t = thread_idx().x;
     let i = global_idx().x;
-    buf[t] = if i < input.len() as u32 { input[i] } else { 0.0 };
+    buf[t] = if i < input.len() as u32 {
+        input[i]
+    } else {
+        0.0
+    };
     sync_block_threads();
     let mut s = block_dim().x / 2;
     while s > 0 {

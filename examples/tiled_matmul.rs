@@ -21,8 +21,16 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
     for t in 0..(n + 15) / 16 {
         let a_col = t * 16 + tx;
         let b_row = t * 16 + ty;
-        ta[ty][tx] = if row < n && a_col < n { a[row * n + a_col] } else { 0.0 };
-        tb[ty][tx] = if b_row < n && col < n { b[b_row * n + col] } else { 0.0 };
+        ta[ty][tx] = if row < n && a_col < n {
+            a[row * n + a_col]
+        } else {
+            0.0
+        };
+        tb[ty][tx] = if b_row < n && col < n {
+            b[b_row * n + col]
+        } else {
+            0.0
+        };
         sync_block_threads();
         for k in 0..16u32 {
             acc += ta[ty][k] * tb[k][tx];
@@ -53,13 +61,24 @@ fn expected(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
 fn run() -> Result<bool, Error> {
     let dev = Device::default()?;
     let n: usize = 200;
-    let a: Vec<f32> = (0..n * n).map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0).collect();
-    let b: Vec<f32> = (0..n * n).map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0).collect();
+    let a: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let b: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0)
+        .collect();
     let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
     let mut dc = dev.zeros::<f32>(n * n)?;
     let tiles = (n as u32).div_ceil(16);
     let t0 = Instant::now();
-    tiled_matmul.launch(&dev, Launch::new((tiles, tiles), (16, 16)), &mut dc, &da, &db, n as u32)?;
+    tiled_matmul.launch(
+        &dev,
+        Launch::new((tiles, tiles), (16, 16)),
+        &mut dc,
+        &da,
+        &db,
+        n as u32,
+    )?;
     let got = dc.to_vec()?;
     let elapsed = t0.elapsed();
     let ok = got == expected(&a, &b, n);
@@ -67,7 +86,11 @@ fn run() -> Result<bool, Error> {
         "tiled_matmul: {n}x{n} on {} in {:.2} ms (first launch, with compilation on CUDA): {}",
         dev.name(),
         elapsed.as_secs_f64() * 1e3,
-        if ok { "correct (bit-equal to the host)" } else { "WRONG" }
+        if ok {
+            "correct (bit-equal to the host)"
+        } else {
+            "WRONG"
+        }
     );
     Ok(ok)
 }

@@ -739,7 +739,7 @@ impl<'a> Writer<'a> {
             let call = format!("__{f}2{intr}_rz({})", r.text);
             return match narrow {
                 None => Rendered::atom(call),
-                Some((lo, hi)) if lo == "0u" => Rendered {
+                Some(("0u", hi)) => Rendered {
                     text: format!("({})min({call}, {hi})", c_type(to)),
                     prec: prec::UNARY,
                     op: None,
@@ -811,7 +811,8 @@ impl<'a> Writer<'a> {
             BinaryOp::Div => !is_narrow(t),
             BinaryOp::Rem => t.is_int() && !is_narrow(t),
             BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => true,
-            BinaryOp::Shl | BinaryOp::Shr => !is_narrow(t),
+            BinaryOp::Shl => !is_narrow(t) && !t.is_signed_int(),
+            BinaryOp::Shr => !is_narrow(t),
             _ => false,
         }
     }
@@ -829,7 +830,12 @@ impl<'a> Writer<'a> {
         } else {
             mask.to_string()
         };
-        format!("({} & {m})", r.at_least(prec::BITAND + 1))
+        let operand = if r.op.is_some() && r.prec < prec::UNARY {
+            format!("({})", r.text)
+        } else {
+            r.at_least(prec::BITAND + 1)
+        };
+        format!("({operand} & {m})")
     }
 
     fn binary(
@@ -892,6 +898,17 @@ impl<'a> Writer<'a> {
             BinaryOp::Rem if lt.is_float() => {
                 let f = if lt == Scalar::F32 { "fmodf" } else { "fmod" };
                 Rendered::atom(format!("{f}({}, {})", l.text, r.text))
+            }
+            BinaryOp::Shl if lt.is_signed_int() => {
+                // Shifting a negative value left is undefined in C++17: shift its bits unsigned.
+                let amount = self.shift_amount(r, rt, lt);
+                let bits = Self::cast_text(unsigned_of(lt), &l);
+                let res = Rendered {
+                    text: format!("{} << {amount}", bits.text),
+                    prec: p,
+                    op: Some(op),
+                };
+                Self::cast_text(lt, &res)
             }
             BinaryOp::Shl | BinaryOp::Shr => {
                 let amount = self.shift_amount(r, rt, lt);

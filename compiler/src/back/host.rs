@@ -97,14 +97,14 @@ pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &st
         }
     }
     let nlens = lens.len();
-    let elem_checks = k.params.iter().filter_map(|p| match p.kind {
+    let elem_checks = k.params.iter().map(|p| match p.kind {
         ParamKind::Scalar { ty, .. } => {
             let t = scalar_tokens(ty);
-            Some(quote!(::cuphase::__private::assert_scalar::<#t>();))
+            quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
         ParamKind::Slice { array } => {
             let t = scalar_tokens(k.arrays.get(array).elem);
-            Some(quote!(::cuphase::__private::assert_scalar::<#t>();))
+            quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
     });
     let thread_fn = sim.thread_fn;

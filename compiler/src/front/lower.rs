@@ -23,6 +23,9 @@ enum Value {
     Error,
 }
 
+/// `start`, `end` and the optional `step_by` of a loop range.
+type RangeParts = (Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>);
+
 #[derive(Clone, Copy)]
 enum Binding {
     Local(Handle<Local>),
@@ -768,11 +771,7 @@ impl Lowerer<'_> {
     }
 
     /// `a..b` or `(a..b).step_by(s)`.
-    fn lower_range(
-        &mut self,
-        e: &syn::Expr,
-        out: &mut Block,
-    ) -> Option<(Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>)> {
+    fn lower_range(&mut self, e: &syn::Expr, out: &mut Block) -> Option<RangeParts> {
         let (range, step) = match e {
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
                 (strip_parens(&m.receiver), m.args.first())

@@ -1,0 +1,268 @@
+//! Test bodies written once and run on any device (the simulator always, the GPU when there is
+//! one): each returns the bits of every output element, so results can be compared exactly
+//! across back ends, and has a host reference for the simulator tests.
+
+use crate::kernels::*;
+use cuphase::prelude::*;
+
+/// A case: its name, the run on a device, and the expected outputs computed on the host.
+pub struct Case {
+    pub name: &'static str,
+    pub run: fn(&Device) -> Result<Vec<u64>, Error>,
+    pub expected: fn() -> Vec<u64>,
+}
+
+fn bits_f32(v: &[f32]) -> Vec<u64> {
+    v.iter().map(|x| u64::from(x.to_bits())).collect()
+}
+fn bits_i32(v: &[i32]) -> Vec<u64> {
+    v.iter().map(|x| *x as u32 as u64).collect()
+}
+
+fn reverse_input() -> Vec<f32> {
+    (0..4096).map(|i| i as f32 * 0.5).collect()
+}
+
+fn neighbor_input() -> Vec<i32> {
+    (0..256 * 37)
+        .map(|i: i32| i.wrapping_mul(7919) % 1000 - 500)
+        .collect()
+}
+
+const MATMUL_N: usize = 50;
+fn matmul_inputs() -> (Vec<f32>, Vec<f32>) {
+    let n = MATMUL_N;
+    let a = (0..n * n)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let b = (0..n * n)
+        .map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0)
+        .collect();
+    (a, b)
+}
+
+fn reduce_input() -> Vec<f32> {
+    (0..5000).map(|i| (i % 13) as f32 - 6.0).collect()
+}
+
+const ARITH: (i32, u32, f32, u32) = (123_456, 7, 3.7, 35);
+
+fn control_flow_reference(len: usize, n: u32, limit: i64) -> Vec<i64> {
+    (0..len as u32)
+        .map(|g| {
+            let mut acc: i64 = 0;
+            'outer: for j in 0..n {
+                for k in (0..n).step_by(3) {
+                    if k == g % 7 {
+                        continue 'outer;
+                    }
+                    if acc > limit {
+                        break 'outer;
+                    }
+                    acc += (j * k) as i64;
+                }
+            }
+            let mut w = g;
+            while w > 1 {
+                w = if w % 2 == 0 { w / 2 } else { 3 * w + 1 };
+                acc += 1;
+            }
+            let mut steps = 0u32;
+            loop {
+                steps += 1;
+                if steps >= g % 5 {
+                    break;
+                }
+            }
+            let bonus = (steps / 2) as i64 * 10;
+            let sign = if acc % 2 == 0 {
+                acc / 2
+            } else if acc % 3 == 0 {
+                -acc
+            } else {
+                acc - 1
+            };
+            sign + bonus
+        })
+        .collect()
+}
+
+pub fn all() -> Vec<Case> {
+    vec![
+        Case {
+            name: "reverse",
+            run: |dev| {
+                let input = dev.upload(&reverse_input())?;
+                let mut out = dev.zeros::<f32>(4096)?;
+                reverse::reverse.launch(dev, Launch::cover(4096, 256), &mut out, &input)?;
+                Ok(bits_f32(&out.to_vec()?))
+            },
+            expected: || {
+                bits_f32(
+                    &reverse_input()
+                        .chunks(256)
+                        .flat_map(|c| c.iter().rev().copied())
+                        .collect::<Vec<_>>(),
+                )
+            },
+        },
+        Case {
+            name: "neighbor_reuse",
+            run: |dev| {
+                let host = neighbor_input();
+                let input = dev.upload(&host)?;
+                let mut out = dev.zeros::<i32>(host.len())?;
+                neighbor_reuse::neighbor_reuse.launch(dev, Launch::new(8, 64), &mut out, &input)?;
+                Ok(bits_i32(&out.to_vec()?))
+            },
+            expected: || {
+                let host = neighbor_input();
+                let v: Vec<i32> = host
+                    .chunks(256)
+                    .flat_map(|c| (0..256).map(move |i| c[i].wrapping_add(c[(i + 1) % 256])))
+                    .collect();
+                bits_i32(&v)
+            },
+        },
+        Case {
+            name: "tiled_matmul",
+            run: |dev| {
+                let (a, b) = matmul_inputs();
+                let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
+                let mut dc = dev.zeros::<f32>(MATMUL_N * MATMUL_N)?;
+                let tiles = (MATMUL_N as u32).div_ceil(16);
+                tiled_matmul::tiled_matmul.launch(
+                    dev,
+                    Launch::new((tiles, tiles), (16, 16)),
+                    &mut dc,
+                    &da,
+                    &db,
+                    MATMUL_N as u32,
+                )?;
+                Ok(bits_f32(&dc.to_vec()?))
+            },
+            expected: || {
+                let (a, b) = matmul_inputs();
+                let n = MATMUL_N;
+                let mut c = vec![0.0f32; n * n];
+                for row in 0..n {
+                    for col in 0..n {
+                        let mut acc = 0.0f32;
+                        for k in 0..n.div_ceil(16) * 16 {
+                            let (x, y) = if k < n {
+                                (a[row * n + k], b[k * n + col])
+                            } else {
+                                (0.0, 0.0)
+                            };
+                            acc += x * y;
+                        }
+                        c[row * n + col] = acc;
+                    }
+                }
+                bits_f32(&c)
+            },
+        },
+        Case {
+            name: "block_reduce",
+            run: |dev| {
+                let input = dev.upload(&reduce_input())?;
+                let launch = Launch::cover(5000, 256);
+                let mut partial = dev.zeros::<f32>(launch.grid.x as usize)?;
+                block_reduce::block_reduce.launch(dev, launch, &mut partial, &input)?;
+                Ok(bits_f32(&partial.to_vec()?))
+            },
+            expected: || {
+                // The tree's order, on the host.
+                let input = reduce_input();
+                let sums: Vec<f32> = input
+                    .chunks(256)
+                    .map(|c| {
+                        let mut buf = [0.0f32; 256];
+                        buf[..c.len()].copy_from_slice(c);
+                        let mut s = 128;
+                        while s > 0 {
+                            for t in 0..s {
+                                buf[t] += buf[t + s];
+                            }
+                            s /= 2;
+                        }
+                        buf[0]
+                    })
+                    .collect();
+                bits_f32(&sums)
+            },
+        },
+        Case {
+            name: "control_flow",
+            run: |dev| {
+                let mut out = dev.zeros::<i64>(300)?;
+                control_flow::control_flow.launch(
+                    dev,
+                    Launch::cover(300, 64),
+                    &mut out,
+                    20,
+                    500,
+                )?;
+                Ok(out.to_vec()?.iter().map(|v| *v as u64).collect())
+            },
+            expected: || {
+                control_flow_reference(300, 20, 500)
+                    .iter()
+                    .map(|v| *v as u64)
+                    .collect()
+            },
+        },
+        Case {
+            name: "arithmetic",
+            run: |dev| {
+                let (a, b, x, shift) = ARITH;
+                let mut ints = dev.zeros::<i32>(10)?;
+                let mut uints = dev.zeros::<u32>(6)?;
+                let mut floats = dev.zeros::<f32>(5)?;
+                arithmetic::arithmetic.launch(
+                    dev,
+                    Launch::new(1, 32),
+                    &mut ints,
+                    &mut uints,
+                    &mut floats,
+                    a,
+                    b,
+                    x,
+                    shift,
+                )?;
+                let mut v = bits_i32(&ints.to_vec()?);
+                v.extend(uints.to_vec()?.iter().map(|u| u64::from(*u)));
+                v.extend(bits_f32(&floats.to_vec()?));
+                Ok(v)
+            },
+            expected: || {
+                let (a, b, x, shift) = ARITH;
+                let ints = [
+                    a.wrapping_add(i32::MAX),
+                    a.wrapping_mul(1_000_000),
+                    a.wrapping_neg(),
+                    a.wrapping_shl(shift),
+                    a.wrapping_shr(shift),
+                    a / 7 + a % 7,
+                    x as i32,
+                    (x * 1.0e10) as i32,
+                    (-x * 1.0e10) as i32,
+                    !a ^ (a & 0xff) | 3,
+                ];
+                let uints = [
+                    b.wrapping_sub(10),
+                    b.wrapping_shl(shift),
+                    b.wrapping_shr(shift + 1),
+                    (-x) as u32,
+                    (x * 1.0e10) as u32,
+                    (a as u32) % (b | 1),
+                ];
+                let floats = [x * 2.5 + 1.0, (a as f32) / 3.0, x % 0.75, b as f32, -x];
+                let mut v = bits_i32(&ints);
+                v.extend(uints.iter().map(|u| u64::from(*u)));
+                v.extend(bits_f32(&floats));
+                v
+            },
+        },
+    ]
+}

@@ -1,0 +1,65 @@
+//! The kernels of `tests/in/`, compiled by `#[kernel]`.
+
+#[path = "in/arithmetic.rs"]
+pub mod arithmetic;
+#[path = "in/block_reduce.rs"]
+pub mod block_reduce;
+#[path = "in/control_flow.rs"]
+pub mod control_flow;
+#[path = "in/faults.rs"]
+pub mod faults;
+#[path = "in/neighbor_reuse.rs"]
+pub mod neighbor_reuse;
+#[path = "in/reverse.rs"]
+pub mod reverse;
+#[path = "in/tiled_matmul.rs"]
+pub mod tiled_matmul;
+
+/// Every kernel's name and CUDA C.
+pub fn all_sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            arithmetic::arithmetic.name(),
+            arithmetic::arithmetic.cuda_source(),
+        ),
+        (
+            block_reduce::block_reduce.name(),
+            block_reduce::block_reduce.cuda_source(),
+        ),
+        (
+            control_flow::control_flow.name(),
+            control_flow::control_flow.cuda_source(),
+        ),
+        (
+            neighbor_reuse::neighbor_reuse.name(),
+            neighbor_reuse::neighbor_reuse.cuda_source(),
+        ),
+        (reverse::reverse.name(), reverse::reverse.cuda_source()),
+        (
+            tiled_matmul::tiled_matmul.name(),
+            tiled_matmul::tiled_matmul.cuda_source(),
+        ),
+        (
+            faults::read_past_end.name(),
+            faults::read_past_end.cuda_source(),
+        ),
+        (
+            faults::shared_column_past_end.name(),
+            faults::shared_column_past_end.cuda_source(),
+        ),
+        (faults::divide.name(), faults::divide.cuda_source()),
+        (
+            faults::divergent_barrier.name(),
+            faults::divergent_barrier.cuda_source(),
+        ),
+        (
+            faults::early_return.name(),
+            faults::early_return.cuda_source(),
+        ),
+        (
+            faults::two_barriers.name(),
+            faults::two_barriers.cuda_source(),
+        ),
+        (faults::zero_step.name(), faults::zero_step.cuda_source()),
+    ]
+}

@@ -1,0 +1,14 @@
+//! cuphase's integration tests, one binary: the example kernels and others in `tests/in/`
+//! are compiled by `#[kernel]` here and run on the simulator (always), compiled by NVRTC for
+//! sm_80 and sm_90 (tier 2, when NVRTC is found) and run on a GPU against the simulator
+//! (tier 3, when a GPU is present). `snapshots` compares the generated CUDA C with
+//! `tests/out/cuda/`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod cases;
+mod gpu;
+mod kernels;
+mod nvrtc;
+mod sim;
+mod snapshots;

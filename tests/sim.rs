@@ -1,0 +1,267 @@
+//! Tier 1: every case on the CPU simulator against its host reference, and every fault the
+//! simulator must report.
+
+use crate::cases;
+use crate::kernels::faults;
+use cuphase::prelude::*;
+
+fn cpu() -> Device {
+    Device::cpu().expect("the simulator is always available")
+}
+
+#[test]
+fn every_case_matches_the_host_reference() {
+    let dev = cpu();
+    for case in cases::all() {
+        let got = (case.run)(&dev).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let want = (case.expected)();
+        assert_eq!(got.len(), want.len(), "{}: output length", case.name);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g, w,
+                "{}: element {i} differs (bits {g:#x} vs {w:#x})",
+                case.name
+            );
+        }
+    }
+}
+
+/// The 1-based line of the first line of `tests/in/faults.rs` containing `needle`.
+fn line_of(needle: &str) -> u32 {
+    let src = include_str!("in/faults.rs");
+    let i = src
+        .lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in faults.rs");
+    i as u32 + 1
+}
+
+#[test]
+fn out_of_bounds_global_read_names_array_index_location_and_thread() {
+    let dev = cpu();
+    let input = dev.upload(&[1u32; 64]).unwrap();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    let err = faults::read_past_end
+        .launch(&dev, Launch::new(1, 64), &mut out, &input)
+        .unwrap_err();
+    match err {
+        Error::OutOfBounds {
+            kernel,
+            file,
+            line,
+            array,
+            index,
+            len,
+            block,
+            thread,
+            ..
+        } => {
+            assert_eq!(kernel, "read_past_end");
+            assert!(file.ends_with("faults.rs"), "{file}");
+            assert_eq!(line, line_of("input[i + 1]"));
+            assert_eq!((array.as_str(), index, len), ("input", 64, 64));
+            assert_eq!(block, Dim3::new(0, 0, 0));
+            assert_eq!(thread, Dim3::new(63, 0, 0));
+        }
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
+}
+
+#[test]
+fn out_of_bounds_shared_column_is_checked_per_dimension() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(16).unwrap();
+    let err = faults::shared_column_past_end
+        .launch(&dev, Launch::new(1, 16), &mut out)
+        .unwrap_err();
+    match err {
+        // tile[t % 4][t] with t = 8: row 0 is fine, column 8 is past the width 8.
+        Error::OutOfBounds {
+            array,
+            index,
+            len,
+            thread,
+            line,
+            ..
+        } => {
+            assert_eq!((array.as_str(), index, len), ("tile", 8, 8));
+            assert_eq!(thread, Dim3::new(8, 0, 0));
+            assert_eq!(line, line_of("tile[t % 4][t] = t"));
+        }
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
+}
+
+#[test]
+fn division_by_zero_is_a_kernel_panic() {
+    let dev = cpu();
+    let mut out = dev.zeros::<i32>(4).unwrap();
+    let err = faults::divide
+        .launch(&dev, Launch::new(1, 4), &mut out, 0)
+        .unwrap_err();
+    match &err {
+        Error::KernelPanic {
+            message,
+            line,
+            thread,
+            ..
+        } => {
+            assert_eq!(message, "attempt to divide by zero");
+            assert_eq!(*line, line_of("100 / d"));
+            assert_eq!(*thread, Dim3::new(0, 0, 0));
+        }
+        other => panic!("expected KernelPanic, got {other}"),
+    }
+    assert!(err.to_string().contains("faults.rs"), "{err}");
+    // And the same kernel works with a divisor.
+    faults::divide
+        .launch(&dev, Launch::new(1, 4), &mut out, 7)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![14; 4]);
+}
+
+#[test]
+fn zero_step_is_a_kernel_panic() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(4).unwrap();
+    let err = faults::zero_step
+        .launch(&dev, Launch::new(1, 1), &mut out, 0)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if message == "assertion failed: step != 0"),
+        "{err}"
+    );
+    faults::zero_step
+        .launch(&dev, Launch::new(1, 1), &mut out, 2)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![0, 0, 2, 0]);
+}
+
+fn divergence_detail(err: Error) -> String {
+    match err {
+        Error::BarrierDivergence { detail, .. } => detail,
+        other => panic!("expected BarrierDivergence, got {other}"),
+    }
+}
+
+#[test]
+fn a_barrier_reached_by_half_the_block_is_divergence() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(32).unwrap();
+    let d = divergence_detail(
+        faults::divergent_barrier
+            .launch(&dev, Launch::new(1, 32), &mut out)
+            .unwrap_err(),
+    );
+    let line = line_of("if t < 16") + 1;
+    assert!(
+        d.contains("16 thread(s) wait at the barrier at ")
+            && d.contains(&format!("faults.rs:{line}:")),
+        "{d}"
+    );
+    assert!(d.contains("16 thread(s) have already finished"), "{d}");
+}
+
+#[test]
+fn threads_that_returned_early_are_divergence() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(32).unwrap();
+    let d = divergence_detail(
+        faults::early_return
+            .launch(&dev, Launch::new(1, 32), &mut out, 10)
+            .unwrap_err(),
+    );
+    assert!(
+        d.contains("10 thread(s) wait") && d.contains("22 thread(s) have already finished"),
+        "{d}"
+    );
+    // With every thread in range, the same kernel is fine.
+    faults::early_return
+        .launch(&dev, Launch::new(1, 32), &mut out, 32)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), (0..32).collect::<Vec<u32>>());
+}
+
+#[test]
+fn threads_at_two_different_barriers_are_divergence() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(32).unwrap();
+    let d = divergence_detail(
+        faults::two_barriers
+            .launch(&dev, Launch::new(1, 32), &mut out)
+            .unwrap_err(),
+    );
+    let first = line_of("if t % 2 == 0") + 1;
+    let second = first + 2;
+    assert!(
+        d.contains(&format!("faults.rs:{first}:")) && d.contains(&format!("faults.rs:{second}:")),
+        "{d}"
+    );
+    assert_eq!(d.matches("16 thread(s) wait").count(), 2, "{d}");
+}
+
+#[test]
+fn invalid_launches_are_errors_before_anything_runs() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(4).unwrap();
+    for launch in [
+        Launch::new(1, 2048),
+        Launch::new(0, 32),
+        Launch::new(1, (1, 1, 65)),
+        Launch::cover(0, 256),
+    ] {
+        let err = faults::two_barriers
+            .launch(&dev, launch, &mut out)
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidLaunch { kernel, .. } if kernel == "two_barriers"),
+            "{err}"
+        );
+    }
+    assert_eq!(out.to_vec().unwrap(), vec![0; 4], "nothing ran");
+}
+
+#[test]
+fn a_buffer_of_another_device_is_an_error() {
+    let (a, b) = (cpu(), cpu());
+    let mut out = b.zeros::<u32>(32).unwrap();
+    let err = faults::two_barriers
+        .launch(&a, Launch::new(1, 32), &mut out)
+        .unwrap_err();
+    assert!(matches!(err, Error::WrongDevice { .. }), "{err}");
+}
+
+#[test]
+fn buffers_round_trip_and_check_lengths() {
+    let dev = cpu();
+    let mut b = dev.upload(&[1.5f64, 2.5, -0.0]).unwrap();
+    assert_eq!(b.len(), 3);
+    assert_eq!(b.to_vec().unwrap()[2].to_bits(), (-0.0f64).to_bits());
+    b.copy_from_host(&[4.0, 5.0, 6.0]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), vec![4.0, 5.0, 6.0]);
+    assert!(matches!(
+        b.copy_from_host(&[1.0]),
+        Err(Error::LengthMismatch {
+            expected: 3,
+            found: 1
+        })
+    ));
+    let empty = dev.zeros::<u8>(0).unwrap();
+    assert!(empty.is_empty() && empty.to_vec().unwrap().is_empty());
+}
+
+#[test]
+fn device_spec_parsing() {
+    assert!(Device::from_spec("cpu")
+        .unwrap()
+        .name()
+        .contains("simulator"));
+    assert!(matches!(
+        Device::from_spec("tpu"),
+        Err(Error::BadDeviceSpec { .. })
+    ));
+    assert!(matches!(
+        Device::from_spec("cuda:x"),
+        Err(Error::BadDeviceSpec { .. })
+    ));
+}

@@ -1,0 +1,78 @@
+//! Snapshot tests of the generated CUDA C: every `#[kernel]` in `tests/in/*.rs` is compiled by
+//! the compiler library and compared with `tests/out/cuda/<file>.cu`. `CUPHASE_BLESS=1`
+//! rewrites the expected files (then review them with `git diff`).
+
+use std::path::Path;
+
+fn cuda_of_file(path: &Path, display: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file = syn::parse_file(&text).unwrap();
+    let mut out = String::new();
+    for item in file.items {
+        let syn::Item::Fn(mut func) = item else {
+            continue;
+        };
+        let Some(pos) = func.attrs.iter().position(|a| a.path().is_ident("kernel")) else {
+            continue;
+        };
+        let attr = func.attrs.remove(pos);
+        let args = match attr.meta {
+            syn::Meta::List(l) => l.tokens,
+            _ => Default::default(),
+        };
+        let compiled = cuphase_compiler::compile(args, &func, display).unwrap_or_else(|d| {
+            panic!(
+                "{display}: {}",
+                d.iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+        out.push_str(&compiled.cuda);
+    }
+    out
+}
+
+#[test]
+fn generated_cuda_matches_the_snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bless = std::env::var("CUPHASE_BLESS").is_ok_and(|v| v == "1");
+    let mut inputs: Vec<_> = std::fs::read_dir(root.join("tests/in"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    inputs.sort();
+    let mut mismatches = Vec::new();
+    for input in &inputs {
+        let stem = input.file_stem().unwrap().to_string_lossy().to_string();
+        let display = format!("tests/in/{stem}.rs");
+        let got = cuda_of_file(input, &display);
+        let expected_path = root.join(format!("tests/out/cuda/{stem}.cu"));
+        if bless {
+            std::fs::write(&expected_path, &got).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&expected_path) {
+            Ok(expected) if expected == got => {}
+            Ok(_) => mismatches.push(format!(
+                "{stem}: generated CUDA C differs from {}",
+                expected_path.display()
+            )),
+            Err(_) => mismatches.push(format!("{stem}: {} is missing", expected_path.display())),
+        }
+    }
+    assert!(inputs.len() >= 7, "tests/in has the kernels");
+    assert!(
+        mismatches.is_empty(),
+        "{}\nrun with CUPHASE_BLESS=1 and review `git diff`",
+        mismatches.join("\n")
+    );
+}
+
+#[test]
+fn the_macro_emits_exactly_the_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let expected = cuda_of_file(&root.join("tests/in/reverse.rs"), "tests/in/reverse.rs");
+    assert_eq!(crate::kernels::reverse::reverse.cuda_source(), expected);
+}

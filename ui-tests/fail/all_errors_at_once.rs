@@ -1,0 +1,12 @@
+use cuphase::prelude::*;
+
+// Three independent mistakes: all are reported in one build.
+#[kernel]
+fn k(out: &mut [f32], n: u32) {
+    let i = thread_idx().x;
+    println!("{}", i);
+    let v = out[i].sqrt();
+    n = 3;
+}
+
+fn main() {}
