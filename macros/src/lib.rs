@@ -5,7 +5,7 @@ use proc_macro::TokenStream;
 /// Compiles a Rust function into a GPU kernel: CUDA C for NVRTC and code for the CPU
 /// simulator, behind a kernel value with a typed `launch` method.
 ///
-/// ```ignore
+/// ```text
 /// #[kernel]
 /// pub fn scale(out: &mut [f32], input: &[f32], k: f32) {
 ///     let i = global_idx().x;

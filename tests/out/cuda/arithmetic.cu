@@ -19,7 +19,7 @@ extern "C" __global__ void arithmetic(
     unsigned int b,
     float x,
     unsigned int shift) {
-#line 6 "tests/in/arithmetic.rs"
+#line 14 "tests/in/arithmetic.rs"
     const unsigned int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g == 0u) {
         ints[0u] = cuphase::wrapping_add(a, 2147483647);
@@ -35,7 +35,7 @@ extern "C" __global__ void arithmetic(
         uints[0u] = b - 10u;
         uints[1u] = b << (shift & 31u);
         uints[2u] = b >> ((shift + 1u) & 31u);
-        uints[3u] = __float2uint_rz(x * -1.0f);
+        uints[3u] = __float2uint_rz(-x);
         uints[4u] = __float2uint_rz(x * 1e10f);
         uints[5u] = (unsigned int)a % (b | 1u);
         floats[0u] = x * 2.5f + 1.0f;

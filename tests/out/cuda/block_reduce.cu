@@ -11,6 +11,7 @@ extern "C" __global__ void block_reduce(
     const unsigned int t = threadIdx.x;
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     buf[t] = i < (unsigned int)input_len ? input[i] : 0.0f;
+#line 14 "tests/in/block_reduce.rs"
     __syncthreads();
     unsigned int s = blockDim.x / 2u;
     while (s > 0u) {

@@ -21,7 +21,9 @@ extern "C" __global__ void tiled_matmul(
         const unsigned int a_col = t * 16u + tx;
         const unsigned int b_row = t * 16u + ty;
         ta[ty][tx] = (row < n) && (a_col < n) ? a[row * n + a_col] : 0.0f;
+#line 21 "tests/in/tiled_matmul.rs"
         tb[ty][tx] = (b_row < n) && (col < n) ? b[b_row * n + col] : 0.0f;
+#line 26 "tests/in/tiled_matmul.rs"
         __syncthreads();
         for (unsigned int k = 0u; k < 16u; ++k) {
             acc += ta[ty][k] * tb[k][tx];
