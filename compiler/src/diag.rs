@@ -6,7 +6,9 @@
 //! at one span each, so [`Diagnostic::to_compile_error`] folds the labels and notes into the
 //! message while keeping the primary span the user's own.
 
-use proc_macro2::{Span, TokenStream};
+use crate::ir::Span;
+use proc_macro2::TokenStream;
+use quote::quote_spanned;
 use std::fmt;
 
 /// One problem in a kernel.
@@ -24,17 +26,17 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic with a message at a span.
-    pub fn new(span: Span, message: impl Into<String>) -> Self {
+    pub fn new(span: impl Into<Span>, message: impl Into<String>) -> Self {
         Diagnostic {
-            span,
+            span: span.into(),
             message: message.into(),
             labels: Vec::new(),
             notes: Vec::new(),
         }
     }
     /// Adds a secondary label.
-    pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
-        self.labels.push((span, text.into()));
+    pub fn label(mut self, span: impl Into<Span>, text: impl Into<String>) -> Self {
+        self.labels.push((span.into(), text.into()));
         self
     }
     /// Adds a note, usually a fix.
@@ -58,9 +60,13 @@ impl Diagnostic {
         }
         s
     }
-    /// `compile_error!` at the primary span.
+    /// `compile_error!` over the primary range (its first token to its last).
     pub fn to_compile_error(&self) -> TokenStream {
-        syn::Error::new(self.span, self.full_message()).to_compile_error()
+        let (lo, hi) = (self.span.lo, self.span.hi);
+        let lo_tok = quote_spanned!(lo=> lo);
+        let hi_tok = quote_spanned!(hi=> hi);
+        syn::Error::new_spanned(quote::quote!(#lo_tok #hi_tok), self.full_message())
+            .to_compile_error()
     }
 }
 
@@ -86,8 +92,8 @@ impl Ctxt {
         self.errors.push(d);
     }
     /// Records a plain error at a span.
-    pub fn error(&mut self, span: Span, message: impl Into<String>) {
-        self.push(Diagnostic::new(span, message));
+    pub fn error(&mut self, span: impl Into<Span>, message: impl Into<String>) {
+        self.push(Diagnostic::new(span.into(), message));
     }
     /// Whether any error was recorded.
     pub fn has_errors(&self) -> bool {

@@ -22,9 +22,63 @@
 //!   that reads them;
 //! - `Stmt::Break`/`Continue` name a loop that encloses them.
 
-use proc_macro2::Span;
 use std::fmt;
 use std::marker::PhantomData;
+
+/// Where a node stands in the Rust source: the spans of its first and last tokens.
+///
+/// Stable proc macros cannot join two spans into one, but a diagnostic given both ends is
+/// underlined over the whole node (`t < 16`, not just `t`).
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    /// The first token's span.
+    pub lo: proc_macro2::Span,
+    /// The last token's span.
+    pub hi: proc_macro2::Span,
+}
+
+impl Span {
+    /// The range of a syntax node.
+    pub fn of(node: &impl quote::ToTokens) -> Span {
+        let mut tokens = node.to_token_stream().into_iter();
+        let first = tokens.next().map(|t| t.span());
+        let last = tokens.last().map(|t| t.span());
+        match (first, last) {
+            (Some(lo), Some(hi)) => Span { lo, hi },
+            (Some(lo), None) => Span { lo, hi: lo },
+            _ => Span::from(proc_macro2::Span::call_site()),
+        }
+    }
+    /// Line and column of the start.
+    pub fn start(&self) -> proc_macro2::LineColumn {
+        self.lo.start()
+    }
+    /// The range from the start of `self` to the end of `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            lo: self.lo,
+            hi: other.hi,
+        }
+    }
+}
+
+impl From<proc_macro2::Span> for Span {
+    fn from(s: proc_macro2::Span) -> Self {
+        Span { lo: s, hi: s }
+    }
+}
+
+/// Source ranges of syntax nodes: `node.src()`.
+pub trait Src {
+    /// The node's range.
+    fn src(&self) -> Span;
+}
+
+impl<T: quote::ToTokens> Src for T {
+    fn src(&self) -> Span {
+        Span::of(self)
+    }
+}
 
 /// A typed index into an [`Arena`].
 pub struct Handle<T> {

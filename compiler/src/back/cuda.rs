@@ -14,7 +14,6 @@
 use super::namer::Namer;
 use crate::front::infer::Types;
 use crate::ir::*;
-use proc_macro2::Span;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 

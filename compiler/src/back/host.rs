@@ -73,7 +73,7 @@ pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &st
     let mut sim_prep = Vec::new();
     let mut sim_args = Vec::new();
     for p in &k.params {
-        let pname = Ident::new(&p.name, p.span);
+        let pname = Ident::new(&p.name, p.span.lo);
         match p.kind {
             ParamKind::Scalar { .. } => {
                 cuda_args.push(quote!(__args.arg(&#pname);));

@@ -10,7 +10,7 @@
 
 use crate::front::infer::Types;
 use crate::ir::*;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
 /// The generated simulator functions of one kernel.
@@ -35,8 +35,9 @@ struct Writer<'a> {
     array_names: Vec<Ident>,
 }
 
-fn scalar_tokens(t: Scalar, span: Span) -> TokenStream {
-    let id = Ident::new(t.rust_name(), span);
+fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
+    let span: Span = span.into();
+    let id = Ident::new(t.rust_name(), span.lo);
     quote!(#id)
 }
 
@@ -46,12 +47,12 @@ impl<'a> Writer<'a> {
         let local_names = k
             .locals
             .iter()
-            .map(|(h, l)| Ident::new(&namer.call(&l.name), k.locals.span(h)))
+            .map(|(h, l)| Ident::new(&namer.call(&l.name), k.locals.span(h).lo))
             .collect();
         let array_names = k
             .arrays
             .iter()
-            .map(|(h, a)| Ident::new(&namer.call(&a.name), k.arrays.span(h)))
+            .map(|(h, a)| Ident::new(&namer.call(&a.name), k.arrays.span(h).lo))
             .collect();
         Writer {
             k,
@@ -72,7 +73,7 @@ impl<'a> Writer<'a> {
         for (h, a) in k.arrays.iter() {
             if let ArrayKind::Shared { dims } = &a.kind {
                 let name = &self.array_names[h.index()];
-                let elem = scalar_tokens(a.elem, Span::call_site());
+                let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 let dims = dims.iter().map(|d| *d as usize);
                 let label = &a.name;
                 shared_decls.push(quote! {
@@ -86,7 +87,7 @@ impl<'a> Writer<'a> {
             match p.kind {
                 ParamKind::Scalar { local, ty } => {
                     let name = &self.local_names[local.index()];
-                    let t = scalar_tokens(ty, Span::call_site());
+                    let t = scalar_tokens(ty, proc_macro2::Span::call_site());
                     thread_params.push(quote!(#name: #t));
                     block_params.push(quote!(#name: #t));
                     thread_args.push(quote!(#name));
@@ -94,7 +95,7 @@ impl<'a> Writer<'a> {
                 }
                 ParamKind::Slice { array } => {
                     let name = &self.array_names[array.index()];
-                    let t = scalar_tokens(k.arrays.get(array).elem, Span::call_site());
+                    let t = scalar_tokens(k.arrays.get(array).elem, proc_macro2::Span::call_site());
                     thread_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #t>));
                     block_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #t>));
                     thread_args.push(quote!(#name));
@@ -146,7 +147,7 @@ impl<'a> Writer<'a> {
 
     fn label(&self, l: Handle<Label>) -> syn::Lifetime {
         let name = &self.k.labels.get(l).name;
-        syn::Lifetime::new(&format!("'{name}"), self.k.labels.span(l))
+        syn::Lifetime::new(&format!("'{name}"), self.k.labels.span(l).lo)
     }
 
     fn stmt(&self, s: &Stmt, span: Span) -> TokenStream {
@@ -162,9 +163,9 @@ impl<'a> Writer<'a> {
                 match init {
                     Some(e) => {
                         let v = self.expr(*e);
-                        quote_spanned!(span=> let #m #name: #t = #v;)
+                        quote_spanned!(span.lo=> let #m #name: #t = #v;)
                     }
-                    None => quote_spanned!(span=> let #m #name: #t;),
+                    None => quote_spanned!(span.lo=> let #m #name: #t;),
                 }
             }
             Stmt::Assign { place, op, value } => {
@@ -173,12 +174,12 @@ impl<'a> Writer<'a> {
                     Place::Local(l) => {
                         let name = &self.local_names[l.index()];
                         match op {
-                            None => quote_spanned!(span=> #name = #v;),
+                            None => quote_spanned!(span.lo=> #name = #v;),
                             Some(op) => {
                                 let lt = self.types.local(*l);
                                 let rt = self.types.expr(*value);
                                 let r = self.binary(*op, lt, rt, quote!(#name), quote!(__v), span);
-                                quote_spanned!(span=> { let __v = #v; #name = #r; })
+                                quote_spanned!(span.lo=> { let __v = #v; #name = #r; })
                             }
                         }
                     }
@@ -194,7 +195,7 @@ impl<'a> Writer<'a> {
                             })
                             .collect();
                         let idx_names: Vec<Ident> = (0..idx.len())
-                            .map(|i| Ident::new(&format!("__i{i}"), span))
+                            .map(|i| Ident::new(&format!("__i{i}"), span.lo))
                             .collect();
                         let (load, store) = match (&a.kind, idx.len()) {
                             (ArrayKind::Global { .. }, _) => (quote!(load), quote!(store)),
@@ -210,7 +211,7 @@ impl<'a> Writer<'a> {
                             }
                         };
                         // Rust evaluates the value before the place of an assignment to an element.
-                        quote_spanned! {span=> {
+                        quote_spanned! {span.lo=> {
                             let __v = #v;
                             #(let #idx_names = #idx;)*
                             let __new = #new_value;
@@ -227,7 +228,7 @@ impl<'a> Writer<'a> {
                 let c = self.expr(*cond);
                 let a = self.block(accept);
                 let r = self.block(reject);
-                quote_spanned!(span=> if #c { #a } else { #r })
+                quote_spanned!(span.lo=> if #c { #a } else { #r })
             }
             Stmt::Loop { label, kind, body } => {
                 let lbl = label.map(|l| {
@@ -236,10 +237,10 @@ impl<'a> Writer<'a> {
                 });
                 let b = self.block(body);
                 match kind {
-                    LoopKind::Infinite => quote_spanned!(span=> #lbl loop { #b }),
+                    LoopKind::Infinite => quote_spanned!(span.lo=> #lbl loop { #b }),
                     LoopKind::While { cond } => {
                         let c = self.expr(*cond);
-                        quote_spanned!(span=> #lbl while #c { #b })
+                        quote_spanned!(span.lo=> #lbl while #c { #b })
                     }
                     LoopKind::For {
                         var,
@@ -265,7 +266,7 @@ impl<'a> Writer<'a> {
                             Distribution::BlocksInGrid => quote!(BlocksInGrid),
                             Distribution::ThreadsInGrid => quote!(ThreadsInGrid),
                         };
-                        quote_spanned! {span=>
+                        quote_spanned! {span.lo=>
                             #lbl for #name in ::cuphase::__private::sim::range(
                                 #s, #e, #step, __cx.distribution(::cuphase::__private::sim::Distribution::#dist)) { #b }
                         }
@@ -274,24 +275,24 @@ impl<'a> Writer<'a> {
             }
             Stmt::Break { label } => {
                 let l = label.map(|l| self.label(l));
-                quote_spanned!(span=> break #l;)
+                quote_spanned!(span.lo=> break #l;)
             }
             Stmt::Continue { label } => {
                 let l = label.map(|l| self.label(l));
-                quote_spanned!(span=> continue #l;)
+                quote_spanned!(span.lo=> continue #l;)
             }
-            Stmt::Return => quote_spanned!(span=> return ::core::result::Result::Ok(());),
+            Stmt::Return => quote_spanned!(span.lo=> return ::core::result::Result::Ok(());),
             Stmt::Barrier { .. } => {
                 let loc = self.loc(span);
-                quote_spanned!(span=> __cx.barrier(#loc).await;)
+                quote_spanned!(span.lo=> __cx.barrier(#loc).await;)
             }
             Stmt::Block(b) => {
                 let b = self.block(b);
-                quote_spanned!(span=> { #b })
+                quote_spanned!(span.lo=> { #b })
             }
             Stmt::Eval(e) => {
                 let v = self.expr(*e);
-                quote_spanned!(span=> let _ = #v;)
+                quote_spanned!(span.lo=> let _ = #v;)
             }
         }
     }
@@ -303,11 +304,11 @@ impl<'a> Writer<'a> {
             Expr::Literal(l) => literal(l, t, span),
             Expr::Local(l) => {
                 let name = &self.local_names[l.index()];
-                let name = Ident::new(&name.to_string(), span);
+                let name = Ident::new(&name.to_string(), span.lo);
                 quote!(#name)
             }
             Expr::Builtin { builtin, axis } => {
-                let a = Ident::new(axis.name(), span);
+                let a = Ident::new(axis.name(), span.lo);
                 match builtin {
                     Builtin::ThreadIdx => quote!(__cx.thread_idx.#a),
                     Builtin::BlockIdx => quote!(__cx.block_idx.#a),
@@ -318,7 +319,7 @@ impl<'a> Writer<'a> {
             }
             Expr::Len(a) => {
                 let name = &self.array_names[a.index()];
-                quote_spanned!(span=> #name.len())
+                quote_spanned!(span.lo=> #name.len())
             }
             Expr::Load { array, index } => {
                 let a = self.k.arrays.get(*array);
@@ -333,18 +334,18 @@ impl<'a> Writer<'a> {
                     .collect();
                 match (&a.kind, idx.len()) {
                     (ArrayKind::Global { .. }, _) => {
-                        quote_spanned!(span=> #name.load(#(#idx,)* #loc)?)
+                        quote_spanned!(span.lo=> #name.load(#(#idx,)* #loc)?)
                     }
-                    (_, 1) => quote_spanned!(span=> #name.load1(#(#idx,)* #loc)?),
-                    _ => quote_spanned!(span=> #name.load2(#(#idx,)* #loc)?),
+                    (_, 1) => quote_spanned!(span.lo=> #name.load1(#(#idx,)* #loc)?),
+                    _ => quote_spanned!(span.lo=> #name.load2(#(#idx,)* #loc)?),
                 }
             }
             Expr::Unary { op, expr } => {
                 let x = self.expr(*expr);
                 match op {
-                    UnaryOp::Neg if t.is_int() => quote_spanned!(span=> (#x).wrapping_neg()),
-                    UnaryOp::Neg => quote_spanned!(span=> (-(#x))),
-                    UnaryOp::Not => quote_spanned!(span=> (!(#x))),
+                    UnaryOp::Neg if t.is_int() => quote_spanned!(span.lo=> (#x).wrapping_neg()),
+                    UnaryOp::Neg => quote_spanned!(span.lo=> (-(#x))),
+                    UnaryOp::Not => quote_spanned!(span.lo=> (!(#x))),
                 }
             }
             Expr::Binary { op, left, right } => {
@@ -357,7 +358,7 @@ impl<'a> Writer<'a> {
             Expr::Cast { expr, to } => {
                 let x = self.expr(*expr);
                 let t = scalar_tokens(*to, span);
-                quote_spanned!(span=> ((#x) as #t))
+                quote_spanned!(span.lo=> ((#x) as #t))
             }
             Expr::Select {
                 cond,
@@ -367,7 +368,7 @@ impl<'a> Writer<'a> {
                 let c = self.expr(*cond);
                 let a = self.expr(*accept);
                 let r = self.expr(*reject);
-                quote_spanned!(span=> (if #c { #a } else { #r }))
+                quote_spanned!(span.lo=> (if #c { #a } else { #r }))
             }
         }
     }
@@ -384,41 +385,41 @@ impl<'a> Writer<'a> {
         let loc = self.loc(span);
         if lt.is_int() {
             match op {
-                BinaryOp::Add => return quote_spanned!(span=> (#l).wrapping_add(#r)),
-                BinaryOp::Sub => return quote_spanned!(span=> (#l).wrapping_sub(#r)),
-                BinaryOp::Mul => return quote_spanned!(span=> (#l).wrapping_mul(#r)),
+                BinaryOp::Add => return quote_spanned!(span.lo=> (#l).wrapping_add(#r)),
+                BinaryOp::Sub => return quote_spanned!(span.lo=> (#l).wrapping_sub(#r)),
+                BinaryOp::Mul => return quote_spanned!(span.lo=> (#l).wrapping_mul(#r)),
                 BinaryOp::Div => {
-                    return quote_spanned!(span=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
+                    return quote_spanned!(span.lo=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
                 }
                 BinaryOp::Rem => {
-                    return quote_spanned!(span=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
+                    return quote_spanned!(span.lo=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
                 }
-                BinaryOp::Shl => return quote_spanned!(span=> (#l).wrapping_shl((#r) as u32)),
-                BinaryOp::Shr => return quote_spanned!(span=> (#l).wrapping_shr((#r) as u32)),
+                BinaryOp::Shl => return quote_spanned!(span.lo=> (#l).wrapping_shl((#r) as u32)),
+                BinaryOp::Shr => return quote_spanned!(span.lo=> (#l).wrapping_shr((#r) as u32)),
                 _ => {}
             }
         }
         let sym: TokenStream = match op {
-            BinaryOp::Add => quote_spanned!(span=> +),
-            BinaryOp::Sub => quote_spanned!(span=> -),
-            BinaryOp::Mul => quote_spanned!(span=> *),
-            BinaryOp::Div => quote_spanned!(span=> /),
-            BinaryOp::Rem => quote_spanned!(span=> %),
-            BinaryOp::BitAnd => quote_spanned!(span=> &),
-            BinaryOp::BitOr => quote_spanned!(span=> |),
-            BinaryOp::BitXor => quote_spanned!(span=> ^),
-            BinaryOp::Shl => quote_spanned!(span=> <<),
-            BinaryOp::Shr => quote_spanned!(span=> >>),
-            BinaryOp::Eq => quote_spanned!(span=> ==),
-            BinaryOp::Ne => quote_spanned!(span=> !=),
-            BinaryOp::Lt => quote_spanned!(span=> <),
-            BinaryOp::Le => quote_spanned!(span=> <=),
-            BinaryOp::Gt => quote_spanned!(span=> >),
-            BinaryOp::Ge => quote_spanned!(span=> >=),
-            BinaryOp::And => quote_spanned!(span=> &&),
-            BinaryOp::Or => quote_spanned!(span=> ||),
+            BinaryOp::Add => quote_spanned!(span.lo=> +),
+            BinaryOp::Sub => quote_spanned!(span.lo=> -),
+            BinaryOp::Mul => quote_spanned!(span.lo=> *),
+            BinaryOp::Div => quote_spanned!(span.lo=> /),
+            BinaryOp::Rem => quote_spanned!(span.lo=> %),
+            BinaryOp::BitAnd => quote_spanned!(span.lo=> &),
+            BinaryOp::BitOr => quote_spanned!(span.lo=> |),
+            BinaryOp::BitXor => quote_spanned!(span.lo=> ^),
+            BinaryOp::Shl => quote_spanned!(span.lo=> <<),
+            BinaryOp::Shr => quote_spanned!(span.lo=> >>),
+            BinaryOp::Eq => quote_spanned!(span.lo=> ==),
+            BinaryOp::Ne => quote_spanned!(span.lo=> !=),
+            BinaryOp::Lt => quote_spanned!(span.lo=> <),
+            BinaryOp::Le => quote_spanned!(span.lo=> <=),
+            BinaryOp::Gt => quote_spanned!(span.lo=> >),
+            BinaryOp::Ge => quote_spanned!(span.lo=> >=),
+            BinaryOp::And => quote_spanned!(span.lo=> &&),
+            BinaryOp::Or => quote_spanned!(span.lo=> ||),
         };
-        quote_spanned!(span=> ((#l) #sym (#r)))
+        quote_spanned!(span.lo=> ((#l) #sym (#r)))
     }
 }
 
@@ -426,22 +427,24 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
     match l {
         Literal::Bool(b) => {
             if *b {
-                quote_spanned!(span=> true)
+                quote_spanned!(span.lo=> true)
             } else {
-                quote_spanned!(span=> false)
+                quote_spanned!(span.lo=> false)
             }
         }
         Literal::Int { value, .. } => {
             let text = format!("{}{}", value.unsigned_abs(), t.rust_name());
             let lit = match text.parse::<proc_macro2::Literal>() {
                 Ok(mut lit) => {
-                    lit.set_span(span);
+                    lit.set_span(span.lo);
                     quote!(#lit)
                 }
-                Err(_) => quote_spanned!(span=> ::core::compile_error!("invalid integer literal")),
+                Err(_) => {
+                    quote_spanned!(span.lo=> ::core::compile_error!("invalid integer literal"))
+                }
             };
             if *value < 0 {
-                quote_spanned!(span=> (-#lit))
+                quote_spanned!(span.lo=> (-#lit))
             } else {
                 lit
             }
@@ -450,10 +453,10 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
             let text = format!("{digits}{}", t.rust_name());
             match text.parse::<proc_macro2::Literal>() {
                 Ok(mut lit) => {
-                    lit.set_span(span);
+                    lit.set_span(span.lo);
                     quote!(#lit)
                 }
-                Err(_) => quote_spanned!(span=> ::core::compile_error!("invalid float literal")),
+                Err(_) => quote_spanned!(span.lo=> ::core::compile_error!("invalid float literal")),
             }
         }
     }

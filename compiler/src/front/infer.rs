@@ -9,7 +9,6 @@
 
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
-use proc_macro2::Span;
 
 /// The type of every expression and local of a kernel.
 #[derive(Clone, Debug)]

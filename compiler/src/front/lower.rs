@@ -9,9 +9,7 @@
 use super::attr;
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
-use proc_macro2::Span;
 use std::collections::HashMap;
-use syn::spanned::Spanned;
 
 /// The result of lowering an expression in value position.
 enum Value {
@@ -65,7 +63,7 @@ pub fn lower_kernel(cx: &mut Ctxt, options: KernelOptions, func: &syn::ItemFn) -
     let body = l.lower_fn_body(&func.block);
     Kernel {
         name: func.sig.ident.to_string(),
-        name_span: func.sig.ident.span(),
+        name_span: func.sig.ident.src(),
         params,
         arrays: l.arrays,
         locals: l.locals,
@@ -118,7 +116,7 @@ fn type_to_scalar(ty: &syn::Type) -> Option<Scalar> {
 
 fn unsupported_type(ty: &syn::Type) -> Diagnostic {
     Diagnostic::new(
-        ty.span(),
+        ty.src(),
         format!(
             "unsupported type `{}` in a kernel",
             quote::ToTokens::to_token_stream(ty)
@@ -128,8 +126,8 @@ fn unsupported_type(ty: &syn::Type) -> Diagnostic {
 }
 
 impl Lowerer<'_> {
-    fn err(&mut self, span: Span, msg: impl Into<String>) {
-        self.cx.error(span, msg);
+    fn err(&mut self, span: impl Into<Span>, msg: impl Into<String>) {
+        self.cx.error(span.into(), msg);
     }
 
     fn expr(&mut self, e: Expr, span: Span) -> Handle<Expr> {
@@ -161,24 +159,24 @@ impl Lowerer<'_> {
         }
         if let Some(abi) = &sig.abi {
             self.err(
-                abi.span(),
+                abi.src(),
                 "a kernel takes no `extern` ABI; cuphase chooses it",
             );
         }
         if let Some(p) = sig.generics.params.first() {
             self.err(
-                p.span(),
+                p.src(),
                 "generic kernels are not supported yet; write the kernel for concrete types",
             );
         }
         if let Some(v) = &sig.variadic {
-            self.err(v.span(), "a kernel cannot be variadic");
+            self.err(v.src(), "a kernel cannot be variadic");
         }
         if let syn::ReturnType::Type(_, ty) = &sig.output {
             let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
             if !unit {
                 self.cx.push(
-                    Diagnostic::new(ty.span(), "a kernel returns `()`")
+                    Diagnostic::new(ty.src(), "a kernel returns `()`")
                         .note("write results into a `&mut [T]` parameter"),
                 );
             }
@@ -191,7 +189,7 @@ impl Lowerer<'_> {
             let pt = match input {
                 syn::FnArg::Typed(pt) => pt,
                 syn::FnArg::Receiver(r) => {
-                    self.err(r.span(), "a kernel is a free function; it takes no `self`");
+                    self.err(r.src(), "a kernel is a free function; it takes no `self`");
                     continue;
                 }
             };
@@ -200,20 +198,20 @@ impl Lowerer<'_> {
                     (pi.ident.to_string(), pi.mutability.is_some())
                 }
                 other => {
-                    self.err(other.span(), "kernel parameters must be plain names");
+                    self.err(other.src(), "kernel parameters must be plain names");
                     continue;
                 }
             };
             if let Some(attr) = pt.attrs.first() {
                 self.err(
-                    attr.span(),
+                    attr.src(),
                     "attributes on kernel parameters are not supported",
                 );
             }
-            let span = pt.span();
+            let span = pt.src();
             if let syn::Type::Reference(r) = &*pt.ty {
                 if let Some(lt) = &r.lifetime {
-                    self.err(lt.span(), "kernel parameters take no lifetimes");
+                    self.err(lt.src(), "kernel parameters take no lifetimes");
                 }
                 let elem = match &*r.elem {
                     syn::Type::Slice(s) => match type_to_scalar(&s.elem) {
@@ -226,7 +224,7 @@ impl Lowerer<'_> {
                     other => {
                         self.cx.push(
                             Diagnostic::new(
-                                other.span(),
+                                other.src(),
                                 "a reference parameter of a kernel must be a slice `&[T]` or `&mut [T]`",
                             )
                             .note("pass a single value by value, or a one-element slice"),
@@ -235,7 +233,7 @@ impl Lowerer<'_> {
                     }
                 };
                 if mutable {
-                    self.err(pt.pat.span(), "a slice parameter cannot be `mut`");
+                    self.err(pt.pat.src(), "a slice parameter cannot be `mut`");
                 }
                 let array = self.arrays.append(
                     Array {
@@ -294,7 +292,7 @@ impl Lowerer<'_> {
             match stmt {
                 syn::Stmt::Local(local) => self.lower_let(local, out),
                 syn::Stmt::Item(item) => {
-                    self.err(item.span(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
+                    self.err(item.src(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
                 }
                 syn::Stmt::Expr(e, _) => self.lower_stmt_expr(e, out),
                 syn::Stmt::Macro(m) => self.unsupported_macro(&m.mac),
@@ -311,7 +309,7 @@ impl Lowerer<'_> {
             .unwrap_or_default();
         self.cx.push(
             Diagnostic::new(
-                mac.span(),
+                mac.src(),
                 format!("the macro `{name}!` is not supported in a kernel"),
             )
             .note("kernels support plain Rust statements; compute the value without a macro"),
@@ -319,7 +317,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_let(&mut self, local: &syn::Local, out: &mut Block) {
-        let span = local.span();
+        let span = local.src();
         let (ident, mutable, annotated_ty) = match &local.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some(), None)
@@ -330,7 +328,7 @@ impl Lowerer<'_> {
                 }
                 other => {
                     self.err(
-                        other.span(),
+                        other.src(),
                         "only `let name` and `let mut name` bindings are supported in kernels",
                     );
                     return;
@@ -338,7 +336,7 @@ impl Lowerer<'_> {
             },
             other => {
                 self.err(
-                    other.span(),
+                    other.src(),
                     "only `let name` and `let mut name` bindings are supported in kernels",
                 );
                 return;
@@ -347,16 +345,16 @@ impl Lowerer<'_> {
         let name = ident.to_string();
         if let Some(init) = &local.init {
             if let Some((_, diverge)) = &init.diverge {
-                self.err(diverge.span(), "`let ... else` is not supported in kernels");
+                self.err(diverge.src(), "`let ... else` is not supported in kernels");
                 return;
             }
             if let Some(shared) = self.try_shared_decl(&init.expr) {
                 if mutable {
-                    self.err(ident.span(), "a shared array binding must not be `mut`; its elements are assignable as they are");
+                    self.err(ident.src(), "a shared array binding must not be `mut`; its elements are assignable as they are");
                 }
                 if let Some(ty) = annotated_ty {
                     self.err(
-                        ty.span(),
+                        ty.src(),
                         "leave out the type: `shared::<[T; N]>()` names it",
                     );
                 }
@@ -397,7 +395,7 @@ impl Lowerer<'_> {
                             annotated,
                             origin: LocalOrigin::Let,
                         },
-                        ident.span(),
+                        ident.src(),
                     );
                     self.bind(name, Binding::Local(h));
                     return;
@@ -412,7 +410,7 @@ impl Lowerer<'_> {
                 annotated,
                 origin: LocalOrigin::Let,
             },
-            ident.span(),
+            ident.src(),
         );
         out.push(Stmt::Let { local: h, init }, span);
         self.bind(name, Binding::Local(h));
@@ -434,7 +432,7 @@ impl Lowerer<'_> {
         }
         if !call.args.is_empty() {
             self.err(
-                call.args.span(),
+                call.args.src(),
                 "`shared` takes no arguments: `shared::<[T; N]>()`",
             );
             return Some(None);
@@ -444,7 +442,7 @@ impl Lowerer<'_> {
                 Some(syn::GenericArgument::Type(t)) => t,
                 _ => {
                     self.err(
-                        a.span(),
+                        a.src(),
                         "write the shared array's type: `shared::<[T; N]>()`",
                     );
                     return Some(None);
@@ -452,7 +450,7 @@ impl Lowerer<'_> {
             },
             _ => {
                 self.err(
-                    last.span(),
+                    last.src(),
                     "write the shared array's type: `shared::<[T; N]>()`",
                 );
                 return Some(None);
@@ -472,14 +470,14 @@ impl Lowerer<'_> {
                 other => match type_to_scalar(other) {
                     Some(t) if !dims.is_empty() => {
                         if dims.len() > 2 {
-                            self.err(ty.span(), "shared arrays have one or two dimensions");
+                            self.err(ty.src(), "shared arrays have one or two dimensions");
                             return Some(None);
                         }
                         return Some(Some((t, dims)));
                     }
                     _ => {
                         self.cx.push(
-                            Diagnostic::new(other.span(), "a shared array holds scalars: `shared::<[T; N]>()` or `shared::<[[T; W]; H]>()`")
+                            Diagnostic::new(other.src(), "a shared array holds scalars: `shared::<[T; N]>()` or `shared::<[[T; W]; H]>()`")
                         );
                         return Some(None);
                     }
@@ -496,14 +494,14 @@ impl Lowerer<'_> {
         {
             if let Ok(n) = i.base10_parse::<u64>() {
                 if n == 0 {
-                    self.err(e.span(), "a shared array needs at least one element");
+                    self.err(e.src(), "a shared array needs at least one element");
                     return None;
                 }
                 return Some(n);
             }
         }
         self.err(
-            e.span(),
+            e.src(),
             "a shared array's length must be an integer literal (const generics come later)",
         );
         None
@@ -511,7 +509,7 @@ impl Lowerer<'_> {
 
     /// An expression in statement position; its value, if any, is discarded.
     fn lower_stmt_expr(&mut self, e: &syn::Expr, out: &mut Block) {
-        let span = e.span();
+        let span = e.src();
         match e {
             syn::Expr::Assign(a) => {
                 let Some(place) = self.lower_place(&a.left, out) else {
@@ -562,7 +560,7 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => self.lower_for(f, out),
             syn::Expr::Block(b) => {
                 if let Some(l) = &b.label {
-                    self.err(l.span(), "labelled blocks are not supported in kernels");
+                    self.err(l.src(), "labelled blocks are not supported in kernels");
                 }
                 let inner = self.lower_block(&b.block);
                 out.push(Stmt::Block(inner), span);
@@ -572,7 +570,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
                 if !c.args.is_empty() {
-                    self.err(c.args.span(), "`sync_block_threads()` takes no arguments");
+                    self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
                 }
                 let index = self.barriers.len();
                 self.barriers.push(span);
@@ -597,7 +595,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_if_stmt(&mut self, i: &syn::ExprIf, out: &mut Block) {
-        let span = i.span();
+        let span = i.src();
         let cond = match self.lower_value(&i.cond, out) {
             Value::Expr(c) => c,
             _ => return,
@@ -629,7 +627,7 @@ impl Lowerer<'_> {
     fn enter_loop(&mut self, label: Option<&syn::Label>) -> Option<Handle<Label>> {
         let l = label.map(|l| {
             let name = l.name.ident.to_string();
-            let h = self.labels.append(Label { name: name.clone() }, l.span());
+            let h = self.labels.append(Label { name: name.clone() }, l.src());
             (name, h)
         });
         let h = l.as_ref().map(|(_, h)| *h);
@@ -638,7 +636,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_while(&mut self, w: &syn::ExprWhile, out: &mut Block) {
-        let span = w.span();
+        let span = w.src();
         let label = self.enter_loop(w.label.as_ref());
         let mut cond_stmts = Block::default();
         let cond = self.lower_value(&w.cond, &mut cond_stmts);
@@ -656,7 +654,7 @@ impl Lowerer<'_> {
             );
         } else {
             // The condition needs statements: `loop { <stmts>; if !cond { break } <body> }`.
-            let cspan = w.cond.span();
+            let cspan = w.cond.src();
             let not = self.expr(
                 Expr::Unary {
                     op: UnaryOp::Not,
@@ -688,14 +686,14 @@ impl Lowerer<'_> {
     }
 
     fn lower_for(&mut self, f: &syn::ExprForLoop, out: &mut Block) {
-        let span = f.span();
+        let span = f.src();
         let (var_ident, mutable) = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some())
             }
             other => {
                 self.err(
-                    other.span(),
+                    other.src(),
                     "a `for` loop in a kernel binds one name: `for i in a..b`",
                 );
                 return;
@@ -703,7 +701,7 @@ impl Lowerer<'_> {
         };
         if mutable {
             self.err(
-                var_ident.span(),
+                var_ident.src(),
                 "the loop variable cannot be `mut`; copy it into a `let mut`",
             );
         }
@@ -726,7 +724,7 @@ impl Lowerer<'_> {
                     },
                     Some(_) => {
                         self.err(
-                            c.span(),
+                            c.src(),
                             "a strided loop takes one range: `threads_in_block(a..b)`",
                         );
                         return;
@@ -747,7 +745,7 @@ impl Lowerer<'_> {
                 annotated: None,
                 origin: LocalOrigin::LoopVar,
             },
-            var_ident.span(),
+            var_ident.src(),
         );
         self.scopes.push(HashMap::new());
         self.bind(var_ident.to_string(), Binding::Local(var));
@@ -780,7 +778,7 @@ impl Lowerer<'_> {
         };
         let syn::Expr::Range(r) = range else {
             self.cx.push(
-                Diagnostic::new(e.span(), "a kernel `for` loop runs over a range")
+                Diagnostic::new(e.src(), "a kernel `for` loop runs over a range")
                     .note("write `for i in a..b`, `for i in (a..b).step_by(s)`, or wrap the range in `threads_in_block`, `blocks_in_grid` or `threads_in_grid`"),
             );
             return None;
@@ -788,7 +786,7 @@ impl Lowerer<'_> {
         if let syn::RangeLimits::Closed(t) = r.limits {
             self.cx.push(
                 Diagnostic::new(
-                    t.span(),
+                    t.src(),
                     "inclusive ranges `a..=b` are not supported in kernel loops yet",
                 )
                 .note("write `a..b + 1` when `b + 1` cannot overflow"),
@@ -796,7 +794,7 @@ impl Lowerer<'_> {
             return None;
         }
         let (Some(s), Some(en)) = (&r.start, &r.end) else {
-            self.err(r.span(), "a kernel loop range needs both ends: `a..b`");
+            self.err(r.src(), "a kernel loop range needs both ends: `a..b`");
             return None;
         };
         let start = self.value_or_none(s, out)?;
@@ -812,7 +810,7 @@ impl Lowerer<'_> {
         match self.lower_value(e, out) {
             Value::Expr(h) => Some(h),
             Value::Diverges => {
-                self.err(e.span(), "this expression never produces a value here");
+                self.err(e.src(), "this expression never produces a value here");
                 None
             }
             Value::Error => None,
@@ -841,7 +839,7 @@ impl Lowerer<'_> {
                 match found {
                     Some(h) => Some(Some(h)),
                     None => {
-                        self.err(l.span(), format!("no enclosing loop is labelled `'{name}`"));
+                        self.err(l.src(), format!("no enclosing loop is labelled `'{name}`"));
                         None
                     }
                 }
@@ -850,11 +848,11 @@ impl Lowerer<'_> {
     }
 
     fn lower_jump(&mut self, e: &syn::Expr, out: &mut Block) {
-        let span = e.span();
+        let span = e.src();
         match e {
             syn::Expr::Break(b) => {
                 if let Some(v) = &b.expr {
-                    self.err(v.span(), "`break` with a value is not supported in kernels");
+                    self.err(v.src(), "`break` with a value is not supported in kernels");
                     return;
                 }
                 if let Some(label) = self.find_label(b.label.as_ref(), span) {
@@ -868,7 +866,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Return(r) => {
                 if let Some(v) = &r.expr {
-                    self.err(v.span(), "a kernel returns `()`; `return` takes no value");
+                    self.err(v.src(), "a kernel returns `()`; `return` takes no value");
                     return;
                 }
                 out.push(Stmt::Return, span);
@@ -890,7 +888,7 @@ impl Lowerer<'_> {
                             let name = local.name.clone();
                             self.cx.push(
                                 Diagnostic::new(
-                                    e.span(),
+                                    e.src(),
                                     format!("cannot assign twice to immutable variable `{name}`"),
                                 )
                                 .label(decl, format!("`{name}` is declared here"))
@@ -902,14 +900,14 @@ impl Lowerer<'_> {
                     }
                     Some(Binding::Array(_)) => {
                         self.err(
-                            e.span(),
+                            e.src(),
                             "cannot assign to a whole array; assign its elements",
                         );
                         None
                     }
                     None => {
                         self.err(
-                            e.span(),
+                            e.src(),
                             format!("cannot find variable `{ident}` in this kernel"),
                         );
                         None
@@ -924,7 +922,7 @@ impl Lowerer<'_> {
                     let elem = a.elem;
                     let decl = self.arrays.span(array);
                     self.cx.push(
-                        Diagnostic::new(e.span(), format!("cannot assign to `{name}[..]`: `{name}` is a `&[{elem}]`, which is read-only"))
+                        Diagnostic::new(e.src(), format!("cannot assign to `{name}[..]`: `{name}` is a `&[{elem}]`, which is read-only"))
                             .label(decl, format!("`{name}` is declared here"))
                             .note(format!("declare the parameter `{name}: &mut [{elem}]`")),
                     );
@@ -934,7 +932,7 @@ impl Lowerer<'_> {
             }
             _ => {
                 self.err(
-                    e.span(),
+                    e.src(),
                     "this cannot be assigned; assign a `let mut` variable or an element `a[i]`",
                 );
                 None
@@ -971,12 +969,12 @@ impl Lowerer<'_> {
                 match self.lookup(&name) {
                     Some(Binding::Array(a)) => a,
                     Some(Binding::Local(_)) => {
-                        self.err(cur.span(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
+                        self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
                     }
                     None => {
                         self.err(
-                            cur.span(),
+                            cur.src(),
                             format!("cannot find array `{name}` in this kernel"),
                         );
                         return None;
@@ -985,7 +983,7 @@ impl Lowerer<'_> {
             }
             other => {
                 self.err(
-                    other.span(),
+                    other.src(),
                     "only slice parameters and shared arrays can be indexed",
                 );
                 return None;
@@ -995,7 +993,7 @@ impl Lowerer<'_> {
         if indices.len() != rank {
             let name = self.arrays.get(array).name.clone();
             self.err(
-                e.span(),
+                e.src(),
                 format!(
                     "`{name}` has {rank} dimension(s) but is indexed with {} index(es)",
                     indices.len()
@@ -1007,7 +1005,7 @@ impl Lowerer<'_> {
         for ix in indices {
             if let syn::Expr::Range(r) = ix {
                 self.err(
-                    r.span(),
+                    r.src(),
                     "sub-slicing (`a[i..j]`) is not supported in kernels; index single elements",
                 );
                 return None;
@@ -1018,7 +1016,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_value(&mut self, e: &syn::Expr, out: &mut Block) -> Value {
-        let span = e.span();
+        let span = e.src();
         match e {
             syn::Expr::Lit(l) => self.lower_lit(&l.lit),
             syn::Expr::Paren(p) => self.lower_value(&p.expr, out),
@@ -1050,14 +1048,14 @@ impl Lowerer<'_> {
                     syn::UnOp::Not(_) => UnaryOp::Not,
                     syn::UnOp::Deref(_) => {
                         self.err(
-                            u.op.span(),
+                            u.op.src(),
                             "dereferencing (`*x`) is not supported in kernels",
                         );
                         return Value::Error;
                     }
                     _ => {
                         self.err(
-                            u.op.span(),
+                            u.op.src(),
                             "this unary operator is not supported in kernels",
                         );
                         return Value::Error;
@@ -1071,7 +1069,7 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => {
                 let Some(op) = binary_op(&b.op) else {
                     self.cx.push(
-                        Diagnostic::new(b.op.span(), "an assignment has no value in a kernel")
+                        Diagnostic::new(b.op.src(), "an assignment has no value in a kernel")
                             .note("write the assignment as its own statement"),
                     );
                     return Value::Error;
@@ -1083,7 +1081,7 @@ impl Lowerer<'_> {
                     let r = self.lower_value(&b.right, &mut rs);
                     if !rs.stmts.is_empty() {
                         self.cx.push(
-                            Diagnostic::new(b.right.span(), "the right side of `&&`/`||` must be a plain expression in kernels")
+                            Diagnostic::new(b.right.src(), "the right side of `&&`/`||` must be a plain expression in kernels")
                                 .note("compute it into a `let` before the condition, or use a nested `if`"),
                         );
                         return Value::Error;
@@ -1185,7 +1183,7 @@ impl Lowerer<'_> {
             s => match Scalar::from_rust_name(s) {
                 Some(t) if !matches!(t, Scalar::Bool) => Some(t),
                 _ => {
-                    self.err(i.span(), format!("unsupported literal suffix `{s}`"));
+                    self.err(i.src(), format!("unsupported literal suffix `{s}`"));
                     return None;
                 }
             },
@@ -1193,14 +1191,14 @@ impl Lowerer<'_> {
         match i.base10_parse::<u128>() {
             Ok(v) if v <= i128::MAX as u128 => Some((v as i128, suffix)),
             _ => {
-                self.err(i.span(), "integer literal is too large");
+                self.err(i.src(), "integer literal is too large");
                 None
             }
         }
     }
 
     fn lower_lit(&mut self, lit: &syn::Lit) -> Value {
-        let span = lit.span();
+        let span = lit.src();
         let l = match lit {
             syn::Lit::Bool(b) => Literal::Bool(b.value),
             syn::Lit::Int(i) => {
@@ -1244,7 +1242,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
-        let span = p.span();
+        let span = p.src();
         if let Some(ident) = p.path.get_ident() {
             let name = ident.to_string();
             return match self.lookup(&name) {
@@ -1297,14 +1295,14 @@ impl Lowerer<'_> {
     }
 
     fn lower_field(&mut self, f: &syn::ExprField) -> Value {
-        let span = f.span();
+        let span = f.src();
         let axis = match &f.member {
             syn::Member::Named(n) if n == "x" => Axis::X,
             syn::Member::Named(n) if n == "y" => Axis::Y,
             syn::Member::Named(n) if n == "z" => Axis::Z,
             _ => {
                 self.err(
-                    f.member.span(),
+                    f.member.src(),
                     "only `.x`, `.y` and `.z` of an index builtin are supported in kernels",
                 );
                 return Value::Error;
@@ -1318,12 +1316,12 @@ impl Lowerer<'_> {
                 Some("grid_dim") => Builtin::GridDim,
                 Some("global_idx") => Builtin::GlobalIdx,
                 _ => {
-                    self.err(f.base.span(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                    self.err(f.base.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
                     return Value::Error;
                 }
             },
             other => {
-                self.err(other.span(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                self.err(other.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
                 return Value::Error;
             }
         };
@@ -1331,7 +1329,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_method(&mut self, m: &syn::ExprMethodCall) -> Value {
-        let span = m.span();
+        let span = m.src();
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(id) = p.path.get_ident() {
@@ -1348,20 +1346,20 @@ impl Lowerer<'_> {
                 }
             }
             self.err(
-                m.receiver.span(),
+                m.receiver.src(),
                 "`.len()` is supported on slice parameters",
             );
             return Value::Error;
         }
         self.err(
-            m.method.span(),
+            m.method.src(),
             format!("the method `{}` is not supported in kernels yet", m.method),
         );
         Value::Error
     }
 
     fn lower_if_value(&mut self, i: &syn::ExprIf, out: &mut Block) -> Value {
-        let span = i.span();
+        let span = i.src();
         let Some((_, else_expr)) = &i.else_branch else {
             self.cx.push(
                 Diagnostic::new(span, "`if` without `else` has no value")
@@ -1422,7 +1420,7 @@ impl Lowerer<'_> {
                             op: None,
                             value: v,
                         },
-                        other.span(),
+                        other.src(),
                     ),
                     Value::Diverges => {}
                     Value::Error => return Value::Error,
@@ -1467,14 +1465,14 @@ impl Lowerer<'_> {
                         op: None,
                         value: v,
                     },
-                    t.span(),
+                    t.src(),
                 ),
                 Value::Diverges | Value::Error => {}
             },
             None => {
                 if !ends_in_jump(b) {
                     self.err(
-                        b.span(),
+                        b.src(),
                         "this block has no value: its last expression ends with `;`",
                     );
                 }
