@@ -290,8 +290,8 @@ pub struct Kernel {
     pub body: Block,
     /// Options from the attribute.
     pub options: KernelOptions,
-    /// Where each `sync_block_threads()` stands, by [`Stmt::Barrier`] index.
-    pub barriers: Vec<Span>,
+    /// Every barrier, by [`Stmt::Barrier`] index.
+    pub barriers: Vec<Barrier>,
 }
 
 /// Options written in `#[kernel(...)]`.
@@ -301,6 +301,38 @@ pub struct KernelOptions {
     pub launch_bounds: Option<u32>,
     /// `fast_math`: NVRTC's `--use_fast_math` (approximate division, `sqrt`, transcendentals).
     pub fast_math: bool,
+    /// `sync = "check"` (default) or `sync = "auto"`.
+    pub sync: SyncMode,
+}
+
+/// How the compiler treats shared-memory hazards.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyncMode {
+    /// A hazard is a compile error naming the fix.
+    #[default]
+    Check,
+    /// The compiler inserts the barriers that remove every hazard and drops useless ones.
+    Auto,
+}
+
+/// Why a barrier is in the kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarrierOrigin {
+    /// `sync_block_threads()` written by the programmer.
+    Written,
+    /// The barrier that `uniform_load` starts with.
+    UniformLoad,
+    /// Inserted by `sync = "auto"`; the text says which hazard it removes.
+    Inserted(String),
+}
+
+/// A barrier of the kernel.
+#[derive(Clone, Debug)]
+pub struct Barrier {
+    /// Where it is (for an inserted barrier, the access it protects).
+    pub span: Span,
+    /// Why it is there.
+    pub origin: BarrierOrigin,
 }
 
 /// A kernel parameter.
@@ -534,6 +566,57 @@ pub enum Expr {
         accept: Handle<Expr>,
         reject: Handle<Expr>,
     },
+    /// `assume_uniform(v)` inside `unsafe`: the programmer vouches that `v` is block-uniform.
+    AssumeUniform(Handle<Expr>),
+    /// The read of `uniform_load(&tile[i])`; lowering puts its barrier right before the
+    /// statement that evaluates it. Uniform when the index is.
+    UniformLoad {
+        array: Handle<Array>,
+        index: Vec<Handle<Expr>>,
+    },
+}
+
+/// Read-modify-write operations of atomics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+}
+
+impl AtomicOp {
+    /// The method name in Rust (`atomic_add`, ...).
+    pub fn method(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Sub => "atomic_sub",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+            AtomicOp::And => "atomic_and",
+            AtomicOp::Or => "atomic_or",
+            AtomicOp::Xor => "atomic_xor",
+            AtomicOp::Exchange => "atomic_exchange",
+        }
+    }
+    /// Parses a method name.
+    pub fn from_method(name: &str) -> Option<AtomicOp> {
+        Some(match name {
+            "atomic_add" => AtomicOp::Add,
+            "atomic_sub" => AtomicOp::Sub,
+            "atomic_min" => AtomicOp::Min,
+            "atomic_max" => AtomicOp::Max,
+            "atomic_and" => AtomicOp::And,
+            "atomic_or" => AtomicOp::Or,
+            "atomic_xor" => AtomicOp::Xor,
+            "atomic_exchange" => AtomicOp::Exchange,
+            _ => return None,
+        })
+    }
 }
 
 /// A place that can be assigned.
@@ -555,6 +638,9 @@ pub struct Block {
     pub stmts: Vec<Stmt>,
     /// The span of each statement.
     pub spans: Vec<Span>,
+    /// An `unsafe { }` block: its shared-memory accesses are left to the programmer (the
+    /// simulator still checks them).
+    pub is_unsafe: bool,
 }
 
 impl Block {
@@ -634,6 +720,15 @@ pub enum Stmt {
     Return,
     /// `sync_block_threads()`; the index is into [`Kernel::barriers`].
     Barrier { index: usize },
+    /// `array.atomic_op(i, v)`: atomically combines element `i` with `value`; the old value
+    /// goes to `result` when it is used.
+    Atomic {
+        op: AtomicOp,
+        array: Handle<Array>,
+        index: Handle<Expr>,
+        value: Handle<Expr>,
+        result: Option<Handle<Local>>,
+    },
     /// A nested scope `{ .. }`.
     Block(Block),
     /// An expression evaluated for its faults only (`a[i];`).

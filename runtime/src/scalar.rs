@@ -39,6 +39,9 @@ pub trait Scalar:
     fn load(c: &Self::Cell) -> Self;
     #[doc(hidden)]
     fn store(c: &Self::Cell, v: Self);
+    /// Atomically replaces the element with `f(old)`; returns the old value.
+    #[doc(hidden)]
+    fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self;
 }
 
 macro_rules! int_scalar {
@@ -53,6 +56,12 @@ macro_rules! int_scalar {
             fn load(c: &Self::Cell) -> Self { c.load(Ordering::Relaxed) }
             #[inline(always)]
             fn store(c: &Self::Cell, v: Self) { c.store(v, Ordering::Relaxed) }
+            #[inline(always)]
+            fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
+                match c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| Some(f(old))) {
+                    Ok(old) | Err(old) => old,
+                }
+            }
         }
     )*};
 }
@@ -74,6 +83,15 @@ macro_rules! float_scalar {
             fn load(c: &Self::Cell) -> Self { <$t>::from_bits(c.load(Ordering::Relaxed)) }
             #[inline(always)]
             fn store(c: &Self::Cell, v: Self) { c.store(v.to_bits(), Ordering::Relaxed) }
+            #[inline(always)]
+            fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
+                let r = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                    Some(f(<$t>::from_bits(old)).to_bits())
+                });
+                match r {
+                    Ok(old) | Err(old) => <$t>::from_bits(old),
+                }
+            }
         }
     )*};
 }

@@ -420,6 +420,23 @@ impl<'a> Writer<'a> {
                 self.braced(b);
                 self.line("}");
             }
+            Stmt::Atomic {
+                op,
+                array,
+                index,
+                value,
+                result,
+            } => {
+                self.map_to(span);
+                let call = self.atomic(*op, *array, *index, *value);
+                match result {
+                    Some(r) => {
+                        let name = self.local_name(*r).to_string();
+                        self.line(&format!("{name} = {call};"));
+                    }
+                    None => self.line(&format!("{call};")),
+                }
+            }
             Stmt::Eval(e) => {
                 self.map_to(span);
                 let v = self.expr(*e);
@@ -618,6 +635,54 @@ impl<'a> Writer<'a> {
         format!("for ({init}; {name} < {bound}; {increment}) {{")
     }
 
+    /// The CUDA atomic call of `array.atomic_op(index, value)`; its value is the old element.
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        array: Handle<Array>,
+        index: Handle<Expr>,
+        value: Handle<Expr>,
+    ) -> String {
+        let elem = self.k.arrays.get(array).elem;
+        let place = self.element(array, &[index]).text;
+        let v = self.expr(value);
+        let name = match op {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Exchange => "atomicExch",
+        };
+        let ull = "unsigned long long";
+        match (op, elem) {
+            // CUDA has no 64-bit atomicSub: add the two's complement negation.
+            (AtomicOp::Sub, Scalar::U64) => format!(
+                "atomicAdd(&{place}, 0ull - {})",
+                v.at_least(prec::ADDITIVE + 1)
+            ),
+            (AtomicOp::Sub, Scalar::I64) => {
+                format!(
+                    "(long long)atomicAdd(({ull}*)&{place}, 0ull - ({ull}){})",
+                    v.at_least(prec::UNARY)
+                )
+            }
+            // Wrapping add, bit operations and exchange on `long long` use the unsigned type.
+            (
+                AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exchange,
+                Scalar::I64,
+            ) => {
+                format!(
+                    "(long long){name}(({ull}*)&{place}, ({ull}){})",
+                    v.at_least(prec::UNARY)
+                )
+            }
+            _ => format!("{name}(&{place}, {})", v.text),
+        }
+    }
+
     /// Whether an expression has the same value at every evaluation inside a loop body.
     fn is_stable(&self, e: Handle<Expr>) -> bool {
         match self.k.exprs.get(e) {
@@ -626,6 +691,8 @@ impl<'a> Writer<'a> {
             Expr::Load { .. } => false,
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.is_stable(*expr),
             Expr::Binary { left, right, .. } => self.is_stable(*left) && self.is_stable(*right),
+            Expr::AssumeUniform(inner) => self.is_stable(*inner),
+            Expr::UniformLoad { .. } => false,
             Expr::Select {
                 cond,
                 accept,
@@ -678,6 +745,14 @@ impl<'a> Writer<'a> {
                 let from = self.types.expr(expr);
                 let r = self.expr(expr);
                 self.convert(r, from, to)
+            }
+            Expr::AssumeUniform(inner) => {
+                let inner = *inner;
+                self.expr(inner)
+            }
+            Expr::UniformLoad { array, index } => {
+                let index = index.clone();
+                self.element(*array, &index)
             }
             Expr::Select {
                 cond,

@@ -290,6 +290,46 @@ impl<'a> Writer<'a> {
                 let b = self.block(b);
                 quote_spanned!(span.lo=> { #b })
             }
+            Stmt::Atomic {
+                op,
+                array,
+                index,
+                value,
+                result,
+            } => {
+                let a = self.k.arrays.get(*array);
+                let name = &self.array_names[array.index()];
+                let loc = self.loc(span);
+                let i = self.expr(*index);
+                let v = self.expr(*value);
+                let t = scalar_tokens(a.elem, span);
+                let f = match op {
+                    AtomicOp::Add if a.elem.is_int() => quote!(__old.wrapping_add(__v)),
+                    AtomicOp::Add => quote!(__old + __v),
+                    AtomicOp::Sub => quote!(__old.wrapping_sub(__v)),
+                    AtomicOp::Min => quote!(::core::cmp::Ord::min(__old, __v)),
+                    AtomicOp::Max => quote!(::core::cmp::Ord::max(__old, __v)),
+                    AtomicOp::And => quote!(__old & __v),
+                    AtomicOp::Or => quote!(__old | __v),
+                    AtomicOp::Xor => quote!(__old ^ __v),
+                    AtomicOp::Exchange => quote!(__v),
+                };
+                let method = match a.kind {
+                    ArrayKind::Global { .. } => quote!(rmw),
+                    ArrayKind::Shared { .. } => quote!(rmw1),
+                };
+                let call = quote_spanned! {span.lo=> {
+                    let __v: #t = #v;
+                    #name.#method((#i) as usize, |__old: #t| #f, #loc)?
+                }};
+                match result {
+                    Some(r) => {
+                        let rn = &self.local_names[r.index()];
+                        quote_spanned!(span.lo=> #rn = #call;)
+                    }
+                    None => quote_spanned!(span.lo=> let _ = #call;),
+                }
+            }
             Stmt::Eval(e) => {
                 let v = self.expr(*e);
                 quote_spanned!(span.lo=> let _ = #v;)
@@ -359,6 +399,23 @@ impl<'a> Writer<'a> {
                 let x = self.expr(*expr);
                 let t = scalar_tokens(*to, span);
                 quote_spanned!(span.lo=> ((#x) as #t))
+            }
+            Expr::AssumeUniform(inner) => self.expr(*inner),
+            Expr::UniformLoad { array, index } => {
+                let name = &self.array_names[array.index()];
+                let loc = self.loc(span);
+                let idx: Vec<TokenStream> = index
+                    .iter()
+                    .map(|i| {
+                        let e = self.expr(*i);
+                        quote!((#e) as usize)
+                    })
+                    .collect();
+                if idx.len() == 1 {
+                    quote_spanned!(span.lo=> #name.load1(#(#idx,)* #loc)?)
+                } else {
+                    quote_spanned!(span.lo=> #name.load2(#(#idx,)* #loc)?)
+                }
             }
             Expr::Select {
                 cond,

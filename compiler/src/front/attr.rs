@@ -1,7 +1,7 @@
 //! `#[kernel(...)]` options.
 
 use crate::diag::Ctxt;
-use crate::ir::KernelOptions;
+use crate::ir::{KernelOptions, SyncMode};
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
@@ -24,7 +24,15 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
         } else if meta.path.is_ident("fast_math") {
             options.fast_math = true;
             Ok(())
-        } else if meta.path.is_ident("sync") || meta.path.is_ident("bounds_checks") {
+        } else if meta.path.is_ident("sync") {
+            let lit: syn::LitStr = meta.value()?.parse()?;
+            options.sync = match lit.value().as_str() {
+                "check" => SyncMode::Check,
+                "auto" => SyncMode::Auto,
+                _ => return Err(syn::Error::new(lit.span(), "`sync` is \"check\" (hazards are errors) or \"auto\" (the compiler places barriers)")),
+            };
+            Ok(())
+        } else if meta.path.is_ident("bounds_checks") {
             // Consume the value so the error is about the option, not the syntax.
             if meta.input.peek(syn::Token![=]) {
                 let _: syn::Expr = meta.value()?.parse()?;
@@ -32,7 +40,7 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             Err(meta.error("this option is not available in this version of cuphase yet"))
         } else {
             Err(meta.error(
-                "unknown `#[kernel]` option; the options are `launch_bounds = N` and `fast_math`",
+                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `launch_bounds = N` and `fast_math`",
             ))
         }
     });

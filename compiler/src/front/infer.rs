@@ -242,6 +242,17 @@ impl Infer<'_, '_> {
                 self.constrain(v, Class::Known(to), span);
                 self.checks.push((h, Check::Cast(to)));
             }
+            Expr::AssumeUniform(inner) => {
+                let iv = self.ev(inner);
+                self.unify(v, iv, span);
+            }
+            Expr::UniformLoad { array, index } => {
+                let elem = self.k.arrays.get(array).elem;
+                self.constrain(v, Class::Known(elem), span);
+                for ix in index {
+                    self.require_index(ix);
+                }
+            }
             Expr::Select {
                 cond,
                 accept,
@@ -344,6 +355,17 @@ impl Infer<'_, '_> {
                     }
                 }
                 self.block(body);
+            }
+            Stmt::Atomic {
+                array,
+                index,
+                value,
+                ..
+            } => {
+                self.require_index(*index);
+                let elem = self.k.arrays.get(*array).elem;
+                let vv = self.ev(*value);
+                self.constrain(vv, Class::Known(elem), self.k.exprs.span(*value));
             }
             Stmt::Block(b) => self.block(b),
             Stmt::Eval(_)

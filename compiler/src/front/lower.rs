@@ -40,7 +40,8 @@ struct Lowerer<'c> {
     locals: Arena<Local>,
     exprs: Arena<Expr>,
     labels: Arena<Label>,
-    barriers: Vec<Span>,
+    barriers: Vec<Barrier>,
+    in_unsafe: bool,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<LoopFrame>,
 }
@@ -55,6 +56,7 @@ pub fn lower_kernel(cx: &mut Ctxt, options: KernelOptions, func: &syn::ItemFn) -
         exprs: Arena::default(),
         labels: Arena::default(),
         barriers: Vec::new(),
+        in_unsafe: false,
         scopes: vec![HashMap::new()],
         loops: Vec::new(),
     };
@@ -86,7 +88,6 @@ fn expr_kind_name(e: &syn::Expr) -> &'static str {
         syn::Expr::Infer(_) => "`_` expressions",
         syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`)",
         syn::Expr::Macro(_) => "macro calls",
-        syn::Expr::Match(_) => "`match`",
         syn::Expr::Reference(_) => "references (`&x`)",
         syn::Expr::Repeat(_) => "array repeat expressions",
         syn::Expr::Struct(_) => "struct literals",
@@ -572,9 +573,17 @@ impl Lowerer<'_> {
                 if !c.args.is_empty() {
                     self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
                 }
-                let index = self.barriers.len();
-                self.barriers.push(span);
-                out.push(Stmt::Barrier { index }, span);
+                self.barrier(BarrierOrigin::Written, span, out);
+            }
+            syn::Expr::Unsafe(u) => {
+                let inner = self.lower_unsafe_block(&u.block);
+                out.push(Stmt::Block(inner), span);
+            }
+            syn::Expr::Match(m) => {
+                self.lower_match(m, out, None);
+            }
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, false);
             }
             syn::Expr::Paren(p) => self.lower_stmt_expr(&p.expr, out),
             syn::Expr::Group(g) => self.lower_stmt_expr(&g.expr, out),
@@ -592,6 +601,443 @@ impl Lowerer<'_> {
         self.lower_stmts(&b.stmts, &mut out, true);
         self.scopes.pop();
         out
+    }
+
+    fn lower_unsafe_block(&mut self, b: &syn::Block) -> Block {
+        let was = std::mem::replace(&mut self.in_unsafe, true);
+        let mut inner = self.lower_block(b);
+        self.in_unsafe = was;
+        inner.is_unsafe = true;
+        inner
+    }
+
+    fn barrier(&mut self, origin: BarrierOrigin, span: Span, out: &mut Block) {
+        let index = self.barriers.len();
+        self.barriers.push(Barrier { span, origin });
+        out.push(Stmt::Barrier { index }, span);
+    }
+
+    /// `array.atomic_op(i, v)`; in value position the old value goes to a temporary.
+    fn lower_atomic(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Block,
+        want_value: bool,
+    ) -> Value {
+        let span = m.src();
+        let Some(op) = AtomicOp::from_method(&m.method.to_string()) else {
+            return Value::Error;
+        };
+        let array = match strip_parens(&m.receiver) {
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Array(a)) => a,
+                    _ => {
+                        self.err(
+                            m.receiver.src(),
+                            format!(
+                                "`{}` works on a shared array or a `&mut` slice parameter",
+                                op.method()
+                            ),
+                        );
+                        return Value::Error;
+                    }
+                }
+            }
+            other => {
+                self.err(
+                    other.src(),
+                    format!(
+                        "`{}` works on a shared array or a `&mut` slice parameter",
+                        op.method()
+                    ),
+                );
+                return Value::Error;
+            }
+        };
+        let a = self.arrays.get(array).clone();
+        if a.kind == (ArrayKind::Global { mutable: false }) {
+            self.cx.push(
+                Diagnostic::new(
+                    m.receiver.src(),
+                    format!(
+                        "`{}` writes, but `{}` is a read-only `&[{}]`",
+                        op.method(),
+                        a.name,
+                        a.elem
+                    ),
+                )
+                .note(format!(
+                    "declare the parameter `{}: &mut [{}]`",
+                    a.name, a.elem
+                )),
+            );
+            return Value::Error;
+        }
+        if a.rank() != 1 {
+            self.err(
+                span,
+                format!(
+                    "atomics take one index; `{}` has {} dimensions",
+                    a.name,
+                    a.rank()
+                ),
+            );
+            return Value::Error;
+        }
+        let supported = match op {
+            AtomicOp::Add => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::F32 | Scalar::F64
+            ),
+            AtomicOp::Exchange => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::F32
+            ),
+            _ => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64
+            ),
+        };
+        if !supported {
+            self.err(
+                span,
+                format!(
+                    "`{}` on `{}` elements is not supported",
+                    op.method(),
+                    a.elem
+                ),
+            );
+            return Value::Error;
+        }
+        if m.args.len() != 2 {
+            self.err(
+                span,
+                format!(
+                    "`{}` takes an index and a value: `{}.{}(i, v)`",
+                    op.method(),
+                    a.name,
+                    op.method()
+                ),
+            );
+            return Value::Error;
+        }
+        let (Some(index), Some(value)) = (m.args.first(), m.args.get(1)) else {
+            return Value::Error;
+        };
+        let Some(index) = self.value_or_none(index, out) else {
+            return Value::Error;
+        };
+        let Some(value) = self.value_or_none(value, out) else {
+            return Value::Error;
+        };
+        let result = want_value.then(|| {
+            let tmp = self.locals.append(
+                Local {
+                    name: "old".into(),
+                    mutable: false,
+                    annotated: Some(a.elem),
+                    origin: LocalOrigin::Temp,
+                },
+                span,
+            );
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: None,
+                },
+                span,
+            );
+            tmp
+        });
+        out.push(
+            Stmt::Atomic {
+                op,
+                array,
+                index,
+                value,
+                result,
+            },
+            span,
+        );
+        match result {
+            Some(tmp) => Value::Expr(self.expr(Expr::Local(tmp), span)),
+            None => Value::Error,
+        }
+    }
+
+    /// `match` on an integer, lowered to an `if` chain over a temporary holding the scrutinee.
+    /// With `result`, every arm's value is assigned to it.
+    fn lower_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        out: &mut Block,
+        result: Option<Handle<Local>>,
+    ) -> bool {
+        let span = m.src();
+        let Some(scrutinee) = self.value_or_none(&m.expr, out) else {
+            return false;
+        };
+        let needs_temp = !matches!(self.exprs.get(scrutinee), Expr::Local(_) | Expr::Literal(_));
+        let subject = if needs_temp {
+            let tmp = self.locals.append(
+                Local {
+                    name: "scrutinee".into(),
+                    mutable: false,
+                    annotated: None,
+                    origin: LocalOrigin::Temp,
+                },
+                m.expr.src(),
+            );
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: Some(scrutinee),
+                },
+                m.expr.src(),
+            );
+            Some(tmp)
+        } else {
+            None
+        };
+        let subject_expr = |this: &mut Self| -> Handle<Expr> {
+            match subject {
+                Some(t) => this.expr(Expr::Local(t), m.expr.src()),
+                None => {
+                    let e = this.exprs.get(scrutinee).clone();
+                    this.expr(e, m.expr.src())
+                }
+            }
+        };
+        let last_is_catch_all = m
+            .arms
+            .last()
+            .is_some_and(|a| a.guard.is_none() && is_catch_all(&a.pat));
+        if !last_is_catch_all {
+            self.cx.push(
+                Diagnostic::new(span, "a kernel `match` ends with a catch-all arm")
+                    .note("add `_ => ...` as the last arm (kernels do not check exhaustiveness over integer ranges)"),
+            );
+            return false;
+        }
+        // Build the chain from the last arm back to the first.
+        let mut chain: Option<Block> = None;
+        for arm in m.arms.iter().rev() {
+            self.scopes.push(HashMap::new());
+            let mut body = Block::default();
+            let mut cond: Option<Handle<Expr>> = None;
+            let mut ok = true;
+            if let Some(name) = binding_name(&arm.pat) {
+                let v = subject_expr(self);
+                let h = self.locals.append(
+                    Local {
+                        name: name.to_string(),
+                        mutable: false,
+                        annotated: None,
+                        origin: LocalOrigin::Let,
+                    },
+                    arm.pat.src(),
+                );
+                body.push(
+                    Stmt::Let {
+                        local: h,
+                        init: Some(v),
+                    },
+                    arm.pat.src(),
+                );
+                self.bind(name.to_string(), Binding::Local(h));
+            } else if !is_catch_all(&arm.pat) {
+                match self.pattern_cond(&arm.pat, &subject_expr) {
+                    Some(c) => cond = Some(c),
+                    None => ok = false,
+                }
+            }
+            if let Some((_, g)) = &arm.guard {
+                let mut gs = Block::default();
+                match self.lower_value(g, &mut gs) {
+                    Value::Expr(gv) if gs.stmts.is_empty() => {
+                        cond = Some(match cond {
+                            Some(c) => self.expr(
+                                Expr::Binary {
+                                    op: BinaryOp::And,
+                                    left: c,
+                                    right: gv,
+                                },
+                                g.src(),
+                            ),
+                            None => gv,
+                        });
+                    }
+                    Value::Expr(_) => {
+                        self.err(
+                            g.src(),
+                            "a match guard must be a plain expression in kernels",
+                        );
+                        ok = false;
+                    }
+                    _ => ok = false,
+                }
+            }
+            match result {
+                Some(tmp) => match self.lower_value(&arm.body, &mut body) {
+                    Value::Expr(v) => body.push(
+                        Stmt::Assign {
+                            place: Place::Local(tmp),
+                            op: None,
+                            value: v,
+                        },
+                        arm.body.src(),
+                    ),
+                    Value::Diverges => {}
+                    Value::Error => ok = false,
+                },
+                None => match &*arm.body {
+                    syn::Expr::Block(b) if b.label.is_none() => {
+                        let inner = self.lower_block(&b.block);
+                        body.stmts.extend(inner.stmts);
+                        body.spans.extend(inner.spans);
+                    }
+                    other => self.lower_stmt_expr(other, &mut body),
+                },
+            }
+            self.scopes.pop();
+            if !ok {
+                return false;
+            }
+            chain = Some(match (cond, chain) {
+                (None, _) => body,
+                (Some(c), rest) => {
+                    let mut b = Block::default();
+                    b.push(
+                        Stmt::If {
+                            cond: c,
+                            accept: body,
+                            reject: rest.unwrap_or_default(),
+                        },
+                        arm.src(),
+                    );
+                    b
+                }
+            });
+        }
+        if let Some(chain) = chain {
+            if chain.stmts.len() == 1 && matches!(chain.stmts[0], Stmt::If { .. }) {
+                out.stmts.extend(chain.stmts);
+                out.spans.extend(chain.spans);
+            } else {
+                out.push(Stmt::Block(chain), span);
+            }
+        }
+        true
+    }
+
+    /// The condition under which an integer pattern matches.
+    fn pattern_cond(
+        &mut self,
+        pat: &syn::Pat,
+        subject: &dyn Fn(&mut Self) -> Handle<Expr>,
+    ) -> Option<Handle<Expr>> {
+        let span = pat.src();
+        match pat {
+            syn::Pat::Lit(l) => {
+                let Value::Expr(v) = self.lower_lit(&l.lit) else {
+                    return None;
+                };
+                let s = subject(self);
+                Some(self.expr(
+                    Expr::Binary {
+                        op: BinaryOp::Eq,
+                        left: s,
+                        right: v,
+                    },
+                    span,
+                ))
+            }
+            syn::Pat::Or(o) => {
+                let mut acc: Option<Handle<Expr>> = None;
+                for case in &o.cases {
+                    let c = self.pattern_cond(case, subject)?;
+                    acc = Some(match acc {
+                        Some(a) => self.expr(
+                            Expr::Binary {
+                                op: BinaryOp::Or,
+                                left: a,
+                                right: c,
+                            },
+                            span,
+                        ),
+                        None => c,
+                    });
+                }
+                acc
+            }
+            syn::Pat::Range(r) => {
+                let mut scratch = Block::default();
+                let mut parts = Vec::new();
+                if let Some(lo) = &r.start {
+                    let Value::Expr(v) = self.lower_value(lo, &mut scratch) else {
+                        return None;
+                    };
+                    let s = subject(self);
+                    parts.push(self.expr(
+                        Expr::Binary {
+                            op: BinaryOp::Ge,
+                            left: s,
+                            right: v,
+                        },
+                        span,
+                    ));
+                }
+                if let Some(hi) = &r.end {
+                    let Value::Expr(v) = self.lower_value(hi, &mut scratch) else {
+                        return None;
+                    };
+                    let op = match r.limits {
+                        syn::RangeLimits::Closed(_) => BinaryOp::Le,
+                        syn::RangeLimits::HalfOpen(_) => BinaryOp::Lt,
+                    };
+                    let s = subject(self);
+                    parts.push(self.expr(
+                        Expr::Binary {
+                            op,
+                            left: s,
+                            right: v,
+                        },
+                        span,
+                    ));
+                }
+                if !scratch.stmts.is_empty() {
+                    self.err(
+                        span,
+                        "range bounds in patterns must be literals or constants",
+                    );
+                    return None;
+                }
+                let mut it = parts.into_iter();
+                let first = it.next()?;
+                Some(it.fold(first, |a, b| {
+                    self.expr(
+                        Expr::Binary {
+                            op: BinaryOp::And,
+                            left: a,
+                            right: b,
+                        },
+                        span,
+                    )
+                }))
+            }
+            syn::Pat::Paren(p) => self.pattern_cond(&p.pat, subject),
+            other => {
+                self.cx.push(
+                    Diagnostic::new(
+                        other.src(),
+                        "kernel `match` patterns are integer literals, ranges, `|`, `_` and a name",
+                    )
+                    .note("match on an integer value"),
+                );
+                None
+            }
+        }
     }
 
     fn lower_if_stmt(&mut self, i: &syn::ExprIf, out: &mut Block) {
@@ -1118,7 +1564,46 @@ impl Lowerer<'_> {
                 None => Value::Error,
             },
             syn::Expr::Field(f) => self.lower_field(f),
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, true)
+            }
             syn::Expr::MethodCall(m) => self.lower_method(m),
+            syn::Expr::Match(mt) => {
+                let tmp = self.temp(span);
+                out.push(
+                    Stmt::Let {
+                        local: tmp,
+                        init: None,
+                    },
+                    span,
+                );
+                if self.lower_match(mt, out, Some(tmp)) {
+                    Value::Expr(self.expr(Expr::Local(tmp), span))
+                } else {
+                    Value::Error
+                }
+            }
+            syn::Expr::Unsafe(u) => self.lower_unsafe_value(&u.block, out, span),
+            syn::Expr::Call(c) if is_call_of(c, "assume_uniform") => {
+                if !self.in_unsafe {
+                    self.cx.push(
+                        Diagnostic::new(span, "`assume_uniform` is unsafe: the programmer vouches that the value is the same in every thread of the block")
+                            .note("write `unsafe { assume_uniform(v) }`"),
+                    );
+                    return Value::Error;
+                }
+                let (1, Some(arg)) = (c.args.len(), c.args.first()) else {
+                    self.err(span, "`assume_uniform` takes one value");
+                    return Value::Error;
+                };
+                match self.lower_value(arg, out) {
+                    Value::Expr(v) => Value::Expr(self.expr(Expr::AssumeUniform(v), span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Call(c) if is_call_of(c, "uniform_load") => {
+                self.lower_uniform_load(c, out, span)
+            }
             syn::Expr::Call(c) => {
                 let name = call_name(c);
                 let n = name.clone().unwrap_or_default();
@@ -1439,6 +1924,96 @@ impl Lowerer<'_> {
         Value::Expr(self.expr(Expr::Local(tmp), span))
     }
 
+    fn lower_unsafe_value(&mut self, b: &syn::Block, out: &mut Block, span: Span) -> Value {
+        let was = std::mem::replace(&mut self.in_unsafe, true);
+        // `unsafe { assume_uniform(v) }` needs no block of its own.
+        let simple = match split_tail(b) {
+            ([], Some(syn::Expr::Call(c))) if is_call_of(c, "assume_uniform") => Some(c),
+            _ => None,
+        };
+        let v = match simple {
+            Some(_) => {
+                let mut scratch = Block::default();
+                let v = self.lower_block_value(b, &mut scratch, span);
+                if scratch.stmts.is_empty() {
+                    v
+                } else {
+                    let tmp = self.temp(span);
+                    out.push(
+                        Stmt::Let {
+                            local: tmp,
+                            init: None,
+                        },
+                        span,
+                    );
+                    let mut inner = Block {
+                        is_unsafe: true,
+                        ..Block::default()
+                    };
+                    inner.stmts.extend(scratch.stmts);
+                    inner.spans.extend(scratch.spans);
+                    if let Value::Expr(e) = v {
+                        inner.push(
+                            Stmt::Assign {
+                                place: Place::Local(tmp),
+                                op: None,
+                                value: e,
+                            },
+                            span,
+                        );
+                    }
+                    out.push(Stmt::Block(inner), span);
+                    Value::Expr(self.expr(Expr::Local(tmp), span))
+                }
+            }
+            None => {
+                let tmp = self.temp(span);
+                out.push(
+                    Stmt::Let {
+                        local: tmp,
+                        init: None,
+                    },
+                    span,
+                );
+                let mut inner = self.block_into_temp(b, tmp);
+                inner.is_unsafe = true;
+                out.push(Stmt::Block(inner), span);
+                Value::Expr(self.expr(Expr::Local(tmp), span))
+            }
+        };
+        self.in_unsafe = was;
+        v
+    }
+
+    /// `uniform_load(&tile[i])`: a barrier, then every thread reads the same element.
+    fn lower_uniform_load(&mut self, c: &syn::ExprCall, out: &mut Block, span: Span) -> Value {
+        let arg = match (c.args.len(), c.args.first()) {
+            (1, Some(syn::Expr::Reference(r))) if r.mutability.is_none() => &*r.expr,
+            _ => {
+                self.cx.push(
+                    Diagnostic::new(
+                        span,
+                        "`uniform_load` takes a reference to a shared array element",
+                    )
+                    .note("write `uniform_load(&tile[i])`"),
+                );
+                return Value::Error;
+            }
+        };
+        let Some((array, index)) = self.lower_index(arg, out) else {
+            return Value::Error;
+        };
+        if !matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+            self.err(
+                arg.src(),
+                "`uniform_load` reads shared memory; read a slice parameter directly",
+            );
+            return Value::Error;
+        }
+        self.barrier(BarrierOrigin::UniformLoad, span, out);
+        Value::Expr(self.expr(Expr::UniformLoad { array, index }, span))
+    }
+
     fn temp(&mut self, span: Span) -> Handle<Local> {
         self.locals.append(
             Local {
@@ -1570,6 +2145,21 @@ fn simple_tail(b: &syn::Block) -> Option<&syn::Expr> {
             ) =>
         {
             Some(t)
+        }
+        _ => None,
+    }
+}
+
+fn is_catch_all(p: &syn::Pat) -> bool {
+    matches!(p, syn::Pat::Wild(_)) || binding_name(p).is_some()
+}
+
+fn binding_name(p: &syn::Pat) -> Option<&syn::Ident> {
+    match p {
+        syn::Pat::Ident(pi)
+            if pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none() =>
+        {
+            Some(&pi.ident)
         }
         _ => None,
     }

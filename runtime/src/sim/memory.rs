@@ -50,6 +50,14 @@ impl<'a, T: Scalar> Global<'a, T> {
             None => Err(self.oob(i, loc)),
         }
     }
+    /// Atomically replaces element `i` with `f(old)`; returns the old value.
+    #[inline(always)]
+    pub fn rmw(self, i: usize, f: impl Fn(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
+        match self.cells.get(i) {
+            Some(c) => Ok(T::rmw(c, f)),
+            None => Err(self.oob(i, loc)),
+        }
+    }
     #[cold]
     fn oob(self, i: usize, loc: &'static Loc) -> Fault {
         Fault::OutOfBounds {
@@ -101,6 +109,19 @@ impl<T: Scalar> Shared<T> {
             Some(c) => {
                 c.set(v);
                 Ok(())
+            }
+            None => Err(self.oob(i, self.cells.len(), loc)),
+        }
+    }
+    /// Replaces `a[i]` with `f(old)` (a block runs on one CPU thread, so this is atomic);
+    /// returns the old value.
+    #[inline(always)]
+    pub fn rmw1(&self, i: usize, f: impl FnOnce(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                let old = c.get();
+                c.set(f(old));
+                Ok(old)
             }
             None => Err(self.oob(i, self.cells.len(), loc)),
         }
