@@ -153,7 +153,7 @@ fn a_barrier_reached_by_half_the_block_is_divergence() {
             .launch(&dev, Launch::new(1, 32), &mut out)
             .unwrap_err(),
     );
-    let line = line_of("if t < 16") + 1;
+    let line = line_of("if low_half") + 1;
     assert!(
         d.contains("16 thread(s) wait at the barrier at ")
             && d.contains(&format!("faults.rs:{line}:")),
@@ -191,7 +191,7 @@ fn threads_at_two_different_barriers_are_divergence() {
             .launch(&dev, Launch::new(1, 32), &mut out)
             .unwrap_err(),
     );
-    let first = line_of("if t % 2 == 0") + 1;
+    let first = line_of("assume_uniform(t % 2 == 0)") + 1;
     let second = first + 2;
     assert!(
         d.contains(&format!("faults.rs:{first}:")) && d.contains(&format!("faults.rs:{second}:")),

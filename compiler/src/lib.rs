@@ -11,6 +11,7 @@
 //! The proc-macro crate is a thin wrapper over [`expand_kernel`]; everything here is an
 //! ordinary library, testable without a macro context ([`compile_str`]).
 
+pub mod analysis;
 pub mod back;
 pub mod diag;
 pub mod front;
@@ -33,7 +34,8 @@ pub fn compile(
     func: &syn::ItemFn,
     file: &str,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
-    let checked = front::check_kernel(attr, func)?;
+    let mut checked = front::check_kernel(attr, func)?;
+    analysis::check(&mut checked)?;
     let cuda = back::cuda::write_kernel(&checked.kernel, &checked.types, file);
     Ok(Compiled { checked, cuda })
 }

@@ -25,11 +25,13 @@ pub fn divide(out: &mut [i32], d: i32) {
     out[i] = 100 / d;
 }
 
-/// A barrier only some threads of the block reach.
+/// A barrier only some threads of the block reach; the false promise of `assume_uniform`
+/// hides it from the compiler, and the simulator catches it.
 #[kernel]
 pub fn divergent_barrier(out: &mut [u32]) {
     let t = thread_idx().x;
-    if t < 16 {
+    let low_half = unsafe { assume_uniform(t < 16) };
+    if low_half {
         sync_block_threads();
     }
     out[t] = t;
@@ -39,7 +41,7 @@ pub fn divergent_barrier(out: &mut [u32]) {
 #[kernel]
 pub fn early_return(out: &mut [u32], n: u32) {
     let t = thread_idx().x;
-    if t >= n {
+    if unsafe { assume_uniform(t >= n) } {
         return;
     }
     sync_block_threads();
@@ -50,7 +52,7 @@ pub fn early_return(out: &mut [u32], n: u32) {
 #[kernel]
 pub fn two_barriers(out: &mut [u32]) {
     let t = thread_idx().x;
-    if t % 2 == 0 {
+    if unsafe { assume_uniform(t % 2 == 0) } {
         sync_block_threads();
     } else {
         sync_block_threads();

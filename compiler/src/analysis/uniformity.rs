@@ -1,0 +1,638 @@
+//! Block-uniformity of values and control flow, and the divergent-barrier check.
+//!
+//! Takes a checked kernel; gives [`UniformityInfo`] (whether control flow is uniform at each
+//! statement) and reports every barrier that some threads of a block could skip, or reach a
+//! different number of times, as an error with the point of divergence and the origin of the
+//! non-uniform value.
+//!
+//! The rules are WGSL's uniformity analysis lifted to block scope (DESIGN.md §3.1): values are
+//! uniform or not, variables are tracked flow-sensitively with a fixpoint over loops, and
+//! control flow becomes non-uniform under a non-uniform condition, in a loop whose trip count
+//! differs between threads, and after an exit (`return`, `break`, `continue`) taken by some
+//! threads only. Where WGSL is merely conservative this analysis is exact: a non-uniform
+//! `continue` only makes the rest of its own iteration non-uniform, since every thread still
+//! reaches the loop's head for the next iteration.
+
+use crate::diag::{Ctxt, Diagnostic};
+use crate::ir::*;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Where a non-uniform value comes from.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The source of the non-uniformity (`thread_idx()`, a load, an assignment).
+    pub root_span: Span,
+    /// What the source is, e.g. "`thread_idx()`".
+    pub root: String,
+    /// Variables it flowed through, oldest first.
+    pub path: Vec<String>,
+}
+
+impl Origin {
+    fn describe(&self) -> String {
+        let mut s = self.root.clone();
+        if self.path.len() > 1 {
+            let via: Vec<String> = self.path[..self.path.len() - 1]
+                .iter()
+                .map(|v| format!("`{v}`"))
+                .collect();
+            s.push_str(&format!(" through {}", via.join(", ")));
+        }
+        s
+    }
+}
+
+/// The uniformity of a value.
+#[derive(Clone, Debug)]
+enum Uni {
+    Uniform,
+    NonUniform(Rc<Origin>),
+}
+
+impl Uni {
+    fn is_uniform(&self) -> bool {
+        matches!(self, Uni::Uniform)
+    }
+    fn join(self, other: Uni) -> Uni {
+        match self {
+            Uni::Uniform => other,
+            nu => nu,
+        }
+    }
+    fn through(self, var: &str) -> Uni {
+        match self {
+            Uni::Uniform => Uni::Uniform,
+            Uni::NonUniform(o) => {
+                let mut o = (*o).clone();
+                o.path.push(var.to_string());
+                Uni::NonUniform(Rc::new(o))
+            }
+        }
+    }
+}
+
+/// Why control flow is not uniform at some point.
+#[derive(Clone, Debug)]
+pub struct Reason {
+    /// The point of divergence: a condition, a loop header, an early exit.
+    pub span: Span,
+    /// What happens there.
+    pub text: String,
+    /// Where the non-uniform value behind it comes from.
+    pub origin: Option<Rc<Origin>>,
+    /// The divergence this one follows from (the condition an early exit was taken under).
+    pub cause: Option<Rc<Reason>>,
+}
+
+type Cf = Option<Rc<Reason>>;
+
+fn join_cf(a: &Cf, b: &Cf) -> Cf {
+    a.clone().or_else(|| b.clone())
+}
+
+#[derive(Clone, Debug)]
+struct State {
+    vars: Vec<Uni>,
+}
+
+impl State {
+    fn join(&mut self, other: &State) {
+        for (a, b) in self.vars.iter_mut().zip(&other.vars) {
+            if a.is_uniform() && !b.is_uniform() {
+                *a = b.clone();
+            }
+        }
+    }
+    fn pattern(&self) -> Vec<bool> {
+        self.vars.iter().map(Uni::is_uniform).collect()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Return,
+    Break(usize),
+    Continue(usize),
+}
+
+#[derive(Clone, Debug)]
+struct Exit {
+    target: Target,
+    /// Set when only some threads take this exit.
+    partial: Cf,
+    state: State,
+}
+
+#[derive(Default)]
+struct Flow {
+    exits: Vec<Exit>,
+    always_jumps: bool,
+}
+
+/// What the uniformity analysis found.
+#[derive(Default, Debug)]
+pub struct UniformityInfo {
+    /// For each statement, by address: the reason control flow is not uniform where it starts,
+    /// or `None` where it is uniform.
+    pub cf: HashMap<usize, Option<Rc<Reason>>>,
+    /// For each loop statement, by address: which locals are uniform at its head.
+    pub loop_head_uniform: HashMap<usize, Vec<bool>>,
+}
+
+impl UniformityInfo {
+    /// Whether control flow is uniform where `stmt` starts (unknown statements: no).
+    pub fn is_uniform_at(&self, stmt: &Stmt) -> bool {
+        matches!(self.cf.get(&(stmt as *const Stmt as usize)), Some(None))
+    }
+}
+
+struct Analyzer<'k, 'c> {
+    k: &'k Kernel,
+    cx: &'c mut Ctxt,
+    reporting: bool,
+    loops: Vec<(usize, Option<Handle<Label>>)>,
+    next_loop: usize,
+    info: UniformityInfo,
+}
+
+/// Runs the analysis; divergent barriers and non-uniform `uniform_load` indices go to `cx`.
+pub fn analyze(cx: &mut Ctxt, k: &Kernel) -> UniformityInfo {
+    let mut a = Analyzer {
+        k,
+        cx,
+        reporting: true,
+        loops: Vec::new(),
+        next_loop: 0,
+        info: UniformityInfo::default(),
+    };
+    let mut st = State {
+        vars: vec![Uni::Uniform; k.locals.len()],
+    };
+    let _ = a.block(&k.body, &None, &mut st);
+    a.info
+}
+
+impl Analyzer<'_, '_> {
+    fn expr(&self, h: Handle<Expr>, st: &State) -> Uni {
+        let span = self.k.exprs.span(h);
+        let nu = |root: String| {
+            Uni::NonUniform(Rc::new(Origin {
+                root_span: span,
+                root,
+                path: Vec::new(),
+            }))
+        };
+        match self.k.exprs.get(h) {
+            Expr::Literal(_) | Expr::Len(_) | Expr::AssumeUniform(_) | Expr::UniformLoad { .. } => {
+                Uni::Uniform
+            }
+            Expr::Local(l) => st.vars[l.index()].clone(),
+            Expr::Builtin { builtin, axis } => match builtin {
+                Builtin::ThreadIdx => nu(format!("`thread_idx().{}`", axis.name())),
+                Builtin::GlobalIdx => nu(format!("`global_idx().{}`", axis.name())),
+                Builtin::BlockIdx | Builtin::BlockDim | Builtin::GridDim => Uni::Uniform,
+            },
+            Expr::Load { array, index } => {
+                let a = self.k.arrays.get(*array);
+                match a.kind {
+                    ArrayKind::Global { mutable: false } => index
+                        .iter()
+                        .fold(Uni::Uniform, |acc, i| acc.join(self.expr(*i, st))),
+                    ArrayKind::Global { mutable: true } => nu(format!(
+                        "a load from `{}`, a `&mut` slice that threads may write",
+                        a.name
+                    )),
+                    ArrayKind::Shared { .. } => {
+                        nu(format!("a load from shared array `{}`", a.name))
+                    }
+                }
+            }
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.expr(*expr, st),
+            Expr::Binary { left, right, .. } => self.expr(*left, st).join(self.expr(*right, st)),
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => self
+                .expr(*cond, st)
+                .join(self.expr(*accept, st))
+                .join(self.expr(*reject, st)),
+        }
+    }
+
+    /// `value` assigned to a variable at `span` under control flow `cf`.
+    fn assigned(&self, value: Uni, cf: &Cf, span: Span, name: &str) -> Uni {
+        let value = match cf {
+            None => value,
+            Some(r) => value.join(Uni::NonUniform(Rc::new(Origin {
+                root_span: span,
+                root: format!(
+                    "an assignment made where control flow is not uniform (because of line {})",
+                    r.span.start().line
+                ),
+                path: Vec::new(),
+            }))),
+        };
+        value.through(name)
+    }
+
+    fn block(&mut self, b: &Block, cf: &Cf, st: &mut State) -> Flow {
+        let mut flow = Flow::default();
+        let mut here = cf.clone();
+        for (stmt, span) in b.iter() {
+            if self.reporting {
+                self.info
+                    .cf
+                    .insert(stmt as *const Stmt as usize, here.clone());
+            }
+            let f = self.stmt(stmt, span, &here, st);
+            for e in &f.exits {
+                if let Some(r) = &e.partial {
+                    if here.is_none() {
+                        let kind = match e.target {
+                            Target::Return => "`return`",
+                            Target::Break(_) => "`break`",
+                            Target::Continue(_) => "`continue`",
+                        };
+                        here = Some(Rc::new(Reason {
+                            span: r.span,
+                            text: format!("some threads leave by this {kind} and the others go on"),
+                            origin: r.origin.clone(),
+                            cause: r.cause.clone(),
+                        }));
+                    }
+                }
+            }
+            flow.exits.extend(f.exits);
+            if f.always_jumps {
+                flow.always_jumps = true;
+                break;
+            }
+        }
+        flow
+    }
+
+    fn jump(&mut self, target: Target, span: Span, cf: &Cf, st: &State) -> Flow {
+        let partial = cf.as_ref().map(|r| {
+            Rc::new(Reason {
+                span,
+                text: String::new(),
+                origin: r.origin.clone(),
+                cause: Some(r.clone()),
+            })
+        });
+        Flow {
+            exits: vec![Exit {
+                target,
+                partial,
+                state: st.clone(),
+            }],
+            always_jumps: true,
+        }
+    }
+
+    fn loop_id(&self, label: Option<Handle<Label>>) -> usize {
+        match label {
+            None => self.loops.last().map_or(0, |(id, _)| *id),
+            Some(l) => self
+                .loops
+                .iter()
+                .rev()
+                .find(|(_, lb)| *lb == Some(l))
+                .map_or(0, |(id, _)| *id),
+        }
+    }
+
+    fn divergent_barrier(&mut self, span: Span, what: &str, reason: &Reason) {
+        if !self.reporting {
+            return;
+        }
+        let mut d = Diagnostic::new(
+            span,
+            format!("{what} is not reached by every thread of the block: some threads would skip it or wait at it a different number of times"),
+        )
+        .label(reason.span, format!("control flow diverges here: {}", reason.text));
+        if let Some(c) = &reason.cause {
+            d = d.label(c.span, c.text.clone());
+        }
+        if let Some(o) = &reason.origin {
+            let name = o
+                .path
+                .last()
+                .map(|v| format!("`{v}`"))
+                .unwrap_or_else(|| "the value".into());
+            d = d.label(o.root_span, format!("{name} comes from {}", o.describe()));
+        }
+        d = d.note("every thread of a block must reach each barrier the same number of times: move the barrier to where all threads go (before or after the branch or loop), or make the condition uniform (computed from block-uniform values only)");
+        self.cx.push(d);
+    }
+
+    fn cond_reason(&self, cond: Handle<Expr>, st: &State, what: &str) -> Cf {
+        match self.expr(cond, st) {
+            Uni::Uniform => None,
+            Uni::NonUniform(o) => {
+                let name = o
+                    .path
+                    .last()
+                    .map(|v| format!("`{v}`"))
+                    .unwrap_or_else(|| o.root.clone());
+                Some(Rc::new(Reason {
+                    span: self.k.exprs.span(cond),
+                    text: format!(
+                        "{what} depends on {name}, which is not the same in every thread"
+                    ),
+                    origin: Some(o),
+                    cause: None,
+                }))
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, span: Span, cf: &Cf, st: &mut State) -> Flow {
+        match s {
+            Stmt::Let { local, init } => {
+                let name = &self.k.locals.get(*local).name;
+                st.vars[local.index()] = match init {
+                    Some(e) => {
+                        let v = self.expr(*e, st);
+                        self.uniform_load_check(*e, st);
+                        self.assigned(v, cf, span, name)
+                    }
+                    None => Uni::Uniform,
+                };
+                Flow::default()
+            }
+            Stmt::Assign { place, op, value } => {
+                self.uniform_load_check(*value, st);
+                if let Place::Local(l) = place {
+                    let mut v = self.expr(*value, st);
+                    if op.is_some() {
+                        v = st.vars[l.index()].clone().join(v);
+                    }
+                    let name = &self.k.locals.get(*l).name;
+                    st.vars[l.index()] = self.assigned(v, cf, span, name);
+                }
+                Flow::default()
+            }
+            Stmt::Atomic { result, array, .. } => {
+                if let Some(r) = result {
+                    let name = &self.k.arrays.get(*array).name;
+                    st.vars[r.index()] = Uni::NonUniform(Rc::new(Origin {
+                        root_span: span,
+                        root: format!("an atomic on `{name}` (each thread sees another old value)"),
+                        path: vec![self.k.locals.get(*r).name.clone()],
+                    }));
+                }
+                Flow::default()
+            }
+            Stmt::Eval(e) => {
+                self.uniform_load_check(*e, st);
+                Flow::default()
+            }
+            Stmt::Barrier { index } => {
+                if let Some(r) = cf {
+                    let what = match self.k.barriers[*index].origin {
+                        BarrierOrigin::UniformLoad => {
+                            "`uniform_load` (which starts with a barrier)"
+                        }
+                        BarrierOrigin::Inserted(_) => "a barrier inserted by `sync = \"auto\"`",
+                        BarrierOrigin::Written => "`sync_block_threads()`",
+                    };
+                    self.divergent_barrier(span, what, r);
+                }
+                Flow::default()
+            }
+            Stmt::Return => self.jump(Target::Return, span, cf, st),
+            Stmt::Break { label } => {
+                let id = self.loop_id(*label);
+                self.jump(Target::Break(id), span, cf, st)
+            }
+            Stmt::Continue { label } => {
+                let id = self.loop_id(*label);
+                self.jump(Target::Continue(id), span, cf, st)
+            }
+            Stmt::Block(b) => self.block(b, cf, st),
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                let arm_cf = join_cf(cf, &self.cond_reason(*cond, st, "this condition"));
+                let mut s1 = st.clone();
+                let f1 = self.block(accept, &arm_cf, &mut s1);
+                let mut s2 = st.clone();
+                let f2 = self.block(reject, &arm_cf, &mut s2);
+                *st = match (f1.always_jumps, f2.always_jumps) {
+                    (true, false) => s2,
+                    (false, true) => s1,
+                    _ => {
+                        s1.join(&s2);
+                        s1
+                    }
+                };
+                let mut exits = f1.exits;
+                exits.extend(f2.exits);
+                Flow {
+                    exits,
+                    always_jumps: f1.always_jumps && f2.always_jumps,
+                }
+            }
+            Stmt::Loop { label, kind, body } => self.loop_stmt(s, *label, kind, body, span, cf, st),
+        }
+    }
+
+    /// One pass over a loop body from the head state `head`.
+    #[allow(clippy::too_many_arguments)]
+    fn loop_body(
+        &mut self,
+        kind: &LoopKind,
+        body: &Block,
+        var_uni: &Option<(Handle<Local>, Uni)>,
+        trip: &Cf,
+        head: &State,
+        divergent: &Cf,
+        cf: &Cf,
+    ) -> (Flow, State) {
+        let mut s_body = head.clone();
+        if let Some((var, u)) = var_uni {
+            s_body.vars[var.index()] = u.clone();
+        }
+        let cond_cf = match kind {
+            LoopKind::While { cond } => self.cond_reason(*cond, &s_body, "the loop condition"),
+            _ => trip.clone(),
+        };
+        let body_cf = join_cf(&join_cf(cf, &cond_cf), divergent);
+        let flow = self.block(body, &body_cf, &mut s_body);
+        (flow, s_body)
+    }
+
+    /// A `uniform_load` whose index is not uniform is an error.
+    fn uniform_load_check(&mut self, e: Handle<Expr>, st: &State) {
+        if !self.reporting {
+            return;
+        }
+        let mut stack = vec![e];
+        while let Some(h) = stack.pop() {
+            match self.k.exprs.get(h) {
+                Expr::UniformLoad { array, index } => {
+                    for ix in index {
+                        if let Uni::NonUniform(o) = self.expr(*ix, st) {
+                            let name = &self.k.arrays.get(*array).name;
+                            self.cx.push(
+                                Diagnostic::new(self.k.exprs.span(*ix), format!("the index of `uniform_load(&{name}[..])` must be the same in every thread"))
+                                    .label(o.root_span, format!("it comes from {}", o.describe()))
+                                    .note("`uniform_load` broadcasts one element to the whole block; read a per-thread element with plain indexing after a barrier"),
+                            );
+                        }
+                    }
+                }
+                Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::AssumeUniform(expr) => {
+                    stack.push(*expr)
+                }
+                Expr::Binary { left, right, .. } => stack.extend([*left, *right]),
+                Expr::Select {
+                    cond,
+                    accept,
+                    reject,
+                } => stack.extend([*cond, *accept, *reject]),
+                Expr::Load { index, .. } => stack.extend(index.iter().copied()),
+                _ => {}
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn loop_stmt(
+        &mut self,
+        s: &Stmt,
+        label: Option<Handle<Label>>,
+        kind: &LoopKind,
+        body: &Block,
+        span: Span,
+        cf: &Cf,
+        st: &mut State,
+    ) -> Flow {
+        let id = self.next_loop + 1;
+        self.next_loop += 1;
+        // For loops evaluate their range once, before the first iteration.
+        let (var_uni, trip): (Option<(Handle<Local>, Uni)>, Cf) = match kind {
+            LoopKind::For {
+                var,
+                start,
+                end,
+                step,
+                distribution,
+            } => {
+                let mut u = self.expr(*start, st).join(self.expr(*end, st));
+                if let Some(stp) = step {
+                    u = u.join(self.expr(*stp, st));
+                }
+                let name = self.k.locals.get(*var).name.clone();
+                match distribution {
+                    Distribution::Sequential | Distribution::BlocksInGrid => {
+                        let reason = match &u {
+                            Uni::Uniform => None,
+                            Uni::NonUniform(o) => Some(Rc::new(Reason {
+                                span,
+                                text: "the loop's range is not the same in every thread, so threads run different numbers of iterations".into(),
+                                origin: Some(o.clone()),
+                                cause: None,
+                            })),
+                        };
+                        (Some((*var, self.assigned(u, cf, span, &name))), reason)
+                    }
+                    Distribution::ThreadsInBlock | Distribution::ThreadsInGrid => {
+                        let what = if *distribution == Distribution::ThreadsInBlock {
+                            "threads_in_block"
+                        } else {
+                            "threads_in_grid"
+                        };
+                        let origin = Rc::new(Origin {
+                            root_span: span,
+                            root: format!("the loop variable of `{what}`"),
+                            path: vec![name],
+                        });
+                        let reason = Rc::new(Reason {
+                            span,
+                            text: format!("`{what}` gives each thread its own indices and its own number of iterations"),
+                            origin: Some(origin.clone()),
+                            cause: None,
+                        });
+                        (Some((*var, Uni::NonUniform(origin))), Some(reason))
+                    }
+                }
+            }
+            _ => (None, None),
+        };
+        self.loops.push((id, label));
+        let entry = st.clone();
+        let mut head = entry.clone();
+        let mut divergent: Cf = None;
+        let was_reporting = self.reporting;
+        // Fixpoint over the back edge without reporting; then one pass with the final head.
+        self.reporting = false;
+        for _ in 0..(self.k.locals.len() + 4) {
+            let (flow, s_body) = self.loop_body(kind, body, &var_uni, &trip, &head, &divergent, cf);
+            let mut new_head = entry.clone();
+            if !flow.always_jumps {
+                new_head.join(&s_body);
+            }
+            let mut new_div = divergent.clone();
+            for e in &flow.exits {
+                match e.target {
+                    Target::Continue(t) if t == id => new_head.join(&e.state),
+                    _ => {
+                        if let (None, Some(r)) = (&new_div, &e.partial) {
+                            new_div = Some(Rc::new(Reason {
+                                span: r.span,
+                                text: "some threads leave the loop early here, so threads run different numbers of iterations".into(),
+                                origin: r.origin.clone(),
+                                cause: r.cause.clone(),
+                            }));
+                        }
+                    }
+                }
+            }
+            let stable =
+                new_head.pattern() == head.pattern() && new_div.is_some() == divergent.is_some();
+            head = new_head;
+            divergent = new_div;
+            if stable {
+                break;
+            }
+        }
+        self.reporting = was_reporting;
+        let (final_flow, _) = self.loop_body(kind, body, &var_uni, &trip, &head, &divergent, cf);
+        self.loops.pop();
+        if self.reporting {
+            self.info
+                .loop_head_uniform
+                .insert(s as *const Stmt as usize, head.pattern());
+        }
+        // After the loop: the head state (the condition ended it) joined with the breaks.
+        let mut after = match kind {
+            LoopKind::Infinite => None,
+            _ => Some(head.clone()),
+        };
+        let mut exits = Vec::new();
+        for e in final_flow.exits {
+            match e.target {
+                Target::Break(t) if t == id => match &mut after {
+                    Some(a) => a.join(&e.state),
+                    None => after = Some(e.state.clone()),
+                },
+                Target::Continue(t) if t == id => {}
+                _ => exits.push(e),
+            }
+        }
+        let always_jumps = after.is_none();
+        if let Some(a) = after {
+            *st = a;
+        }
+        Flow {
+            exits,
+            always_jumps,
+        }
+    }
+}
