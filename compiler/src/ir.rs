@@ -122,6 +122,15 @@ pub struct Arena<T> {
     spans: Vec<Span>,
 }
 
+impl<T: Clone> Clone for Arena<T> {
+    fn clone(&self) -> Self {
+        Arena {
+            items: self.items.clone(),
+            spans: self.spans.clone(),
+        }
+    }
+}
+
 impl<T> Default for Arena<T> {
     fn default() -> Self {
         Arena {
@@ -271,6 +280,7 @@ impl fmt::Display for Scalar {
 }
 
 /// One `#[kernel]` function.
+#[derive(Clone)]
 pub struct Kernel {
     /// The Rust name of the function; also the CUDA name of the `__global__` function.
     pub name: String,

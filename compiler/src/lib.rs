@@ -25,6 +25,8 @@ pub struct Compiled {
     pub checked: front::Checked,
     /// The CUDA C source.
     pub cuda: String,
+    /// What the barrier analyses found and did.
+    pub report: analysis::Report,
 }
 
 /// Compiles a parsed kernel function. `file` is the Rust path written into `#line` directives
@@ -35,9 +37,13 @@ pub fn compile(
     file: &str,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
     let mut checked = front::check_kernel(attr, func)?;
-    analysis::check(&mut checked)?;
+    let report = analysis::check(&mut checked)?;
     let cuda = back::cuda::write_kernel(&checked.kernel, &checked.types, file);
-    Ok(Compiled { checked, cuda })
+    Ok(Compiled {
+        checked,
+        cuda,
+        report,
+    })
 }
 
 /// Compiles kernel source text (a whole `fn` item, without the `#[kernel]` attribute);
@@ -74,10 +80,20 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let file = func.sig.ident.span().file();
-    match compile(attr, &func, &file) {
+    // A bug in cuphase must not look like a bug in the user's code: report it as an error.
+    let compiled =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile(attr, &func, &file)));
+    let compiled = match compiled {
+        Ok(c) => c,
+        Err(_) => Err(vec![diag::Diagnostic::new(
+            func.sig.ident.span(),
+            "internal error in cuphase while compiling this kernel; please report it with the kernel's source",
+        )]),
+    };
+    match compiled {
         Ok(c) => {
             let sim = back::sim::write_kernel(&c.checked.kernel, &c.checked.types, &file);
-            back::host::write(&func, &c.checked.kernel, &c.cuda, sim, &file)
+            back::host::write(&func, &c.checked.kernel, &c.cuda, &c.report, sim, &file)
         }
         Err(diags) => {
             let errors: TokenStream = diags

@@ -398,7 +398,7 @@ impl CudaBackend {
         launch: &Launch,
         mut args: LaunchArgs<'_>,
     ) -> Result<(), Error> {
-        launch.validate(info.name)?;
+        launch.validate_for(info)?;
         let cfg = LaunchConfig {
             grid_dim: (launch.grid.x, launch.grid.y, launch.grid.z),
             block_dim: (launch.block.x, launch.block.y, launch.block.z),

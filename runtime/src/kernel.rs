@@ -13,4 +13,9 @@ pub struct KernelInfo {
     pub rust_line: u32,
     /// Whether to compile with `--use_fast_math`.
     pub fast_math: bool,
+    /// The barrier analyses' report.
+    pub report: &'static str,
+    /// The block rank the kernel's shared-memory proof assumes: 1 (blocks must be 1-D),
+    /// 2 (z must be 1) or 3 (no constraint).
+    pub block_rank: u8,
 }

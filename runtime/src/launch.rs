@@ -105,6 +105,31 @@ impl Launch {
         self.grid.volume() * self.block.volume()
     }
 
+    /// Checks the launch for a kernel: the limits every CUDA GPU has, and the block shape the
+    /// kernel's compile-time shared-memory proof assumed.
+    pub fn validate_for(&self, info: &crate::kernel::KernelInfo) -> Result<(), Error> {
+        self.validate(info.name)?;
+        let b = self.block;
+        let wrong = match info.block_rank {
+            1 if b.y != 1 || b.z != 1 => {
+                Some("indexes threads along x only, so its blocks must be one-dimensional")
+            }
+            2 if b.z != 1 => {
+                Some("indexes threads along x and y only, so its blocks must have z = 1")
+            }
+            _ => None,
+        };
+        match wrong {
+            Some(why) => Err(Error::InvalidLaunch {
+                kernel: info.name.to_string(),
+                reason: format!(
+                    "the block {b} does not fit the kernel: it {why} (its shared-memory accesses were proven race-free for that shape)"
+                ),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Checks the launch against the limits every CUDA GPU has; `kernel` names the kernel in
     /// the error.
     pub fn validate(&self, kernel: &str) -> Result<(), Error> {

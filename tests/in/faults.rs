@@ -15,6 +15,7 @@ pub fn shared_column_past_end(out: &mut [u32]) {
     let tile = shared::<[[u32; 8]; 4]>();
     let t = thread_idx().x;
     tile[t % 4][t] = t;
+    sync_block_threads();
     out[t] = tile[0][t % 8];
 }
 

@@ -57,7 +57,16 @@ impl TySpan for syn::PatType {
 }
 
 /// Everything the macro emits for a kernel that compiled.
-pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &str) -> TokenStream {
+pub fn write(
+    func: &syn::ItemFn,
+    k: &Kernel,
+    cuda: &str,
+    report: &crate::analysis::Report,
+    sim: SimCode,
+    file: &str,
+) -> TokenStream {
+    let report_text = &report.text;
+    let block_rank = report.block_rank;
     let vis = &func.vis;
     let name = &func.sig.ident;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -129,12 +138,20 @@ pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &st
             rust_file: #file,
             rust_line: #line,
             fast_math: #fast_math,
+            report: #report_text,
+            block_rank: #block_rank,
         };
 
         impl #name {
             /// The CUDA C that cuphase generated for this kernel, exactly as NVRTC receives it.
             pub fn cuda_source(&self) -> &'static str {
                 #info.cuda_source
+            }
+
+            /// What the barrier analyses found: shared arrays and their sizes, each barrier
+            /// (written, inserted or removed) with the hazards it orders.
+            pub fn report(&self) -> &'static str {
+                #info.report
             }
 
             /// The kernel's name, as in the Rust source and the CUDA C.
@@ -153,7 +170,7 @@ pub fn write(func: &syn::ItemFn, k: &Kernel, cuda: &str, sim: SimCode, file: &st
                 #[allow(unused_imports)]
                 use ::cuphase::__private::PushKernelArg as _;
                 #(#elem_checks)*
-                __launch.validate(#kname)?;
+                __launch.validate_for(&#info)?;
                 match __device.__backend() {
                     ::cuphase::__private::BackendRef::Cuda(__cu) => {
                         let __func = __cu.function(&#info)?;
@@ -205,6 +222,21 @@ pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
         #vis struct #name;
         impl #name {
             #launch
+
+            /// Empty: the kernel did not compile.
+            pub fn cuda_source(&self) -> &'static str {
+                ""
+            }
+
+            /// Empty: the kernel did not compile.
+            pub fn report(&self) -> &'static str {
+                ""
+            }
+
+            /// The kernel's name.
+            pub fn name(&self) -> &'static str {
+                stringify!(#name)
+            }
         }
     }
 }

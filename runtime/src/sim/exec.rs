@@ -36,7 +36,7 @@ impl SimBackend {
         launch: &Launch,
         block: &(dyn Fn(&BlockCtx) -> Result<(), Error> + Sync),
     ) -> Result<(), Error> {
-        launch.validate(info.name)?;
+        launch.validate_for(info)?;
         let grid = launch.grid;
         let total = grid.volume();
         let first_error = (0..total)

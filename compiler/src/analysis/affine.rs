@@ -1,0 +1,422 @@
+//! Affine forms over integer variables, and a decision procedure for systems of linear
+//! constraints over the integers.
+//!
+//! [`feasible`] answers "can these constraints hold at once?" soundly: `false` is a proof that
+//! no integer solution exists; `true` means one may exist. Equalities with a unit coefficient
+//! are solved exactly, the rest get a GCD test; inequalities go through Fourier–Motzkin
+//! elimination with integer tightening (exact whenever the eliminated variable has unit
+//! coefficients, which is the common case of thread ids and loop counters); disequalities are
+//! split into `< 0 or > 0`. Past a size limit the procedure gives up and answers `true`.
+
+use std::collections::BTreeMap;
+
+/// A variable of a constraint system.
+pub type Var = u32;
+
+/// `c + Σ coeff·var`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Affine {
+    /// Non-zero coefficients.
+    pub terms: BTreeMap<Var, i128>,
+    /// The constant.
+    pub c: i128,
+}
+
+impl Affine {
+    /// The constant `c`.
+    pub fn constant(c: i128) -> Self {
+        Affine {
+            terms: BTreeMap::new(),
+            c,
+        }
+    }
+    /// The variable `v`.
+    pub fn var(v: Var) -> Self {
+        let mut terms = BTreeMap::new();
+        terms.insert(v, 1);
+        Affine { terms, c: 0 }
+    }
+    /// `self + other`.
+    pub fn add(&self, other: &Affine) -> Affine {
+        let mut r = self.clone();
+        for (v, k) in &other.terms {
+            let e = r.terms.entry(*v).or_insert(0);
+            *e += k;
+            if *e == 0 {
+                r.terms.remove(v);
+            }
+        }
+        r.c += other.c;
+        r
+    }
+    /// `self * k`.
+    pub fn scale(&self, k: i128) -> Affine {
+        if k == 0 {
+            return Affine::constant(0);
+        }
+        Affine {
+            terms: self.terms.iter().map(|(v, c)| (*v, c * k)).collect(),
+            c: self.c * k,
+        }
+    }
+    /// `self - other`.
+    pub fn sub(&self, other: &Affine) -> Affine {
+        self.add(&other.scale(-1))
+    }
+    /// The value if there are no variables.
+    pub fn as_constant(&self) -> Option<i128> {
+        self.terms.is_empty().then_some(self.c)
+    }
+    /// Renames variables.
+    pub fn map_vars(&self, f: &impl Fn(Var) -> Var) -> Affine {
+        let mut r = Affine::constant(self.c);
+        for (v, k) in &self.terms {
+            r = r.add(&Affine::var(f(*v)).scale(*k));
+        }
+        r
+    }
+    /// The value under an assignment (missing variables count as 0).
+    pub fn eval(&self, values: &BTreeMap<Var, i128>) -> i128 {
+        self.c
+            + self
+                .terms
+                .iter()
+                .map(|(v, k)| k * values.get(v).copied().unwrap_or(0))
+                .sum::<i128>()
+    }
+    fn substitute(&self, v: Var, by: &Affine) -> Affine {
+        match self.terms.get(&v) {
+            None => self.clone(),
+            Some(k) => {
+                let mut r = self.clone();
+                r.terms.remove(&v);
+                r.add(&by.scale(*k))
+            }
+        }
+    }
+}
+
+/// A linear constraint.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Constraint {
+    /// `form == 0`
+    Eq(Affine),
+    /// `form >= 0`
+    Ge(Affine),
+    /// `form != 0`
+    Ne(Affine),
+}
+
+impl Constraint {
+    /// `a < b`
+    pub fn lt(a: &Affine, b: &Affine) -> Constraint {
+        Constraint::Ge(b.sub(a).add(&Affine::constant(-1)))
+    }
+    /// `a <= b`
+    pub fn le(a: &Affine, b: &Affine) -> Constraint {
+        Constraint::Ge(b.sub(a))
+    }
+    /// `a == b`
+    pub fn eq(a: &Affine, b: &Affine) -> Constraint {
+        Constraint::Eq(a.sub(b))
+    }
+    /// `a != b`
+    pub fn ne(a: &Affine, b: &Affine) -> Constraint {
+        Constraint::Ne(a.sub(b))
+    }
+    /// Renames variables.
+    pub fn map_vars(&self, f: &impl Fn(Var) -> Var) -> Constraint {
+        match self {
+            Constraint::Eq(a) => Constraint::Eq(a.map_vars(f)),
+            Constraint::Ge(a) => Constraint::Ge(a.map_vars(f)),
+            Constraint::Ne(a) => Constraint::Ne(a.map_vars(f)),
+        }
+    }
+    /// Whether the constraint holds under an assignment.
+    pub fn holds(&self, values: &BTreeMap<Var, i128>) -> bool {
+        match self {
+            Constraint::Eq(a) => a.eval(values) == 0,
+            Constraint::Ge(a) => a.eval(values) >= 0,
+            Constraint::Ne(a) => a.eval(values) != 0,
+        }
+    }
+    fn vars(&self) -> impl Iterator<Item = Var> + '_ {
+        let a = match self {
+            Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a) => a,
+        };
+        a.terms.keys().copied()
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+const MAX_INEQUALITIES: usize = 4000;
+const MAX_SPLITS: usize = 8;
+
+/// Whether the constraints may have a common integer solution (`false` is a proof that they
+/// have none).
+pub fn feasible(constraints: &[Constraint]) -> bool {
+    split(constraints.to_vec(), 0)
+}
+
+fn split(mut cs: Vec<Constraint>, depth: usize) -> bool {
+    if let Some(pos) = cs.iter().position(|c| matches!(c, Constraint::Ne(_))) {
+        let Constraint::Ne(a) = cs.swap_remove(pos) else {
+            return true;
+        };
+        if depth >= MAX_SPLITS {
+            // Dropping a constraint only adds solutions: still sound.
+            return split(cs, depth);
+        }
+        let mut below = cs.clone();
+        below.push(Constraint::Ge(a.scale(-1).add(&Affine::constant(-1))));
+        if split(below, depth + 1) {
+            return true;
+        }
+        cs.push(Constraint::Ge(a.add(&Affine::constant(-1))));
+        return split(cs, depth + 1);
+    }
+    let mut eqs = Vec::new();
+    let mut ges = Vec::new();
+    for c in cs {
+        match c {
+            Constraint::Eq(a) => eqs.push(a),
+            Constraint::Ge(a) => ges.push(a),
+            Constraint::Ne(_) => {}
+        }
+    }
+    solve(eqs, ges)
+}
+
+fn solve(mut eqs: Vec<Affine>, mut ges: Vec<Affine>) -> bool {
+    while let Some(e) = eqs.pop() {
+        let g = e.terms.values().fold(0, |g, k| gcd(g, *k));
+        if g == 0 {
+            if e.c != 0 {
+                return false;
+            }
+            continue;
+        }
+        if e.c % g != 0 {
+            return false;
+        }
+        match e
+            .terms
+            .iter()
+            .find(|(_, k)| k.abs() == 1)
+            .map(|(v, k)| (*v, *k))
+        {
+            Some((v, k)) => {
+                // v = -(e - k v) / k
+                let mut rest = e.clone();
+                rest.terms.remove(&v);
+                let by = rest.scale(-k);
+                eqs = eqs.iter().map(|x| x.substitute(v, &by)).collect();
+                ges = ges.iter().map(|x| x.substitute(v, &by)).collect();
+            }
+            None => {
+                // No unit coefficient: keep the real relaxation (sound, maybe imprecise).
+                ges.push(e.clone());
+                ges.push(e.scale(-1));
+            }
+        }
+    }
+    fourier_motzkin(ges)
+}
+
+fn normalize(a: &Affine) -> Option<Affine> {
+    let g = a.terms.values().fold(0, |g, k| gcd(g, *k));
+    if g == 0 {
+        return None;
+    }
+    Some(Affine {
+        terms: a.terms.iter().map(|(v, k)| (*v, k / g)).collect(),
+        c: a.c.div_euclid(g),
+    })
+}
+
+fn fourier_motzkin(mut ges: Vec<Affine>) -> bool {
+    loop {
+        let mut next = Vec::with_capacity(ges.len());
+        for a in &ges {
+            match normalize(a) {
+                None => {
+                    if a.c < 0 {
+                        return false;
+                    }
+                }
+                Some(n) => next.push(n),
+            }
+        }
+        next.sort();
+        next.dedup();
+        ges = next;
+        if ges.len() > MAX_INEQUALITIES {
+            return true;
+        }
+        // Choose the variable with the fewest new constraints, preferring exact eliminations.
+        let mut counts: BTreeMap<Var, (usize, usize, bool)> = BTreeMap::new();
+        for a in &ges {
+            for (v, k) in &a.terms {
+                let e = counts.entry(*v).or_insert((0, 0, true));
+                if *k > 0 {
+                    e.0 += 1;
+                } else {
+                    e.1 += 1;
+                }
+                if k.abs() != 1 {
+                    e.2 = false;
+                }
+            }
+        }
+        let Some((&v, _)) = counts
+            .iter()
+            .min_by_key(|(_, (p, n, exact))| (!exact, p * n))
+        else {
+            return true;
+        };
+        let (pos, rest): (Vec<Affine>, Vec<Affine>) = ges
+            .into_iter()
+            .partition(|a| a.terms.get(&v).is_some_and(|k| *k > 0));
+        let (neg, mut keep): (Vec<Affine>, Vec<Affine>) =
+            rest.into_iter().partition(|a| a.terms.contains_key(&v));
+        for p in &pos {
+            for n in &neg {
+                let a = p.terms[&v];
+                let b = -n.terms[&v];
+                keep.push(p.scale(b).add(&n.scale(a)));
+            }
+        }
+        ges = keep;
+    }
+}
+
+/// Looks for a small integer solution, for messages ("thread 1 and thread 0 collide").
+/// Variables in `small` range over 0..=bound; the rest over -bound..=bound.
+pub fn witness(
+    constraints: &[Constraint],
+    bound: i128,
+    budget: usize,
+) -> Option<BTreeMap<Var, i128>> {
+    let mut vars: Vec<Var> = constraints.iter().flat_map(|c| c.vars()).collect();
+    vars.sort();
+    vars.dedup();
+    let mut values = BTreeMap::new();
+    let mut steps = 0usize;
+    if search(
+        constraints,
+        &vars,
+        0,
+        bound,
+        &mut values,
+        &mut steps,
+        budget,
+    ) {
+        Some(values)
+    } else {
+        None
+    }
+}
+
+fn search(
+    cs: &[Constraint],
+    vars: &[Var],
+    i: usize,
+    bound: i128,
+    values: &mut BTreeMap<Var, i128>,
+    steps: &mut usize,
+    budget: usize,
+) -> bool {
+    *steps += 1;
+    if *steps > budget {
+        return false;
+    }
+    // Check every constraint whose variables are all assigned.
+    for c in cs {
+        if c.vars().all(|v| values.contains_key(&v)) && !c.holds(values) {
+            return false;
+        }
+    }
+    let Some(&v) = vars.get(i) else { return true };
+    let candidates = (0..=bound).chain((1..=bound).map(|x| -x));
+    for x in candidates {
+        values.insert(v, x);
+        if search(cs, vars, i + 1, bound, values, steps, budget) {
+            return true;
+        }
+    }
+    values.remove(&v);
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(x: Var) -> Affine {
+        Affine::var(x)
+    }
+    fn k(c: i128) -> Affine {
+        Affine::constant(c)
+    }
+
+    #[test]
+    fn tree_reduction_pair_is_infeasible() {
+        // t1 < s, t2 < s, t1 = t2 + s, t1 >= 0, t2 >= 0
+        let (t1, t2, s) = (v(0), v(1), v(2));
+        let cs = vec![
+            Constraint::lt(&t1, &s),
+            Constraint::lt(&t2, &s),
+            Constraint::eq(&t1, &t2.add(&s)),
+            Constraint::le(&k(0), &t1),
+            Constraint::le(&k(0), &t2),
+        ];
+        assert!(!feasible(&cs));
+        // Without the guard on t1 the threads can collide.
+        assert!(feasible(&cs[1..]));
+    }
+
+    #[test]
+    fn parity_is_decided_over_the_integers() {
+        // 2 t1 = 2 t2 + 1 has no integer solution.
+        let cs = vec![Constraint::eq(&v(0).scale(2), &v(1).scale(2).add(&k(1)))];
+        assert!(!feasible(&cs));
+    }
+
+    #[test]
+    fn distinct_threads_with_the_same_index_are_infeasible() {
+        let cs = vec![Constraint::eq(&v(0), &v(1)), Constraint::ne(&v(0), &v(1))];
+        assert!(!feasible(&cs));
+        let w = witness(
+            &[
+                Constraint::eq(&v(0), &v(1).add(&k(1))),
+                Constraint::le(&k(0), &v(1)),
+            ],
+            8,
+            10_000,
+        );
+        assert_eq!(w.map(|w| (w[&0], w[&1])), Some((1, 0)));
+    }
+
+    #[test]
+    fn reverse_read_and_write_can_collide() {
+        // write tile[t1], read tile[B - 1 - t2], t1 != t2, 0 <= t < B
+        let (t1, t2, b) = (v(0), v(1), v(2));
+        let cs = vec![
+            Constraint::eq(&t1, &b.sub(&k(1)).sub(&t2)),
+            Constraint::ne(&t1, &t2),
+            Constraint::le(&k(0), &t1),
+            Constraint::le(&k(0), &t2),
+            Constraint::lt(&t1, &b),
+            Constraint::lt(&t2, &b),
+        ];
+        assert!(feasible(&cs));
+        assert!(witness(&cs, 8, 100_000).is_some());
+    }
+}
