@@ -87,7 +87,291 @@ fn control_flow_reference(len: usize, n: u32, limit: i64) -> Vec<i64> {
         .collect()
 }
 
+fn scan_input() -> Vec<u32> {
+    (0..1000u32)
+        .map(|i| i.wrapping_mul(2654435761) % 1000)
+        .collect()
+}
+fn scan_expected() -> Vec<u64> {
+    scan_input()
+        .chunks(256)
+        .flat_map(|c| {
+            c.iter().scan(0u32, |acc, v| {
+                *acc = acc.wrapping_add(*v);
+                Some(u64::from(*acc))
+            })
+        })
+        .collect()
+}
+const TR_W: u32 = 70;
+const TR_H: u32 = 45;
+fn transpose_input() -> Vec<f32> {
+    (0..TR_W * TR_H).map(|i| i as f32).collect()
+}
+fn transpose_expected() -> Vec<u64> {
+    let input = transpose_input();
+    let mut out = vec![0.0f32; input.len()];
+    for y in 0..TR_H {
+        for x in 0..TR_W {
+            out[(x * TR_H + y) as usize] = input[(y * TR_W + x) as usize];
+        }
+    }
+    bits_f32(&out)
+}
+fn stencil_input() -> Vec<f32> {
+    (0..1000)
+        .map(|i| ((i * 7919) % 113) as f32 * 0.25)
+        .collect()
+}
+fn stencil_expected() -> Vec<u64> {
+    let input = stencil_input();
+    let n = input.len() as i64;
+    let out: Vec<f32> = (0..n)
+        .map(|g| {
+            let mut acc = 0.0f32;
+            for o in 0..7 {
+                let j = g + o - 3;
+                acc += if (0..n).contains(&j) {
+                    input[j as usize]
+                } else {
+                    0.0
+                };
+            }
+            acc
+        })
+        .collect();
+    bits_f32(&out)
+}
+fn histogram_input() -> Vec<u32> {
+    (0..5000u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect()
+}
+fn histogram_expected() -> Vec<u64> {
+    let mut bins = vec![0u64; 64];
+    for v in histogram_input() {
+        bins[(v % 64) as usize] += 1;
+    }
+    bins
+}
+
+type ScanKernel = fn(&Device, Launch, &mut Buffer<u32>, &Buffer<u32>) -> Result<(), Error>;
+fn run_scan(dev: &Device, k: ScanKernel) -> Result<Vec<u64>, Error> {
+    let input = dev.upload(&scan_input())?;
+    let mut out = dev.zeros::<u32>(1000)?;
+    k(dev, Launch::cover(1000, 256), &mut out, &input)?;
+    Ok(out.to_vec()?.iter().map(|v| u64::from(*v)).collect())
+}
+type TransposeKernel =
+    fn(&Device, Launch, &mut Buffer<f32>, &Buffer<f32>, u32, u32) -> Result<(), Error>;
+fn run_transpose(dev: &Device, k: TransposeKernel) -> Result<Vec<u64>, Error> {
+    let input = dev.upload(&transpose_input())?;
+    let mut out = dev.zeros::<f32>((TR_W * TR_H) as usize)?;
+    k(
+        dev,
+        Launch::new((TR_W.div_ceil(32), TR_H.div_ceil(32)), (32, 32)),
+        &mut out,
+        &input,
+        TR_W,
+        TR_H,
+    )?;
+    Ok(bits_f32(&out.to_vec()?))
+}
+type StencilKernel = fn(&Device, Launch, &mut Buffer<f32>, &Buffer<f32>) -> Result<(), Error>;
+fn run_stencil(dev: &Device, k: StencilKernel) -> Result<Vec<u64>, Error> {
+    let input = dev.upload(&stencil_input())?;
+    let mut out = dev.zeros::<f32>(1000)?;
+    k(dev, Launch::cover(1000, 256), &mut out, &input)?;
+    Ok(bits_f32(&out.to_vec()?))
+}
+type HistogramKernel = fn(&Device, Launch, &mut Buffer<u32>, &Buffer<u32>) -> Result<(), Error>;
+fn run_histogram(dev: &Device, k: HistogramKernel) -> Result<Vec<u64>, Error> {
+    let data = dev.upload(&histogram_input())?;
+    let mut bins = dev.zeros::<u32>(64)?;
+    k(dev, Launch::new(8, 128), &mut bins, &data)?;
+    Ok(bins.to_vec()?.iter().map(|v| u64::from(*v)).collect())
+}
+
 pub fn all() -> Vec<Case> {
+    let mut cases = classic();
+    cases.extend(original());
+    cases
+}
+
+/// The classic barrier kernels, as written and with `sync = "auto"` and no barriers.
+fn classic() -> Vec<Case> {
+    vec![
+        Case {
+            name: "scan",
+            run: |d| run_scan(d, |d, l, o, i| classic::scan.launch(d, l, o, i)),
+            expected: scan_expected,
+        },
+        Case {
+            name: "scan_auto",
+            run: |d| run_scan(d, |d, l, o, i| auto::scan_auto.launch(d, l, o, i)),
+            expected: scan_expected,
+        },
+        Case {
+            name: "transpose",
+            run: |d| {
+                run_transpose(d, |d, l, o, i, w, h| {
+                    classic::transpose.launch(d, l, o, i, w, h)
+                })
+            },
+            expected: transpose_expected,
+        },
+        Case {
+            name: "transpose_auto",
+            run: |d| {
+                run_transpose(d, |d, l, o, i, w, h| {
+                    auto::transpose_auto.launch(d, l, o, i, w, h)
+                })
+            },
+            expected: transpose_expected,
+        },
+        Case {
+            name: "stencil",
+            run: |d| run_stencil(d, |d, l, o, i| classic::stencil.launch(d, l, o, i)),
+            expected: stencil_expected,
+        },
+        Case {
+            name: "stencil_auto",
+            run: |d| run_stencil(d, |d, l, o, i| auto::stencil_auto.launch(d, l, o, i)),
+            expected: stencil_expected,
+        },
+        Case {
+            name: "histogram",
+            run: |d| run_histogram(d, |d, l, b, x| classic::histogram.launch(d, l, b, x)),
+            expected: histogram_expected,
+        },
+        Case {
+            name: "histogram_auto",
+            run: |d| run_histogram(d, |d, l, b, x| auto::histogram_auto.launch(d, l, b, x)),
+            expected: histogram_expected,
+        },
+        Case {
+            name: "reverse_auto",
+            run: |dev| {
+                let input = dev.upload(&reverse_input())?;
+                let mut out = dev.zeros::<f32>(4096)?;
+                auto::reverse_auto.launch(dev, Launch::cover(4096, 256), &mut out, &input)?;
+                Ok(bits_f32(&out.to_vec()?))
+            },
+            expected: || {
+                bits_f32(
+                    &reverse_input()
+                        .chunks(256)
+                        .flat_map(|c| c.iter().rev().copied())
+                        .collect::<Vec<_>>(),
+                )
+            },
+        },
+        Case {
+            name: "neighbor_reuse_auto",
+            run: |dev| {
+                let host = neighbor_input();
+                let input = dev.upload(&host)?;
+                let mut out = dev.zeros::<i32>(host.len())?;
+                auto::neighbor_reuse_auto.launch(dev, Launch::new(8, 64), &mut out, &input)?;
+                Ok(bits_i32(&out.to_vec()?))
+            },
+            expected: neighbor_expected,
+        },
+        Case {
+            name: "tiled_matmul_auto",
+            run: |dev| {
+                let (a, b) = matmul_inputs();
+                let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
+                let mut dc = dev.zeros::<f32>(MATMUL_N * MATMUL_N)?;
+                let tiles = (MATMUL_N as u32).div_ceil(16);
+                auto::tiled_matmul_auto.launch(
+                    dev,
+                    Launch::new((tiles, tiles), (16, 16)),
+                    &mut dc,
+                    &da,
+                    &db,
+                    MATMUL_N as u32,
+                )?;
+                Ok(bits_f32(&dc.to_vec()?))
+            },
+            expected: matmul_expected,
+        },
+        Case {
+            name: "block_reduce_auto",
+            run: |dev| {
+                let input = dev.upload(&reduce_input())?;
+                let launch = Launch::cover(5000, 256);
+                let mut partial = dev.zeros::<f32>(launch.grid.x as usize)?;
+                auto::block_reduce_auto.launch(dev, launch, &mut partial, &input)?;
+                Ok(bits_f32(&partial.to_vec()?))
+            },
+            expected: reduce_expected,
+        },
+        Case {
+            name: "useless_barriers",
+            run: |dev| {
+                let mut out = dev.zeros::<u32>(300)?;
+                auto::useless_barriers.launch(dev, Launch::cover(300, 128), &mut out)?;
+                Ok(out.to_vec()?.iter().map(|v| u64::from(*v)).collect())
+            },
+            expected: || (0..300).collect(),
+        },
+    ]
+}
+
+fn neighbor_expected() -> Vec<u64> {
+    let host = neighbor_input();
+    let v: Vec<i32> = host
+        .chunks(256)
+        .flat_map(|c| (0..256).map(move |i| c[i].wrapping_add(c[(i + 1) % 256])))
+        .collect();
+    bits_i32(&v)
+}
+
+fn matmul_expected() -> Vec<u64> {
+    let (a, b) = matmul_inputs();
+    let n = MATMUL_N;
+    let mut c = vec![0.0f32; n * n];
+    for row in 0..n {
+        for col in 0..n {
+            let mut acc = 0.0f32;
+            for k in 0..n.div_ceil(16) * 16 {
+                let (x, y) = if k < n {
+                    (a[row * n + k], b[k * n + col])
+                } else {
+                    (0.0, 0.0)
+                };
+                acc += x * y;
+            }
+            c[row * n + col] = acc;
+        }
+    }
+    bits_f32(&c)
+}
+
+fn reduce_expected() -> Vec<u64> {
+    // The tree's order, on the host.
+    let input = reduce_input();
+    let sums: Vec<f32> = input
+        .chunks(256)
+        .map(|c| {
+            let mut buf = [0.0f32; 256];
+            buf[..c.len()].copy_from_slice(c);
+            let mut s = 128;
+            while s > 0 {
+                for t in 0..s {
+                    buf[t] += buf[t + s];
+                }
+                s /= 2;
+            }
+            buf[0]
+        })
+        .collect();
+    bits_f32(&sums)
+}
+
+/// The kernels of the foundation: examples and language features.
+fn original() -> Vec<Case> {
     vec![
         Case {
             name: "reverse",

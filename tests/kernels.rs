@@ -2,8 +2,12 @@
 
 #[path = "in/arithmetic.rs"]
 pub mod arithmetic;
+#[path = "in/auto.rs"]
+pub mod auto;
 #[path = "in/block_reduce.rs"]
 pub mod block_reduce;
+#[path = "in/classic.rs"]
+pub mod classic;
 #[path = "in/control_flow.rs"]
 pub mod control_flow;
 #[path = "in/faults.rs"]
@@ -61,5 +65,36 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             faults::two_barriers.cuda_source(),
         ),
         (faults::zero_step.name(), faults::zero_step.cuda_source()),
+        (classic::scan.name(), classic::scan.cuda_source()),
+        (classic::transpose.name(), classic::transpose.cuda_source()),
+        (classic::stencil.name(), classic::stencil.cuda_source()),
+        (classic::histogram.name(), classic::histogram.cuda_source()),
+        (auto::reverse_auto.name(), auto::reverse_auto.cuda_source()),
+        (
+            auto::neighbor_reuse_auto.name(),
+            auto::neighbor_reuse_auto.cuda_source(),
+        ),
+        (
+            auto::tiled_matmul_auto.name(),
+            auto::tiled_matmul_auto.cuda_source(),
+        ),
+        (
+            auto::block_reduce_auto.name(),
+            auto::block_reduce_auto.cuda_source(),
+        ),
+        (auto::scan_auto.name(), auto::scan_auto.cuda_source()),
+        (
+            auto::transpose_auto.name(),
+            auto::transpose_auto.cuda_source(),
+        ),
+        (auto::stencil_auto.name(), auto::stencil_auto.cuda_source()),
+        (
+            auto::histogram_auto.name(),
+            auto::histogram_auto.cuda_source(),
+        ),
+        (
+            auto::useless_barriers.name(),
+            auto::useless_barriers.cuda_source(),
+        ),
     ]
 }

@@ -221,6 +221,7 @@ struct Walker<'a> {
     seen: HashSet<(usize, usize)>,
     pending_new: Vec<Rc<Access>>,
     label_loops: HashMap<Handle<Label>, usize>,
+    loop_stmts: HashSet<usize>,
 }
 
 /// How many thread dimensions a kernel's indices use (1 to 3): the block rank its
@@ -273,6 +274,7 @@ pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo) -> Vec<Haza
         seen: HashSet::new(),
         pending_new: Vec::new(),
         label_loops: HashMap::new(),
+        loop_stmts: HashSet::new(),
     };
     // Thread ids and block sizes exist from the start: pairs always constrain them.
     for axis in 0..3 {
@@ -829,6 +831,7 @@ impl Walker<'_> {
 
     fn loop_stmt(&mut self, s: &Stmt, kind: &LoopKind, body: &Block, pend: &mut Pend) {
         let id = s as *const Stmt as usize;
+        self.loop_stmts.insert(id);
         if let Stmt::Loop { label: Some(l), .. } = s {
             self.label_loops.insert(*l, id);
         }
@@ -956,6 +959,13 @@ impl Walker<'_> {
         if let Some(b) = self.breaks.get(&id) {
             after.union(b);
         }
+        // Outside the loop, "an earlier iteration of it" is just "earlier".
+        let mut stripped = Pend::default();
+        for mut p in after.items {
+            p.carried.remove(&id);
+            stripped.union(&Pend { items: vec![p] });
+        }
+        let after = stripped;
         // After the loop, its variables hold values of some iteration.
         for l in &assigned {
             let uniform = head_uniform
@@ -1171,9 +1181,11 @@ impl Walker<'_> {
             .unwrap_or(u32::MAX / 4 - 1)
     }
 
-    /// The latest point before `x` on every path from `a` where control flow is uniform: one
-    /// barrier there orders the pair.
+    /// Where one barrier orders the pair: a point before `x` on every path from `a`, where
+    /// control flow is uniform. Of those, the one inside the fewest loops (a barrier hoisted out
+    /// of a loop that does not need it runs once instead of every iteration), then the latest.
     fn fix_point(&self, a: &Access, carried: &BTreeSet<usize>, x: &Access) -> Option<InsertPoint> {
+        let mut best: Option<(usize, usize)> = None; // (loop depth, level)
         for level in (0..x.path.len()).rev() {
             let (block, index, stmt) = x.path[level];
             if !self.uni_uniform(stmt) {
@@ -1205,14 +1217,27 @@ impl Walker<'_> {
                 x.path[..level].iter().any(|(_, _, s)| carried.contains(s))
             };
             if valid {
-                return Some(InsertPoint {
-                    block,
-                    index,
-                    before: self.stmt_span(block, index),
-                });
+                let depth = x.path[..level]
+                    .iter()
+                    .filter(|(_, _, s)| self.is_loop(*s))
+                    .count();
+                if best.is_none_or(|(d, _)| depth < d) {
+                    best = Some((depth, level));
+                }
             }
         }
-        None
+        best.map(|(_, level)| {
+            let (block, index, _) = x.path[level];
+            InsertPoint {
+                block,
+                index,
+                before: self.stmt_span(block, index),
+            }
+        })
+    }
+
+    fn is_loop(&self, stmt: usize) -> bool {
+        self.loop_stmts.contains(&stmt)
     }
 
     fn uni_uniform(&self, stmt: usize) -> bool {

@@ -202,9 +202,12 @@ fn insert_at(b: &mut Block, addr: usize, index: usize, stmt: Stmt, span: Span) -
     for s in &mut b.stmts {
         let found = match s {
             Stmt::If { accept, reject, .. } => {
-                insert_at(accept, addr, index, stmt.clone(), span) || insert_at(reject, addr, index, stmt.clone(), span)
+                insert_at(accept, addr, index, stmt.clone(), span)
+                    || insert_at(reject, addr, index, stmt.clone(), span)
             }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => insert_at(body, addr, index, stmt.clone(), span),
+            Stmt::Loop { body, .. } | Stmt::Block(body) => {
+                insert_at(body, addr, index, stmt.clone(), span)
+            }
             _ => false,
         };
         if found {
