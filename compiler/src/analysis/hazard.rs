@@ -220,6 +220,7 @@ struct Walker<'a> {
     found: Vec<Hazard>,
     seen: HashSet<(usize, usize)>,
     pending_new: Vec<Rc<Access>>,
+    witnesses: bool,
     label_loops: HashMap<Handle<Label>, usize>,
     loop_stmts: HashSet<usize>,
 }
@@ -245,7 +246,8 @@ pub fn thread_rank(k: &Kernel) -> usize {
 }
 
 /// Finds every shared-memory hazard of a kernel.
-pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo) -> Vec<Hazard> {
+/// `witnesses` asks for a concrete pair of threads per hazard (a search: only for messages).
+pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, witnesses: bool) -> Vec<Hazard> {
     let has_shared = k
         .arrays
         .iter()
@@ -273,6 +275,7 @@ pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo) -> Vec<Haza
         found: Vec::new(),
         seen: HashSet::new(),
         pending_new: Vec::new(),
+        witnesses,
         label_loops: HashMap::new(),
         loop_stmts: HashSet::new(),
     };
@@ -1118,7 +1121,7 @@ impl Walker<'_> {
             })
         });
         let witness = witness_cs
-            .filter(|_| exact)
+            .filter(|_| exact && self.witnesses)
             .and_then(|c| affine::witness(&c, 40, 200_000))
             .map(|vals| {
                 let thread = |first: bool| {

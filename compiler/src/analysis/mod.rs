@@ -44,7 +44,7 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     if cx.has_errors() {
         return Err(cx.into_errors());
     }
-    let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni);
+    let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, mode == SyncMode::Check);
     match mode {
         SyncMode::Check => {
             if !hazards.is_empty() {
@@ -142,7 +142,7 @@ fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(), Vec<Diagno
         if scratch.has_errors() {
             return Err(scratch.into_errors());
         }
-        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni);
+        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, false);
         let Some(h) = hazards.first() else {
             return Ok(());
         };
@@ -261,7 +261,7 @@ fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
     };
     let mut scratch = Ctxt::new();
     let uni = uniformity::analyze(&mut scratch, &k);
-    hazard::find_hazards(&k, &checked.types, &uni)
+    hazard::find_hazards(&k, &checked.types, &uni, false)
 }
 
 /// Barriers that order nothing: reported, and in auto mode removed (one at a time, since
