@@ -247,7 +247,12 @@ pub fn thread_rank(k: &Kernel) -> usize {
 
 /// Finds every shared-memory hazard of a kernel.
 /// `witnesses` asks for a concrete pair of threads per hazard (a search: only for messages).
-pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, witnesses: bool) -> Vec<Hazard> {
+pub fn find_hazards(
+    k: &Kernel,
+    types: &Types,
+    uni: &UniformityInfo,
+    witnesses: bool,
+) -> Vec<Hazard> {
     let has_shared = k
         .arrays
         .iter()

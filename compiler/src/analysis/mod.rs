@@ -11,6 +11,9 @@ pub mod affine;
 pub mod hazard;
 pub mod uniformity;
 
+#[cfg(test)]
+mod tests;
+
 use crate::diag::{Ctxt, Diagnostic};
 use crate::front::Checked;
 use crate::ir::*;
@@ -44,7 +47,12 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     if cx.has_errors() {
         return Err(cx.into_errors());
     }
-    let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, mode == SyncMode::Check);
+    let hazards = hazard::find_hazards(
+        &checked.kernel,
+        &checked.types,
+        &uni,
+        mode == SyncMode::Check,
+    );
     match mode {
         SyncMode::Check => {
             if !hazards.is_empty() {
