@@ -72,6 +72,8 @@ pub struct Witness {
     pub second_thread: [i128; 3],
     /// The element both touch.
     pub element: Vec<i128>,
+    /// A block size (x, y, z) for which it happens.
+    pub block_dim: [i128; 3],
 }
 
 /// Where one barrier would remove a hazard: before statement `index` of a block.
@@ -102,6 +104,8 @@ pub struct Hazard {
     pub witness: Option<Witness>,
     /// Where one barrier fixes it; `None` when no barrier at a uniform point can.
     pub fix: Option<InsertPoint>,
+    /// Both accesses are one access run by two threads.
+    pub same_site: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1144,10 +1148,17 @@ impl Walker<'_> {
                     .iter()
                     .map(|i| i.aff.map_vars(&fx).eval(&vals))
                     .collect();
+                let mut block_dim = [1i128; 3];
+                for (axis, slot) in block_dim.iter_mut().enumerate() {
+                    if let Some(v) = vals.get(&(2 * self.bdim_sym(axis))) {
+                        *slot = *v;
+                    }
+                }
                 Witness {
                     first_thread: thread(true),
                     second_thread: thread(false),
                     element,
+                    block_dim,
                 }
             });
         let kind = match (a.write, x.write) {
@@ -1155,7 +1166,13 @@ impl Walker<'_> {
             (false, true) => HazardKind::WriteAfterRead,
             _ => HazardKind::WriteAfterWrite,
         };
-        let fix = self.fix_point(a, carried, x);
+        // Two threads running one access in one phase: no barrier between them can exist.
+        let same_site = a.id == x.id && carried.is_empty();
+        let fix = if same_site {
+            None
+        } else {
+            self.fix_point(a, carried, x)
+        };
         self.found.push(Hazard {
             array: x.array,
             first: AccessSite {
@@ -1172,6 +1189,7 @@ impl Walker<'_> {
             loop_carried: !carried.is_empty(),
             witness,
             fix,
+            same_site,
         });
     }
 

@@ -17,7 +17,7 @@ mod tests;
 use crate::diag::{Ctxt, Diagnostic};
 use crate::front::Checked;
 use crate::ir::*;
-use hazard::{Hazard, HazardKind};
+use hazard::Hazard;
 use std::fmt::Write as _;
 
 /// What the analyses found and did, for `.report()`.
@@ -118,14 +118,30 @@ fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
     if let Some(w) = &h.witness {
         let elem: String = w.element.iter().map(|i| format!("[{i}]")).collect();
         let second = access_word(h.second.write, h.second.atomic);
+        let threads: i128 = w.block_dim[..rank].iter().product();
+        let block = match rank {
+            1 => format!("with {threads} threads per block"),
+            2 => format!(
+                "with blocks of {} x {} threads",
+                w.block_dim[0], w.block_dim[1]
+            ),
+            _ => format!(
+                "with blocks of {} x {} x {} threads",
+                w.block_dim[0], w.block_dim[1], w.block_dim[2]
+            ),
+        };
         d = d.label(
             h.second.span,
             format!(
-                "for example {} does the {first} and {} the {second} of `{name}{elem}`",
+                "for example, {block}, {} does the {first} and {} the {second} of `{name}{elem}`",
                 thread_name(&w.first_thread, rank),
                 thread_name(&w.second_thread, rank)
             ),
         );
+    }
+    if h.same_site {
+        d = d.note("several threads run this access on one element in one phase: give each thread its own element, guard it so that one thread does it (e.g. `if t == 0`), or use an atomic");
+        return d;
     }
     d = match &h.fix {
         Some(p) => d.note(format!(
@@ -136,9 +152,6 @@ fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
             "no single barrier at a point every thread reaches orders these accesses (they sit under divergent control flow): restructure so that the accesses are separated by a barrier outside the branch, or use atomics",
         ),
     };
-    if h.kind == HazardKind::WriteAfterWrite && h.first.span.start() == h.second.span.start() {
-        d = d.note("several threads write this element in one phase: give each thread its own element, guard the write (e.g. `if t == 0`), or use an atomic");
-    }
     d
 }
 

@@ -522,7 +522,7 @@ fn race_messages_name_the_array_both_accesses_a_pair_of_threads_and_the_fix() {
         "{e}"
     );
     assert!(e.contains("the write of `tile` by another thread"), "{e}");
-    assert!(e.contains("for example thread"), "{e}");
+    assert!(e.contains("for example, with 40 threads per block, thread 39 does the write and thread 24 the read of `tile[39]`"), "{e}");
     assert!(
         e.contains("insert `sync_block_threads();` before line"),
         "{e}"
