@@ -1,13 +1,20 @@
-//! Snapshot tests of the generated CUDA C: every `#[kernel]` in `tests/in/*.rs` is compiled by
-//! the compiler library and compared with `tests/out/cuda/<file>.cu`. `CUPHASE_BLESS=1`
+//! Snapshot tests of the generated CUDA C and of `.report()`: every `#[kernel]` in
+//! `tests/in/*.rs` is compiled by the compiler library and compared with
+//! `tests/out/cuda/<file>.cu` and `tests/out/report/<file>.txt`. `CUPHASE_BLESS=1`
 //! rewrites the expected files (then review them with `git diff`).
 
 use std::path::Path;
 
+/// The CUDA C and the `.report()` of every kernel of a file.
 fn cuda_of_file(path: &Path, display: &str) -> String {
+    outputs_of_file(path, display).0
+}
+
+fn outputs_of_file(path: &Path, display: &str) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let file = syn::parse_file(&text).unwrap();
     let mut out = String::new();
+    let mut report = String::new();
     for item in file.items {
         let syn::Item::Fn(mut func) = item else {
             continue;
@@ -30,8 +37,10 @@ fn cuda_of_file(path: &Path, display: &str) -> String {
             )
         });
         out.push_str(&compiled.cuda);
+        report.push_str(&compiled.report.text);
+        report.push('\n');
     }
-    out
+    (out, report)
 }
 
 #[test]
@@ -47,19 +56,25 @@ fn generated_cuda_matches_the_snapshots() {
     for input in &inputs {
         let stem = input.file_stem().unwrap().to_string_lossy().to_string();
         let display = format!("tests/in/{stem}.rs");
-        let got = cuda_of_file(input, &display);
-        let expected_path = root.join(format!("tests/out/cuda/{stem}.cu"));
-        if bless {
-            std::fs::write(&expected_path, &got).unwrap();
-            continue;
-        }
-        match std::fs::read_to_string(&expected_path) {
-            Ok(expected) if expected == got => {}
-            Ok(_) => mismatches.push(format!(
-                "{stem}: generated CUDA C differs from {}",
-                expected_path.display()
-            )),
-            Err(_) => mismatches.push(format!("{stem}: {} is missing", expected_path.display())),
+        let (cuda, report) = outputs_of_file(input, &display);
+        for (got, expected_path) in [
+            (cuda, root.join(format!("tests/out/cuda/{stem}.cu"))),
+            (report, root.join(format!("tests/out/report/{stem}.txt"))),
+        ] {
+            if bless {
+                std::fs::write(&expected_path, &got).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&expected_path) {
+                Ok(expected) if expected == got => {}
+                Ok(_) => mismatches.push(format!(
+                    "{stem}: the output differs from {}",
+                    expected_path.display()
+                )),
+                Err(_) => {
+                    mismatches.push(format!("{stem}: {} is missing", expected_path.display()))
+                }
+            }
         }
     }
     assert!(inputs.len() >= 7, "tests/in has the kernels");
@@ -67,6 +82,18 @@ fn generated_cuda_matches_the_snapshots() {
         mismatches.is_empty(),
         "{}\nrun with CUPHASE_BLESS=1 and review `git diff`",
         mismatches.join("\n")
+    );
+}
+
+#[test]
+fn the_macro_reports_exactly_the_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (_, expected) = outputs_of_file(&root.join("tests/in/auto.rs"), "tests/in/auto.rs");
+    let first = expected.split("\n\n").next().unwrap();
+    assert!(first.contains("inserted"), "{first}");
+    assert_eq!(
+        crate::kernels::auto::reverse_auto.report().trim_end(),
+        first.trim_end()
     );
 }
 
