@@ -43,6 +43,12 @@ pub mod prelude {
     pub use crate::{kernel, Buffer, Device, Dim3, Error, Launch, Scalar};
 }
 
+/// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
+pub mod sim {
+    pub use cuphase_runtime::error::RaceSite;
+    pub use cuphase_runtime::sim::{SimOptions, ThreadOrder};
+}
+
 /// The CUDA back end's tools that are useful on their own: compiling CUDA C with NVRTC.
 pub mod cuda {
     pub use cuphase_runtime::cuda::{

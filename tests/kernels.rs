@@ -14,6 +14,8 @@ pub mod control_flow;
 pub mod faults;
 #[path = "in/neighbor_reuse.rs"]
 pub mod neighbor_reuse;
+#[path = "in/races.rs"]
+pub mod races;
 #[path = "in/reverse.rs"]
 pub mod reverse;
 #[path = "in/tiled_matmul.rs"]

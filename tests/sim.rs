@@ -265,3 +265,217 @@ fn device_spec_parsing() {
         Err(Error::BadDeviceSpec { .. })
     ));
 }
+
+fn race(
+    err: Error,
+) -> (
+    String,
+    u64,
+    String,
+    cuphase::sim::RaceSite,
+    cuphase::sim::RaceSite,
+) {
+    match err {
+        Error::DataRace {
+            array,
+            index,
+            kind,
+            first,
+            second,
+            ..
+        } => (array, index, kind, *first, *second),
+        other => panic!("expected DataRace, got {other}"),
+    }
+}
+
+fn races_line_of(needle: &str) -> u32 {
+    let src = include_str!("in/races.rs");
+    src.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle in races.rs") as u32
+        + 1
+}
+
+#[test]
+fn shared_races_hidden_by_unsafe_are_found_with_both_locations() {
+    use crate::kernels::races;
+    use cuphase::sim::{SimOptions, ThreadOrder};
+    let write_line = races_line_of("tile[t] = t;");
+    let read_line = races_line_of("tile[(t + 1) % 64] };");
+    // Forward order: thread 0 reads tile[1] before thread 1 writes it.
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    let err = races::shared_read_after_write
+        .launch(&dev, Launch::new(1, 64), &mut out)
+        .unwrap_err();
+    let text = err.to_string();
+    let (array, index, kind, first, second) = race(err);
+    assert_eq!(
+        (array.as_str(), index, kind.as_str()),
+        ("tile", 1, "write-after-read"),
+        "{text}"
+    );
+    assert_eq!((first.thread.x, second.thread.x), (0, 1), "{text}");
+    assert!(
+        first
+            .location
+            .ends_with(&format!("races.rs:{read_line}:22")),
+        "{text}"
+    );
+    assert!(
+        second
+            .location
+            .ends_with(&format!("races.rs:{write_line}:9")),
+        "{text}"
+    );
+    // Reverse order: thread 62 reads tile[63] after thread 63 wrote it.
+    let dev = Device::cpu_with(SimOptions {
+        race_detection: true,
+        order: ThreadOrder::Reverse,
+    })
+    .unwrap();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    let err = races::shared_read_after_write
+        .launch(&dev, Launch::new(1, 64), &mut out)
+        .unwrap_err();
+    let text = err.to_string();
+    let (array, index, kind, first, second) = race(err);
+    assert_eq!(
+        (array.as_str(), index, kind.as_str()),
+        ("tile", 63, "read-after-write"),
+        "{text}"
+    );
+    assert_eq!((first.thread.x, second.thread.x), (63, 62), "{text}");
+    assert!(
+        first
+            .location
+            .ends_with(&format!("races.rs:{write_line}:9")),
+        "{text}"
+    );
+}
+
+#[test]
+fn shared_write_after_read_and_write_after_write_are_found() {
+    use crate::kernels::races;
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    let (array, index, kind, first, second) = race(
+        races::shared_write_after_read
+            .launch(&dev, Launch::new(1, 64), &mut out)
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (array.as_str(), kind.as_str(), index),
+        ("tile", "write-after-read", 1)
+    );
+    assert_eq!((first.thread.x, second.thread.x), (0, 1));
+    let (array, index, kind, first, second) = race(
+        races::shared_write_after_write
+            .launch(&dev, Launch::new(1, 64), &mut out)
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (array.as_str(), kind.as_str(), index),
+        ("tile", "write-after-write", 0)
+    );
+    assert_eq!((first.thread.x, second.thread.x), (0, 1));
+}
+
+#[test]
+fn global_races_within_and_across_blocks_are_found() {
+    use crate::kernels::races;
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    let (array, index, kind, first, second) = race(
+        races::global_write_after_write
+            .launch(&dev, Launch::new(1, 32), &mut out)
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (array.as_str(), index, kind.as_str()),
+        ("out", 0, "write-after-write")
+    );
+    assert_eq!((first.thread.x, second.thread.x), (0, 1));
+    let mut flag = dev.zeros::<u32>(4).unwrap();
+    let err = races::global_across_blocks
+        .launch(&dev, Launch::new(2, 32), &mut out, &mut flag)
+        .unwrap_err();
+    let text = err.to_string();
+    let (array, index, _, first, second) = race(err);
+    assert_eq!((array.as_str(), index), ("flag", 0), "{text}");
+    assert_ne!(first.block, second.block, "{text}");
+}
+
+#[test]
+fn barriers_and_atomics_are_not_races() {
+    use crate::kernels::races;
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(128).unwrap();
+    let mut flag = dev.zeros::<u32>(4).unwrap();
+    races::global_ordered_by_barrier
+        .launch(&dev, Launch::new(4, 32), &mut out, &mut flag)
+        .unwrap();
+    assert_eq!(
+        out.to_vec().unwrap(),
+        (0..128).map(|i| i / 32 + 1).collect::<Vec<u32>>()
+    );
+    let mut counter = dev.zeros::<u32>(2).unwrap();
+    races::global_atomics
+        .launch(&dev, Launch::new(8, 64), &mut counter, 0)
+        .unwrap();
+    assert_eq!(counter.to_vec().unwrap()[0], 512);
+    let err = races::global_atomics
+        .launch(&dev, Launch::new(8, 64), &mut counter, 1)
+        .unwrap_err();
+    let (array, index, kind, ..) = race(err);
+    assert_eq!((array.as_str(), index), ("counter", 0));
+    assert!(
+        kind == "read-after-write" || kind == "write-after-read",
+        "{kind}"
+    );
+}
+
+#[test]
+fn race_detection_can_be_turned_off_and_thread_order_changed() {
+    use crate::kernels::races;
+    use cuphase::sim::{SimOptions, ThreadOrder};
+    let quiet = |order| {
+        Device::cpu_with(SimOptions {
+            race_detection: false,
+            order,
+        })
+        .unwrap()
+    };
+    // Without detection the racy kernel runs, and its result depends on the thread order.
+    let run = |dev: &Device| {
+        let mut out = dev.zeros::<u32>(64).unwrap();
+        races::shared_write_after_write
+            .launch(dev, Launch::new(1, 64), &mut out)
+            .unwrap();
+        out.to_vec().unwrap()[0]
+    };
+    assert_eq!(
+        run(&quiet(ThreadOrder::Forward)),
+        63,
+        "the last writer wins"
+    );
+    assert_eq!(run(&quiet(ThreadOrder::Reverse)), 0);
+    // A correct kernel gives the same result in every order.
+    for order in [
+        ThreadOrder::Forward,
+        ThreadOrder::Reverse,
+        ThreadOrder::Shuffle(1),
+        ThreadOrder::Shuffle(99),
+    ] {
+        let dev = Device::cpu_with(SimOptions {
+            race_detection: true,
+            order,
+        })
+        .unwrap();
+        for case in crate::cases::all() {
+            let got =
+                (case.run)(&dev).unwrap_or_else(|e| panic!("{} in {order:?}: {e}", case.name));
+            assert_eq!(got, (case.expected)(), "{} in {order:?}", case.name);
+        }
+    }
+}

@@ -4,6 +4,7 @@ use crate::cuda::CudaBackend;
 use crate::device::{Backend, Device};
 use crate::error::Error;
 use crate::scalar::Scalar;
+use crate::sim::race::GlobalShadow;
 use crate::sim::{Global, SimBackend};
 use cudarc::driver::CudaSlice;
 
@@ -171,16 +172,42 @@ impl<T: Scalar> Buffer<T> {
         }
     }
 
-    /// The simulator's view, for generated launch code.
+    /// The simulator's argument for this buffer (with the launch's race-detection shadow),
+    /// for generated launch code.
     #[doc(hidden)]
     pub fn __sim_global(
         &self,
         sim: &SimBackend,
         name: &'static str,
-    ) -> Result<Global<'_, T>, Error> {
+    ) -> Result<SimArg<'_, T>, Error> {
         match &self.storage {
-            Storage::Sim(cells) if self.device.same_as_sim(sim) => Ok(Global::new(cells, name)),
+            Storage::Sim(cells) if self.device.same_as_sim(sim) => {
+                let shadow = sim
+                    .options()
+                    .race_detection
+                    .then(|| GlobalShadow::new(cells.len()));
+                Ok(SimArg {
+                    cells,
+                    name,
+                    shadow,
+                })
+            }
             _ => Err(self.wrong("the CPU simulator")),
         }
+    }
+}
+
+/// A buffer passed to a kernel on the simulator, with its race-detection shadow for one launch.
+#[doc(hidden)]
+pub struct SimArg<'a, T: Scalar> {
+    cells: &'a [T::Cell],
+    name: &'static str,
+    shadow: Option<GlobalShadow>,
+}
+
+impl<T: Scalar> SimArg<'_, T> {
+    /// The kernel's view.
+    pub fn view(&self) -> Global<'_, T> {
+        Global::new(self.cells, self.name, self.shadow.as_ref())
     }
 }

@@ -41,10 +41,18 @@ impl Device {
         })
     }
 
-    /// The CPU simulator. Always available.
+    /// The CPU simulator, with race detection on and the options of `CUPHASE_SIM_RACES` and
+    /// `CUPHASE_SIM_ORDER`. Always available.
     pub fn cpu() -> Result<Device, Error> {
         Ok(Device {
             inner: Arc::new(Backend::Sim(SimBackend::new())),
+        })
+    }
+
+    /// The CPU simulator with explicit options (race detection, thread order).
+    pub fn cpu_with(options: crate::sim::SimOptions) -> Result<Device, Error> {
+        Ok(Device {
+            inner: Arc::new(Backend::Sim(SimBackend::with_options(options))),
         })
     }
 

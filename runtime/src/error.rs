@@ -2,6 +2,27 @@
 
 use crate::launch::Dim3;
 
+/// One side of a data race.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RaceSite {
+    /// The block.
+    pub block: Dim3,
+    /// The thread within the block.
+    pub thread: Dim3,
+    /// The Rust location (`file:line:column`).
+    pub location: String,
+}
+
+impl std::fmt::Display for RaceSite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "block {}, thread {} at {}",
+            self.block, self.thread, self.location
+        )
+    }
+}
+
 /// Everything that can go wrong when setting up a device, moving data or launching a kernel.
 /// Every variant carries what a user needs to act on it.
 #[derive(Debug, thiserror::Error)]
@@ -121,6 +142,25 @@ pub enum Error {
         block: Dim3,
         /// Which threads wait where, with Rust locations and counts.
         detail: String,
+    },
+    /// Two threads touched one element in one phase, at least one writing, not both atomically
+    /// (found by the simulator's race detection).
+    #[error(
+        "data race in kernel `{kernel}` on `{array}[{index}]`: {kind} between {first} and {second}"
+    )]
+    DataRace {
+        /// The kernel's name.
+        kernel: String,
+        /// The shared array or buffer parameter.
+        array: String,
+        /// The element (flat index).
+        index: u64,
+        /// "read-after-write", "write-after-read" or "write-after-write".
+        kind: String,
+        /// The earlier access.
+        first: Box<RaceSite>,
+        /// The access that found the race.
+        second: Box<RaceSite>,
     },
     /// The kernel had compile errors; its `launch` cannot run.
     #[error("kernel `{0}` did not compile; see the errors of `#[kernel]`")]

@@ -77,7 +77,7 @@ impl<'a> Writer<'a> {
                 let dims = dims.iter().map(|d| *d as usize);
                 let label = &a.name;
                 shared_decls.push(quote! {
-                    let #name = ::cuphase::__private::sim::Shared::<#elem>::new(&[#(#dims),*], #label);
+                    let #name = __block.shared::<#elem>(&[#(#dims),*], #label);
                 });
                 thread_params.push(quote!(#name: &::cuphase::__private::sim::Shared<#elem>));
                 thread_args.push(quote!(&#name));
@@ -105,7 +105,7 @@ impl<'a> Writer<'a> {
         }
         let body = self.block(&k.body);
         let thread_fn = quote! {
-            #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unreachable_code,
+            #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code,
                     clippy::all, clippy::pedantic, clippy::nursery)]
             async fn __cuphase_thread(
                 __cx: ::cuphase::__private::sim::ThreadCtx,

@@ -1,9 +1,11 @@
 //! Running blocks and threads.
 
-use super::{Distribution, Fault, Loc};
+use super::race::{set_current, Current};
+use super::{Distribution, Fault, Loc, Shared};
 use crate::error::Error;
 use crate::kernel::KernelInfo;
 use crate::launch::{Dim3, Launch};
+use crate::scalar::Scalar;
 use rayon::prelude::*;
 use std::cell::Cell;
 use std::future::Future;
@@ -16,16 +18,80 @@ thread_local! {
     static ARRIVED: Cell<Option<&'static Loc>> = const { Cell::new(None) };
 }
 
+/// The order in which the threads of a block run between two barriers. Kernels must not
+/// depend on it; running them in another order exposes ones that do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThreadOrder {
+    /// Thread 0 first (the default: deterministic).
+    #[default]
+    Forward,
+    /// The last thread first.
+    Reverse,
+    /// A permutation drawn from this seed, new in every phase (deterministic per seed).
+    Shuffle(u64),
+}
+
+/// How the simulator runs kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Race detection on shared and global memory (on by default).
+    pub race_detection: bool,
+    /// The order of threads within a phase.
+    pub order: ThreadOrder,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            race_detection: true,
+            order: ThreadOrder::Forward,
+        }
+    }
+}
+
+impl SimOptions {
+    /// Options from `CUPHASE_SIM_RACES=off` and `CUPHASE_SIM_ORDER=forward|reverse|shuffle:SEED`;
+    /// anything else keeps the default.
+    pub fn from_env() -> Self {
+        let mut o = SimOptions::default();
+        if std::env::var("CUPHASE_SIM_RACES").is_ok_and(|v| v == "off" || v == "0") {
+            o.race_detection = false;
+        }
+        if let Ok(v) = std::env::var("CUPHASE_SIM_ORDER") {
+            o.order = match v.as_str() {
+                "reverse" => ThreadOrder::Reverse,
+                s => match s.strip_prefix("shuffle:").and_then(|n| n.parse().ok()) {
+                    Some(seed) => ThreadOrder::Shuffle(seed),
+                    None => ThreadOrder::Forward,
+                },
+            };
+        }
+        o
+    }
+}
+
 /// The CPU simulator as a device.
 #[derive(Debug, Default)]
 pub struct SimBackend {
-    _private: (),
+    options: SimOptions,
 }
 
 impl SimBackend {
-    /// A simulator.
+    /// A simulator with default options and those of the environment.
     pub fn new() -> Self {
-        SimBackend { _private: () }
+        SimBackend {
+            options: SimOptions::from_env(),
+        }
+    }
+
+    /// A simulator with these options.
+    pub fn with_options(options: SimOptions) -> Self {
+        SimBackend { options }
+    }
+
+    /// The options.
+    pub fn options(&self) -> SimOptions {
+        self.options
     }
 
     /// Runs every block of a launch; `block` runs one block. Blocks run in parallel; the error
@@ -47,9 +113,11 @@ impl SimBackend {
                 let z = (linear / (u64::from(grid.x) * u64::from(grid.y))) as u32;
                 let ctx = BlockCtx {
                     kernel: info.name,
+                    linear: linear as u32,
                     block_idx: Dim3::new(x, y, z),
                     block_dim: launch.block,
                     grid_dim: grid,
+                    options: self.options,
                 };
                 block(&ctx).err().map(|e| (linear, e))
             })
@@ -65,9 +133,11 @@ impl SimBackend {
 #[derive(Clone, Copy, Debug)]
 pub struct BlockCtx {
     kernel: &'static str,
+    linear: u32,
     block_idx: Dim3,
     block_dim: Dim3,
     grid_dim: Dim3,
+    options: SimOptions,
 }
 
 /// The indices of one GPU thread.
@@ -157,7 +227,37 @@ fn unlinearize(t: u64, d: Dim3) -> Dim3 {
     Dim3::new(x, y, z)
 }
 
+/// A small deterministic generator for shuffled thread orders (splitmix64).
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 impl BlockCtx {
+    /// A shared array of this block (with race detection when it is on).
+    pub fn shared<T: Scalar>(&self, dims: &[usize], name: &'static str) -> Shared<T> {
+        Shared::new(dims, name, self.options.race_detection)
+    }
+
+    fn order(&self, n: usize, phase: u32) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..n).collect();
+        match self.options.order {
+            ThreadOrder::Forward => {}
+            ThreadOrder::Reverse => v.reverse(),
+            ThreadOrder::Shuffle(seed) => {
+                let mut st = seed ^ (u64::from(self.linear) << 32) ^ u64::from(phase);
+                for i in (1..n).rev() {
+                    let j = (splitmix(&mut st) % (i as u64 + 1)) as usize;
+                    v.swap(i, j);
+                }
+            }
+        }
+        v
+    }
+
     /// Runs the threads of this block, phase by phase. `make` creates the future of one
     /// thread.
     pub fn run<F, M>(&self, mut make: M) -> Result<(), Error>
@@ -176,14 +276,30 @@ impl BlockCtx {
         let mut threads: Box<[F]> = (0..n).map(|t| make(ctx(t))).collect();
         let mut state = vec![State::Running; threads.len()];
         let mut cx = Context::from_waker(Waker::noop());
+        let mut phase = 0u32;
+        let forward = self.options.order == ThreadOrder::Forward;
         loop {
             let mut waiting = 0usize;
             let mut done = 0usize;
-            for (t, fut) in threads.iter_mut().enumerate() {
+            let order = if forward {
+                Vec::new()
+            } else {
+                self.order(threads.len(), phase)
+            };
+            // Indexing by position: the forward order (the default) allocates no permutation.
+            #[allow(clippy::needless_range_loop)]
+            for k in 0..threads.len() {
+                let t = if forward { k } else { order[k] };
+                let fut = &mut threads[t];
                 if state[t] == State::Done {
                     done += 1;
                     continue;
                 }
+                set_current(Current {
+                    block: self.linear,
+                    thread: t as u32,
+                    phase,
+                });
                 // SAFETY: `threads` is a boxed slice that outlives this loop and is never moved,
                 // so each future stays at its address from its first poll to its drop.
                 let fut = unsafe { Pin::new_unchecked(fut) };
@@ -194,7 +310,13 @@ impl BlockCtx {
                         done += 1;
                     }
                     Poll::Ready(Err(fault)) => {
-                        return Err(fault.into_error(self.kernel, self.block_idx, ctx(t as u64).thread_idx));
+                        return Err(fault.into_error(
+                            self.kernel,
+                            self.block_idx,
+                            ctx(t as u64).thread_idx,
+                            self.grid_dim,
+                            self.block_dim,
+                        ));
                     }
                     Poll::Pending => match ARRIVED.with(|a| a.get()) {
                         Some(loc) => {
@@ -215,6 +337,7 @@ impl BlockCtx {
                 return Ok(());
             }
             self.check_phase(&state, done)?;
+            phase = phase.wrapping_add(1);
             for s in state.iter_mut() {
                 if matches!(s, State::Waiting(_)) {
                     *s = State::Running;

@@ -1,5 +1,6 @@
 //! Simulated global and shared memory, bounds-checked.
 
+use super::race::{GlobalShadow, SharedShadow};
 use super::{Fault, Loc};
 use crate::scalar::Scalar;
 use std::cell::Cell;
@@ -8,6 +9,7 @@ use std::cell::Cell;
 pub struct Global<'a, T: Scalar> {
     cells: &'a [T::Cell],
     name: &'static str,
+    shadow: Option<&'a GlobalShadow>,
 }
 
 impl<T: Scalar> Clone for Global<'_, T> {
@@ -18,9 +20,13 @@ impl<T: Scalar> Clone for Global<'_, T> {
 impl<T: Scalar> Copy for Global<'_, T> {}
 
 impl<'a, T: Scalar> Global<'a, T> {
-    /// A view of `cells`, called `name` in errors.
-    pub fn new(cells: &'a [T::Cell], name: &'static str) -> Self {
-        Global { cells, name }
+    /// A view of `cells`, called `name` in errors, with race detection when `shadow` is given.
+    pub fn new(cells: &'a [T::Cell], name: &'static str, shadow: Option<&'a GlobalShadow>) -> Self {
+        Global {
+            cells,
+            name,
+            shadow,
+        }
     }
     /// Number of elements.
     #[inline(always)]
@@ -35,7 +41,12 @@ impl<'a, T: Scalar> Global<'a, T> {
     #[inline(always)]
     pub fn load(self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
-            Some(c) => Ok(T::load(c)),
+            Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.read(self.name, i, false, loc)?;
+                }
+                Ok(T::load(c))
+            }
             None => Err(self.oob(i, loc)),
         }
     }
@@ -44,6 +55,9 @@ impl<'a, T: Scalar> Global<'a, T> {
     pub fn store(self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
         match self.cells.get(i) {
             Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.write(self.name, i, false, loc)?;
+                }
                 T::store(c, v);
                 Ok(())
             }
@@ -54,7 +68,12 @@ impl<'a, T: Scalar> Global<'a, T> {
     #[inline(always)]
     pub fn rmw(self, i: usize, f: impl Fn(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
-            Some(c) => Ok(T::rmw(c, f)),
+            Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.write(self.name, i, true, loc)?;
+                }
+                Ok(T::rmw(c, f))
+            }
             None => Err(self.oob(i, loc)),
         }
     }
@@ -76,29 +95,38 @@ pub struct Shared<T: Scalar> {
     rows: usize,
     cols: usize,
     name: &'static str,
+    shadow: Option<SharedShadow>,
 }
 
 impl<T: Scalar> Shared<T> {
-    /// A zeroed array with `dims` (outermost first: `[n]` or `[rows, cols]`).
-    pub fn new(dims: &[usize], name: &'static str) -> Self {
+    /// A zeroed array with `dims` (outermost first: `[n]` or `[rows, cols]`); with race
+    /// detection when `races`.
+    pub fn new(dims: &[usize], name: &'static str, races: bool) -> Self {
         let (rows, cols) = match dims {
             [n] => (*n, 1),
             [r, c] => (*r, *c),
             _ => (0, 0),
         };
         let cells = (0..rows * cols).map(|_| Cell::new(T::default())).collect();
+        let shadow = races.then(|| SharedShadow::new(rows * cols));
         Shared {
             cells,
             rows,
             cols,
             name,
+            shadow,
         }
     }
     /// Reads `a[i]` of a one-dimensional array.
     #[inline(always)]
     pub fn load1(&self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
-            Some(c) => Ok(c.get()),
+            Some(c) => {
+                if let Some(sh) = &self.shadow {
+                    sh.read(self.name, i, false, loc)?;
+                }
+                Ok(c.get())
+            }
             None => Err(self.oob(i, self.cells.len(), loc)),
         }
     }
@@ -107,6 +135,9 @@ impl<T: Scalar> Shared<T> {
     pub fn store1(&self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
         match self.cells.get(i) {
             Some(c) => {
+                if let Some(sh) = &self.shadow {
+                    sh.write(self.name, i, false, loc)?;
+                }
                 c.set(v);
                 Ok(())
             }
@@ -119,6 +150,9 @@ impl<T: Scalar> Shared<T> {
     pub fn rmw1(&self, i: usize, f: impl FnOnce(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
             Some(c) => {
+                if let Some(sh) = &self.shadow {
+                    sh.write(self.name, i, true, loc)?;
+                }
                 let old = c.get();
                 c.set(f(old));
                 Ok(old)
@@ -140,12 +174,18 @@ impl<T: Scalar> Shared<T> {
     #[inline(always)]
     pub fn load2(&self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
         let i = self.flat(r, c, loc)?;
+        if let Some(sh) = &self.shadow {
+            sh.read(self.name, i, false, loc)?;
+        }
         Ok(self.cells[i].get())
     }
     /// Writes `a[r][c]`.
     #[inline(always)]
     pub fn store2(&self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
         let i = self.flat(r, c, loc)?;
+        if let Some(sh) = &self.shadow {
+            sh.write(self.name, i, false, loc)?;
+        }
         self.cells[i].set(v);
         Ok(())
     }

@@ -13,13 +13,22 @@
 mod exec;
 mod memory;
 mod ops;
+pub mod race;
 
-pub use exec::{BlockCtx, SimBackend, ThreadCtx};
+pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
 pub use ops::{div, range, rem, step_of, Distribution, SimDiv, SimInt, StepRange};
 
-use crate::error::Error;
+use crate::error::{Error, RaceSite};
 use crate::launch::Dim3;
+
+/// Coordinates of linear index `t` in a box of `d`.
+pub(crate) fn unlinear(t: u64, d: Dim3) -> Dim3 {
+    let x = (t % u64::from(d.x.max(1))) as u32;
+    let y = ((t / u64::from(d.x.max(1))) % u64::from(d.y.max(1))) as u32;
+    let z = (t / (u64::from(d.x.max(1)) * u64::from(d.y.max(1)))) as u32;
+    Dim3::new(x, y, z)
+}
 
 /// A location in the Rust source of a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +61,23 @@ pub enum Fault {
         /// Where.
         loc: &'static Loc,
     },
+    /// Two threads touched one element in one phase, one writing, not both atomically.
+    Race {
+        /// The array's name.
+        array: &'static str,
+        /// The element.
+        index: u64,
+        /// Which kind.
+        kind: race::RaceKind,
+        /// The block of the earlier access.
+        other_block: u32,
+        /// The thread (linear in its block) of the earlier access.
+        other_thread: u32,
+        /// Where the earlier access is, if known.
+        other_loc: Option<&'static Loc>,
+        /// Where this access is.
+        loc: &'static Loc,
+    },
     /// A panic: division by zero, a zero step, ...
     Panic {
         /// Rust's message for it.
@@ -62,9 +88,42 @@ pub enum Fault {
 }
 
 impl Fault {
-    /// The user-facing error, with the kernel and the thread that faulted.
-    pub fn into_error(self, kernel: &str, block: Dim3, thread: Dim3) -> Error {
+    /// The user-facing error, with the kernel and the thread that faulted; `grid` and
+    /// `block_dim` turn linear ids back into coordinates.
+    pub fn into_error(
+        self,
+        kernel: &str,
+        block: Dim3,
+        thread: Dim3,
+        grid: Dim3,
+        block_dim: Dim3,
+    ) -> Error {
         match self {
+            Fault::Race {
+                array,
+                index,
+                kind,
+                other_block,
+                other_thread,
+                other_loc,
+                loc,
+            } => Error::DataRace {
+                kernel: kernel.to_string(),
+                array: array.to_string(),
+                index,
+                kind: kind.name().to_string(),
+                first: Box::new(RaceSite {
+                    block: unlinear(u64::from(other_block), grid),
+                    thread: unlinear(u64::from(other_thread), block_dim),
+                    location: other_loc
+                        .map_or_else(|| "an earlier access".to_string(), |l| l.to_string()),
+                }),
+                second: Box::new(RaceSite {
+                    block,
+                    thread,
+                    location: loc.to_string(),
+                }),
+            },
             Fault::OutOfBounds {
                 array,
                 index,

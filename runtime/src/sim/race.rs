@@ -1,0 +1,364 @@
+//! Run-time race detection: shadow state per element of shared and global memory.
+//!
+//! A block runs on one CPU thread, so its shared memory's shadow is plain cells. Global memory
+//! is shared by every block of a launch, which run in parallel: its shadow is atomic, and each
+//! access swaps its own record in before it reads the other kind's, so that of two concurrent
+//! conflicting accesses at least one sees the other.
+//!
+//! An access record packs who made it: block (32 bits), thread within the block (10 bits),
+//! phase of that block (20 bits), whether it was atomic, and a valid bit. Two accesses race when
+//! they come from different threads, at least one writes, they are not both atomic, and they
+//! are in one phase: for shared memory, the same block and phase; for global memory, also any
+//! two different blocks (nothing orders blocks within a launch).
+
+use super::{Fault, Loc};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+/// Who is running: set by the block scheduler before it polls a thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Current {
+    /// The block's linear index.
+    pub block: u32,
+    /// The thread's linear index in its block.
+    pub thread: u32,
+    /// The block's phase: how many barriers it has passed.
+    pub phase: u32,
+}
+
+thread_local! {
+    static CURRENT: Cell<Current> = const { Cell::new(Current { block: 0, thread: 0, phase: 0 }) };
+}
+
+/// Sets who is running on this CPU thread.
+#[inline(always)]
+pub fn set_current(c: Current) {
+    CURRENT.with(|x| x.set(c));
+}
+
+#[inline(always)]
+fn current() -> Current {
+    CURRENT.with(|x| x.get())
+}
+
+const VALID: u64 = 1;
+const ATOMIC: u64 = 2;
+
+#[inline(always)]
+fn pack(c: Current, atomic: bool) -> u64 {
+    VALID
+        | (u64::from(atomic) << 1)
+        | (u64::from(c.phase & 0xF_FFFF) << 2)
+        | (u64::from(c.thread & 0x3FF) << 22)
+        | (u64::from(c.block) << 32)
+}
+
+/// An unpacked access record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Who {
+    /// Block (linear).
+    pub block: u32,
+    /// Thread in the block (linear).
+    pub thread: u32,
+    phase: u32,
+    atomic: bool,
+}
+
+#[inline(always)]
+fn unpack(v: u64) -> Option<Who> {
+    if v & VALID == 0 {
+        return None;
+    }
+    Some(Who {
+        block: (v >> 32) as u32,
+        thread: ((v >> 22) & 0x3FF) as u32,
+        phase: ((v >> 2) & 0xF_FFFF) as u32,
+        atomic: v & ATOMIC != 0,
+    })
+}
+
+/// The kinds of races.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaceKind {
+    /// A read of a value another thread wrote in the same phase.
+    ReadAfterWrite,
+    /// A write of a value another thread read in the same phase.
+    WriteAfterRead,
+    /// Two writes in the same phase.
+    WriteAfterWrite,
+}
+
+impl RaceKind {
+    /// "read-after-write", ...
+    pub fn name(self) -> &'static str {
+        match self {
+            RaceKind::ReadAfterWrite => "read-after-write",
+            RaceKind::WriteAfterRead => "write-after-read",
+            RaceKind::WriteAfterWrite => "write-after-write",
+        }
+    }
+}
+
+/// Whether an earlier access `other` conflicts with the current one.
+#[inline(always)]
+fn conflicts(other: Who, me: Current, atomic: bool, global: bool) -> bool {
+    if other.block == me.block && other.thread == me.thread {
+        return false;
+    }
+    if other.atomic && atomic {
+        return false;
+    }
+    if other.block != me.block {
+        return global;
+    }
+    other.phase == (me.phase & 0xF_FFFF)
+}
+
+#[cold]
+fn race(
+    array: &'static str,
+    index: usize,
+    kind: RaceKind,
+    other: Who,
+    other_loc: Option<&'static Loc>,
+    loc: &'static Loc,
+) -> Fault {
+    Fault::Race {
+        array,
+        index: index as u64,
+        kind,
+        other_block: other.block,
+        other_thread: other.thread,
+        other_loc,
+        loc,
+    }
+}
+
+/// The shadow of a block's shared array.
+pub struct SharedShadow {
+    writer: Box<[Cell<u64>]>,
+    writer_loc: Box<[Cell<Option<&'static Loc>>]>,
+    /// Two readers of the element's current phase, so that a reader other than the writer is
+    /// found even if the writer read first.
+    readers: Box<[[Cell<u64>; 2]]>,
+    reader_loc: Box<[[Cell<Option<&'static Loc>>; 2]]>,
+}
+
+impl SharedShadow {
+    /// Shadow for `len` elements.
+    pub fn new(len: usize) -> Self {
+        SharedShadow {
+            writer: (0..len).map(|_| Cell::new(0)).collect(),
+            writer_loc: (0..len).map(|_| Cell::new(None)).collect(),
+            readers: (0..len).map(|_| [Cell::new(0), Cell::new(0)]).collect(),
+            reader_loc: (0..len)
+                .map(|_| [Cell::new(None), Cell::new(None)])
+                .collect(),
+        }
+    }
+
+    /// Records a read of element `i`; a fault if it races with a write.
+    #[inline(always)]
+    pub fn read(
+        &self,
+        array: &'static str,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let me = current();
+        if let Some(w) = unpack(self.writer[i].get()) {
+            if conflicts(w, me, atomic, false) {
+                return Err(race(
+                    array,
+                    i,
+                    RaceKind::ReadAfterWrite,
+                    w,
+                    self.writer_loc[i].get(),
+                    loc,
+                ));
+            }
+        }
+        let rec = pack(me, atomic);
+        let slots = &self.readers[i];
+        let phase = me.phase & 0xF_FFFF;
+        let a = unpack(slots[0].get());
+        match a {
+            Some(r) if r.phase == phase && r.block == me.block => {
+                if r.thread != me.thread && unpack(slots[1].get()).is_none_or(|s| s.phase != phase)
+                {
+                    slots[1].set(rec);
+                    self.reader_loc[i][1].set(Some(loc));
+                }
+            }
+            _ => {
+                slots[0].set(rec);
+                self.reader_loc[i][0].set(Some(loc));
+                slots[1].set(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a write of element `i`; a fault if it races with a read or a write.
+    #[inline(always)]
+    pub fn write(
+        &self,
+        array: &'static str,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let me = current();
+        if let Some(w) = unpack(self.writer[i].get()) {
+            if conflicts(w, me, atomic, false) {
+                return Err(race(
+                    array,
+                    i,
+                    RaceKind::WriteAfterWrite,
+                    w,
+                    self.writer_loc[i].get(),
+                    loc,
+                ));
+            }
+        }
+        for k in 0..2 {
+            if let Some(r) = unpack(self.readers[i][k].get()) {
+                if conflicts(r, me, atomic, false) {
+                    return Err(race(
+                        array,
+                        i,
+                        RaceKind::WriteAfterRead,
+                        r,
+                        self.reader_loc[i][k].get(),
+                        loc,
+                    ));
+                }
+            }
+        }
+        self.writer[i].set(pack(me, atomic));
+        self.writer_loc[i].set(Some(loc));
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    who: AtomicU64,
+    loc: AtomicUsize,
+}
+
+#[derive(Default)]
+struct Element {
+    writer: Slot,
+    readers: [Slot; 2],
+}
+
+/// The shadow of a buffer in global memory during one launch (48 bytes per element).
+pub struct GlobalShadow {
+    elements: Box<[Element]>,
+}
+
+fn loc_of(p: usize) -> Option<&'static Loc> {
+    if p == 0 {
+        None
+    } else {
+        // SAFETY: only addresses of `&'static Loc` are stored (see `loc_addr`).
+        Some(unsafe { &*(p as *const Loc) })
+    }
+}
+
+fn loc_addr(l: &'static Loc) -> usize {
+    l as *const Loc as usize
+}
+
+impl GlobalShadow {
+    /// Shadow for `len` elements.
+    pub fn new(len: usize) -> Self {
+        GlobalShadow {
+            elements: (0..len).map(|_| Element::default()).collect(),
+        }
+    }
+
+    /// Records a read of element `i`.
+    #[inline(always)]
+    pub fn read(
+        &self,
+        array: &'static str,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let Some(e) = self.elements.get(i) else {
+            return Ok(());
+        };
+        let me = current();
+        let rec = pack(me, atomic);
+        // Keep two readers of different threads: the newest, and the one it displaced.
+        let old = e.readers[0].who.swap(rec, Ordering::SeqCst);
+        let old_loc = e.readers[0].loc.swap(loc_addr(loc), Ordering::Relaxed);
+        if let Some(o) = unpack(old) {
+            if o.block != me.block || o.thread != me.thread {
+                e.readers[1].who.store(old, Ordering::SeqCst);
+                e.readers[1].loc.store(old_loc, Ordering::Relaxed);
+            }
+        }
+        if let Some(w) = unpack(e.writer.who.load(Ordering::SeqCst)) {
+            if conflicts(w, me, atomic, true) {
+                return Err(race(
+                    array,
+                    i,
+                    RaceKind::ReadAfterWrite,
+                    w,
+                    loc_of(e.writer.loc.load(Ordering::Relaxed)),
+                    loc,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a write of element `i`.
+    #[inline(always)]
+    pub fn write(
+        &self,
+        array: &'static str,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let Some(e) = self.elements.get(i) else {
+            return Ok(());
+        };
+        let me = current();
+        let old = e.writer.who.swap(pack(me, atomic), Ordering::SeqCst);
+        let old_loc = e.writer.loc.swap(loc_addr(loc), Ordering::Relaxed);
+        if let Some(w) = unpack(old) {
+            if conflicts(w, me, atomic, true) {
+                return Err(race(
+                    array,
+                    i,
+                    RaceKind::WriteAfterWrite,
+                    w,
+                    loc_of(old_loc),
+                    loc,
+                ));
+            }
+        }
+        for r in &e.readers {
+            if let Some(who) = unpack(r.who.load(Ordering::SeqCst)) {
+                if conflicts(who, me, atomic, true) {
+                    return Err(race(
+                        array,
+                        i,
+                        RaceKind::WriteAfterRead,
+                        who,
+                        loc_of(r.loc.load(Ordering::Relaxed)),
+                        loc,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
