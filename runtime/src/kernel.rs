@@ -18,4 +18,7 @@ pub struct KernelInfo {
     /// The block rank the kernel's shared-memory proof assumes: 1 (blocks must be 1-D),
     /// 2 (z must be 1) or 3 (no constraint).
     pub block_rank: u8,
+    /// The compiler proved every shared-memory access of the kernel race-free (none is in
+    /// `unsafe`): the simulator may skip shared-memory race detection.
+    pub shared_proven: bool,
 }

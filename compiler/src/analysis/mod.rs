@@ -27,6 +27,46 @@ pub struct Report {
     pub text: String,
     /// The block rank the shared-memory proof assumes (1: x only; 2: x and y; 3: all).
     pub block_rank: u8,
+    /// Every shared-memory access is covered by the hazard proof (none sits in `unsafe`), so
+    /// the simulator may skip its shared-memory race detection.
+    pub shared_proven: bool,
+}
+
+/// Whether any shared-memory access sits inside an `unsafe` block (the proof skips those).
+fn unsafe_shared_access(k: &Kernel) -> bool {
+    fn expr_touches(k: &Kernel, e: Handle<Expr>) -> bool {
+        match k.exprs.get(e) {
+            Expr::Load { array, index } | Expr::UniformLoad { array, index } => {
+                matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. })
+                    || index.iter().any(|i| expr_touches(k, *i))
+            }
+            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::AssumeUniform(expr) => {
+                expr_touches(k, *expr)
+            }
+            Expr::Binary { left, right, .. } => expr_touches(k, *left) || expr_touches(k, *right),
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => [cond, accept, reject].iter().any(|x| expr_touches(k, **x)),
+            _ => false,
+        }
+    }
+    fn block(k: &Kernel, b: &Block, in_unsafe: bool) -> bool {
+        let u = in_unsafe || b.is_unsafe;
+        b.stmts.iter().any(|s| match s {
+            Stmt::Let { init: Some(e), .. } | Stmt::Eval(e) => u && expr_touches(k, *e),
+            Stmt::Assign { place, value, .. } => {
+                u && (expr_touches(k, *value)
+                    || matches!(place, Place::Element { array, .. } if matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. })))
+            }
+            Stmt::Atomic { array, .. } => u && matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. }),
+            Stmt::If { cond, accept, reject } => (u && expr_touches(k, *cond)) || block(k, accept, u) || block(k, reject, u),
+            Stmt::Loop { body, .. } | Stmt::Block(body) => block(k, body, u),
+            _ => false,
+        })
+    }
+    block(k, &k.body, false)
 }
 
 /// A barrier the compiler took out, and why.
@@ -453,5 +493,6 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
     Report {
         text: t,
         block_rank: rank as u8,
+        shared_proven: !unsafe_shared_access(k),
     }
 }

@@ -67,6 +67,7 @@ pub fn write(
 ) -> TokenStream {
     let report_text = &report.text;
     let block_rank = report.block_rank;
+    let shared_proven = report.shared_proven;
     let vis = &func.vis;
     let name = &func.sig.ident;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -140,6 +141,7 @@ pub fn write(
             fast_math: #fast_math,
             report: #report_text,
             block_rank: #block_rank,
+            shared_proven: #shared_proven,
         };
 
         impl #name {

@@ -400,7 +400,11 @@ impl<'a> Writer<'a> {
                 let t = scalar_tokens(*to, span);
                 quote_spanned!(span.lo=> ((#x) as #t))
             }
-            Expr::AssumeUniform(inner) => self.expr(*inner),
+            Expr::AssumeUniform(inner) => {
+                let v = self.expr(*inner);
+                let loc = self.loc(span);
+                quote_spanned!(span.lo=> ::cuphase::__private::sim::assume_uniform(#v, #loc)?)
+            }
             Expr::UniformLoad { array, index } => {
                 let name = &self.array_names[array.index()];
                 let loc = self.loc(span);

@@ -38,6 +38,9 @@ pub struct SimOptions {
     pub race_detection: bool,
     /// The order of threads within a phase.
     pub order: ThreadOrder,
+    /// Skip shared-memory race detection for kernels whose shared accesses the compiler proved
+    /// race-free (on by default; `CUPHASE_SIM_RACES=all` turns it off).
+    pub trust_compiler: bool,
 }
 
 impl Default for SimOptions {
@@ -45,6 +48,7 @@ impl Default for SimOptions {
         SimOptions {
             race_detection: true,
             order: ThreadOrder::Forward,
+            trust_compiler: true,
         }
     }
 }
@@ -54,8 +58,10 @@ impl SimOptions {
     /// anything else keeps the default.
     pub fn from_env() -> Self {
         let mut o = SimOptions::default();
-        if std::env::var("CUPHASE_SIM_RACES").is_ok_and(|v| v == "off" || v == "0") {
-            o.race_detection = false;
+        match std::env::var("CUPHASE_SIM_RACES").as_deref() {
+            Ok("off" | "0") => o.race_detection = false,
+            Ok("all") => o.trust_compiler = false,
+            _ => {}
         }
         if let Ok(v) = std::env::var("CUPHASE_SIM_ORDER") {
             o.order = match v.as_str() {
@@ -118,6 +124,8 @@ impl SimBackend {
                     block_dim: launch.block,
                     grid_dim: grid,
                     options: self.options,
+                    shared_races: self.options.race_detection
+                        && !(self.options.trust_compiler && info.shared_proven),
                 };
                 block(&ctx).err().map(|e| (linear, e))
             })
@@ -138,6 +146,7 @@ pub struct BlockCtx {
     block_dim: Dim3,
     grid_dim: Dim3,
     options: SimOptions,
+    shared_races: bool,
 }
 
 /// The indices of one GPU thread.
@@ -239,7 +248,7 @@ fn splitmix(state: &mut u64) -> u64 {
 impl BlockCtx {
     /// A shared array of this block (with race detection when it is on).
     pub fn shared<T: Scalar>(&self, dims: &[usize], name: &'static str) -> Shared<T> {
-        Shared::new(dims, name, self.options.race_detection)
+        Shared::new(dims, name, self.shared_races)
     }
 
     fn order(&self, n: usize, phase: u32) -> Vec<usize> {
@@ -377,5 +386,99 @@ impl BlockCtx {
             block: self.block_idx,
             detail: parts.join("; "),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static FIRST: Loc = Loc {
+        file: "k.rs",
+        line: 3,
+        col: 5,
+    };
+    static SECOND: Loc = Loc {
+        file: "k.rs",
+        line: 7,
+        col: 5,
+    };
+
+    fn block(threads: u32) -> BlockCtx {
+        BlockCtx {
+            kernel: "k",
+            linear: 0,
+            block_idx: Dim3::new(0, 0, 0),
+            block_dim: Dim3::new(threads, 1, 1),
+            grid_dim: Dim3::new(1, 1, 1),
+            options: SimOptions::default(),
+            shared_races: true,
+        }
+    }
+
+    fn detail(r: Result<(), Error>) -> String {
+        match r {
+            Err(Error::BarrierDivergence { detail, .. }) => detail,
+            other => panic!("expected divergence, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_thread_at_one_barrier_is_fine() {
+        let r = block(8).run(|cx| async move {
+            cx.barrier(&FIRST).await;
+            cx.barrier(&FIRST).await;
+            Ok(())
+        });
+        assert!(r.is_ok());
+    }
+
+    #[test]
+    fn threads_at_different_barriers_are_divergence() {
+        let d = detail(block(8).run(|cx| async move {
+            if cx.thread_idx.x < 3 {
+                cx.barrier(&FIRST).await;
+            } else {
+                cx.barrier(&SECOND).await;
+            }
+            Ok(())
+        }));
+        assert!(
+            d.contains("3 thread(s) wait at the barrier at k.rs:3:5"),
+            "{d}"
+        );
+        assert!(
+            d.contains("5 thread(s) wait at the barrier at k.rs:7:5 (first: thread (3, 0, 0))"),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn a_thread_that_finished_while_others_wait_is_divergence() {
+        let d = detail(block(4).run(|cx| async move {
+            if cx.thread_idx.x != 2 {
+                cx.barrier(&FIRST).await;
+            }
+            Ok(())
+        }));
+        assert!(
+            d.contains("3 thread(s) wait") && d.contains("1 thread(s) have already finished"),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn a_thread_that_waits_once_more_is_divergence() {
+        let d = detail(block(4).run(|cx| async move {
+            let rounds = if cx.thread_idx.x == 0 { 2 } else { 1 };
+            for _ in 0..rounds {
+                cx.barrier(&FIRST).await;
+            }
+            Ok(())
+        }));
+        assert!(
+            d.contains("1 thread(s) wait") && d.contains("3 thread(s) have already finished"),
+            "{d}"
+        );
     }
 }

@@ -17,7 +17,8 @@ pub mod race;
 
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
-pub use ops::{div, range, rem, step_of, Distribution, SimDiv, SimInt, StepRange};
+pub use ops::{div, range, rem, step_of, AsBits, Distribution, SimDiv, SimInt, StepRange};
+pub use race::assume_uniform;
 
 use crate::error::{Error, RaceSite};
 use crate::launch::Dim3;
@@ -78,6 +79,17 @@ pub enum Fault {
         /// Where this access is.
         loc: &'static Loc,
     },
+    /// Threads of one block saw different values at one `assume_uniform`.
+    BrokenPromise {
+        /// Where.
+        loc: &'static Loc,
+        /// A thread (linear in its block) that saw another value.
+        other_thread: u32,
+        /// Its value's bits.
+        other_bits: u64,
+        /// This thread's value's bits.
+        bits: u64,
+    },
     /// A panic: division by zero, a zero step, ...
     Panic {
         /// Rust's message for it.
@@ -123,6 +135,14 @@ impl Fault {
                     thread,
                     location: loc.to_string(),
                 }),
+            },
+            Fault::BrokenPromise { loc, other_thread, other_bits, bits } => Error::BarrierDivergence {
+                kernel: kernel.to_string(),
+                block,
+                detail: format!(
+                    "the promise of `assume_uniform` at {loc} is broken: thread {} saw {other_bits:#x} and thread {thread} saw {bits:#x} (the bits of the value)",
+                    unlinear(u64::from(other_thread), block_dim)
+                ),
             },
             Fault::OutOfBounds {
                 array,

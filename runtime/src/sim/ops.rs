@@ -61,6 +61,37 @@ pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
     a.sim_rem(b, loc)
 }
 
+/// The bits of a scalar, to compare values across threads.
+pub trait AsBits {
+    /// The value's bits, zero-extended.
+    fn as_bits(self) -> u64;
+}
+
+macro_rules! as_bits_int {
+    ($($t:ty),*) => {$(
+        impl AsBits for $t {
+            #[inline(always)]
+            fn as_bits(self) -> u64 { self as u64 }
+        }
+    )*};
+}
+as_bits_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+impl AsBits for bool {
+    fn as_bits(self) -> u64 {
+        u64::from(self)
+    }
+}
+impl AsBits for f32 {
+    fn as_bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+impl AsBits for f64 {
+    fn as_bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
 /// Integer types a kernel loop can count with.
 pub trait SimInt: Copy {
     /// The value, widened.

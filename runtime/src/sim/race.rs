@@ -28,6 +28,51 @@ pub struct Current {
 
 thread_local! {
     static CURRENT: Cell<Current> = const { Cell::new(Current { block: 0, thread: 0, phase: 0 }) };
+    /// `assume_uniform` promises of the block running on this CPU thread: for each (location,
+    /// n-th evaluation by a thread), the first value seen and the thread that saw it.
+    static PROMISES: std::cell::RefCell<Promises> = std::cell::RefCell::new(Promises::default());
+}
+
+#[derive(Default)]
+struct Promises {
+    block: Option<u32>,
+    counts: std::collections::HashMap<(u32, usize), u32>,
+    seen: std::collections::HashMap<(usize, u32), (u64, u32)>,
+}
+
+/// Checks an `assume_uniform` promise: every thread of the block that evaluates it for the
+/// n-th time must see the same value. Returns the value.
+pub fn assume_uniform<T: Copy + super::ops::AsBits>(v: T, loc: &'static Loc) -> Result<T, Fault> {
+    let me = current();
+    let bits = v.as_bits();
+    PROMISES.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.block != Some(me.block) {
+            *p = Promises {
+                block: Some(me.block),
+                ..Promises::default()
+            };
+        }
+        let key = loc as *const Loc as usize;
+        let n = {
+            let c = p.counts.entry((me.thread, key)).or_insert(0);
+            *c += 1;
+            *c
+        };
+        match p.seen.get(&(key, n)) {
+            Some(&(first, thread)) if first != bits => Err(Fault::BrokenPromise {
+                loc,
+                other_thread: thread,
+                other_bits: first,
+                bits,
+            }),
+            Some(_) => Ok(v),
+            None => {
+                p.seen.insert((key, n), (bits, me.thread));
+                Ok(v)
+            }
+        }
+    })
 }
 
 /// Sets who is running on this CPU thread.
