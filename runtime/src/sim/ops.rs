@@ -62,32 +62,32 @@ pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
 }
 
 /// The bits of a scalar, to compare values across threads.
-pub trait AsBits {
+pub trait ToBits {
     /// The value's bits, zero-extended.
-    fn as_bits(self) -> u64;
+    fn to_bits_u64(self) -> u64;
 }
 
-macro_rules! as_bits_int {
+macro_rules! to_bits_u64_int {
     ($($t:ty),*) => {$(
-        impl AsBits for $t {
+        impl ToBits for $t {
             #[inline(always)]
-            fn as_bits(self) -> u64 { self as u64 }
+            fn to_bits_u64(self) -> u64 { self as u64 }
         }
     )*};
 }
-as_bits_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
-impl AsBits for bool {
-    fn as_bits(self) -> u64 {
+to_bits_u64_int!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
+impl ToBits for bool {
+    fn to_bits_u64(self) -> u64 {
         u64::from(self)
     }
 }
-impl AsBits for f32 {
-    fn as_bits(self) -> u64 {
+impl ToBits for f32 {
+    fn to_bits_u64(self) -> u64 {
         u64::from(self.to_bits())
     }
 }
-impl AsBits for f64 {
-    fn as_bits(self) -> u64 {
+impl ToBits for f64 {
+    fn to_bits_u64(self) -> u64 {
         self.to_bits()
     }
 }

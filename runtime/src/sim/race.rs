@@ -42,9 +42,9 @@ struct Promises {
 
 /// Checks an `assume_uniform` promise: every thread of the block that evaluates it for the
 /// n-th time must see the same value. Returns the value.
-pub fn assume_uniform<T: Copy + super::ops::AsBits>(v: T, loc: &'static Loc) -> Result<T, Fault> {
+pub fn assume_uniform<T: Copy + super::ops::ToBits>(v: T, loc: &'static Loc) -> Result<T, Fault> {
     let me = current();
-    let bits = v.as_bits();
+    let bits = v.to_bits_u64();
     PROMISES.with(|p| {
         let mut p = p.borrow_mut();
         if p.block != Some(me.block) {
