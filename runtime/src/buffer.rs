@@ -180,11 +180,29 @@ impl<T: Scalar> Buffer<T> {
         sim: &SimBackend,
         name: &'static str,
     ) -> Result<SimArg<'_, T>, Error> {
+        self.sim_arg(sim, name, true)
+    }
+
+    /// The simulator's argument for a read-only (`&[T]`) parameter: nothing writes it during
+    /// the launch (Rust's borrow rules at the launch site), so it needs no race shadow.
+    #[doc(hidden)]
+    pub fn __sim_global_read_only(
+        &self,
+        sim: &SimBackend,
+        name: &'static str,
+    ) -> Result<SimArg<'_, T>, Error> {
+        self.sim_arg(sim, name, false)
+    }
+
+    fn sim_arg(
+        &self,
+        sim: &SimBackend,
+        name: &'static str,
+        written: bool,
+    ) -> Result<SimArg<'_, T>, Error> {
         match &self.storage {
             Storage::Sim(cells) if self.device.same_as_sim(sim) => {
-                let shadow = sim
-                    .options()
-                    .race_detection
+                let shadow = (written && sim.options().race_detection)
                     .then(|| GlobalShadow::new(cells.len()));
                 Ok(SimArg {
                     cells,

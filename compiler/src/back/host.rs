@@ -101,7 +101,12 @@ pub fn write(
                 }
                 cuda_args.push(quote!(__args.arg(#dev); __args.arg(&__lens[#i]);));
                 let label = &p.name;
-                sim_prep.push(quote!(let #pname = #pname.__sim_global(__sim, #label)?;));
+                if mutable {
+                    sim_prep.push(quote!(let #pname = #pname.__sim_global(__sim, #label)?;));
+                } else {
+                    sim_prep
+                        .push(quote!(let #pname = #pname.__sim_global_read_only(__sim, #label)?;));
+                }
                 sim_args.push(quote!(#pname.view()));
             }
         }

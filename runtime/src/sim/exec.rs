@@ -222,7 +222,7 @@ impl Future for Barrier {
     }
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum State {
     Running,
     Waiting(&'static Loc),
@@ -290,6 +290,9 @@ impl BlockCtx {
         loop {
             let mut waiting = 0usize;
             let mut done = 0usize;
+            // The barrier the first waiting thread stopped at, and whether another one differs.
+            let mut at: Option<&'static Loc> = None;
+            let mut mixed = false;
             let order = if forward {
                 Vec::new()
             } else {
@@ -300,7 +303,7 @@ impl BlockCtx {
             for k in 0..threads.len() {
                 let t = if forward { k } else { order[k] };
                 let fut = &mut threads[t];
-                if state[t] == State::Done {
+                if matches!(state[t], State::Done) {
                     done += 1;
                     continue;
                 }
@@ -331,6 +334,11 @@ impl BlockCtx {
                         Some(loc) => {
                             state[t] = State::Waiting(loc);
                             waiting += 1;
+                            match at {
+                                None => at = Some(loc),
+                                Some(a) if !std::ptr::eq(a, loc) => mixed = true,
+                                Some(_) => {}
+                            }
                         }
                         None => {
                             return Err(Error::BarrierDivergence {
@@ -345,7 +353,9 @@ impl BlockCtx {
             if waiting == 0 {
                 return Ok(());
             }
-            self.check_phase(&state, done)?;
+            if mixed || done > 0 {
+                self.check_phase(&state, done)?;
+            }
             phase = phase.wrapping_add(1);
             for s in state.iter_mut() {
                 if matches!(s, State::Waiting(_)) {
@@ -358,10 +368,24 @@ impl BlockCtx {
     /// At the end of a phase every live thread waits; they must wait at one barrier, and no
     /// thread may have finished.
     fn check_phase(&self, state: &[State], done: usize) -> Result<(), Error> {
+        // Fast path, no allocation: every thread waits at the same barrier (each barrier's
+        // location is one static, so pointers identify it).
+        if done == 0 {
+            let mut first: Option<&'static Loc> = None;
+            let same = state.iter().all(|s| match s {
+                State::Waiting(loc) => {
+                    *first.get_or_insert(loc) as *const Loc == *loc as *const Loc
+                }
+                _ => true,
+            });
+            if same {
+                return Ok(());
+            }
+        }
         let mut sites: Vec<(&'static Loc, usize, Dim3)> = Vec::new();
         for (t, s) in state.iter().enumerate() {
             if let State::Waiting(loc) = s {
-                match sites.iter_mut().find(|(l, _, _)| **l == **loc) {
+                match sites.iter_mut().find(|(l, _, _)| std::ptr::eq(*l, *loc)) {
                     Some(site) => site.1 += 1,
                     None => sites.push((loc, 1, unlinearize(t as u64, self.block_dim))),
                 }
