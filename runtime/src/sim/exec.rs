@@ -368,20 +368,6 @@ impl BlockCtx {
     /// At the end of a phase every live thread waits; they must wait at one barrier, and no
     /// thread may have finished.
     fn check_phase(&self, state: &[State], done: usize) -> Result<(), Error> {
-        // Fast path, no allocation: every thread waits at the same barrier (each barrier's
-        // location is one static, so pointers identify it).
-        if done == 0 {
-            let mut first: Option<&'static Loc> = None;
-            let same = state.iter().all(|s| match s {
-                State::Waiting(loc) => {
-                    *first.get_or_insert(loc) as *const Loc == *loc as *const Loc
-                }
-                _ => true,
-            });
-            if same {
-                return Ok(());
-            }
-        }
         let mut sites: Vec<(&'static Loc, usize, Dim3)> = Vec::new();
         for (t, s) in state.iter().enumerate() {
             if let State::Waiting(loc) = s {
