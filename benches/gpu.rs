@@ -221,6 +221,65 @@ fn bench(dev: &Device) -> BenchResult<bool> {
     Ok(all_ok)
 }
 
+#[kernel]
+pub fn empty(out: &mut [u32]) {
+    if global_idx().x == 1_000_000_000 {
+        out[0] = 1;
+    }
+}
+
+/// Host cost per launch of 10,000 launches of an (almost) empty kernel: cuphase's
+/// `kernel.launch` against a raw cudarc launch of the same CUBIN, one after the other in one run.
+fn launch_overhead(dev: &Device) -> BenchResult<()> {
+    let stream = dev.cuda_stream().ok_or("not a CUDA device")?.clone();
+    let mut out = dev.zeros::<u32>(1)?;
+    let n = 10_000;
+    let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
+    let module =
+        cuphase::cuda::compile_cuda(empty.cuda_source(), "empty.rs", "empty", arch, false)?;
+    let f = stream
+        .context()
+        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))?
+        .load_function("empty")?;
+    let mut raw_out = stream.alloc_zeros::<u32>(1)?;
+    let len = 1u64;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut ours = Vec::new();
+    let mut raw = Vec::new();
+    for _ in 0..5 {
+        empty.launch(dev, Launch::new(1, 32), &mut out)?;
+        stream.synchronize()?;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            empty.launch(dev, Launch::new(1, 32), &mut out)?;
+        }
+        ours.push(t.elapsed().as_secs_f64());
+        stream.synchronize()?;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            let mut b = stream.launch_builder(&f);
+            b.arg(&mut raw_out).arg(&len);
+            // SAFETY: the arguments match `empty`'s parameters.
+            unsafe { b.launch(cfg) }?;
+        }
+        raw.push(t.elapsed().as_secs_f64());
+        stream.synchronize()?;
+    }
+    ours.sort_by(f64::total_cmp);
+    raw.sort_by(f64::total_cmp);
+    let (o, r) = (ours[2] / n as f64 * 1e6, raw[2] / n as f64 * 1e6);
+    println!("\n| launch path | host time per launch (median of 5 x 10,000) |\n|---|---|");
+    println!(
+        "| cuphase `kernel.launch` | {o:.2} us |\n| raw cudarc launch, same CUBIN | {r:.2} us |"
+    );
+    println!("launch overhead ratio (cuphase / raw): {:.3}", o / r);
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let dev = match Device::cuda(0) {
         Ok(d) => d,
@@ -234,8 +293,13 @@ fn main() -> ExitCode {
         dev.name(),
         cuphase::cuda::nvrtc_version().ok()
     );
+    let overhead = launch_overhead(&dev);
+    if let Err(e) = &overhead {
+        eprintln!("bench_gpu: launch overhead: {e}");
+    }
     match bench(&dev) {
-        Ok(true) => ExitCode::SUCCESS,
+        Ok(true) if overhead.is_ok() => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::FAILURE,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("bench_gpu: {e}");

@@ -51,8 +51,10 @@ pub mod sim {
 
 /// The CUDA back end's tools that are useful on their own: compiling CUDA C with NVRTC.
 pub mod cuda {
+    pub use cuphase_runtime::cache;
     pub use cuphase_runtime::cuda::{
-        compile_cuda, nvrtc_available, nvrtc_version, Arch, CompiledModule,
+        compile_cached, compile_cached_in, compile_cuda, nvrtc_available, nvrtc_version, Arch,
+        CacheOutcome, CompiledModule, Limits,
     };
 }
 

@@ -57,3 +57,64 @@ fn launch_errors_on_the_gpu() {
         .unwrap_err();
     assert!(matches!(err, Error::WrongDevice { .. }), "{err}");
 }
+
+#[test]
+fn device_limits_and_interop_on_the_gpu() {
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("device_limits_and_interop_on_the_gpu: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let input = gpu.upload(&[2.0f32; 256]).unwrap();
+    let mut out = gpu.zeros::<f32>(256).unwrap();
+    let k = crate::kernels::reverse::reverse;
+    // More shared memory than the device allows is an error naming its limit...
+    let err = k
+        .launch(
+            &gpu,
+            Launch::new(1, 256).shared_bytes(250 * 1024),
+            &mut out,
+            &input,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidLaunch { reason, .. } if reason.contains("allows")),
+        "{err}"
+    );
+    // ...and more than 48 KiB of dynamic shared memory within it works (the kernel opts in).
+    k.launch(
+        &gpu,
+        Launch::new(1, 256).shared_bytes(100 * 1024),
+        &mut out,
+        &input,
+    )
+    .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![2.0; 256]);
+    // A cudarc slice becomes a buffer and back, without copies.
+    let stream = gpu.cuda_stream().unwrap().clone();
+    let slice = stream.clone_htod(&[5.0f32; 256]).unwrap();
+    let wrapped = Buffer::from_cuda_slice(&gpu, slice).unwrap();
+    k.launch(&gpu, Launch::new(1, 256), &mut out, &wrapped)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![5.0; 256]);
+    let back = out.into_cuda_slice().unwrap();
+    assert_eq!(stream.clone_dtoh(&back).unwrap(), vec![5.0; 256]);
+    // A device made from an existing cudarc context.
+    let ctx = stream.context().clone();
+    let dev2 = Device::from_cudarc(ctx).unwrap();
+    let mut out2 = dev2.zeros::<f32>(256).unwrap();
+    let in2 = dev2.upload(&[3.0f32; 256]).unwrap();
+    k.launch(&dev2, Launch::new(1, 256), &mut out2, &in2)
+        .unwrap();
+    assert_eq!(out2.to_vec().unwrap(), vec![3.0; 256]);
+    // A buffer of the simulator is refused by the GPU and the other way round.
+    let cpu = Device::cpu().unwrap();
+    let on_cpu = cpu.upload(&[1.0f32; 256]).unwrap();
+    assert!(matches!(
+        k.launch(&gpu, Launch::new(1, 256), &mut out2, &on_cpu),
+        Err(Error::WrongDevice { .. })
+    ));
+    println!("device limits and interop: checked on {}", gpu.name());
+}

@@ -10,5 +10,6 @@ mod cases;
 mod gpu;
 mod kernels;
 mod nvrtc;
+mod runtime;
 mod sim;
 mod snapshots;

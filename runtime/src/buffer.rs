@@ -78,6 +78,39 @@ impl<T: Scalar> Buffer<T> {
         })
     }
 
+    /// Wraps a cudarc device slice of `device`'s context as a buffer (no copy). `Err` when the
+    /// device is not a CUDA device or the slice belongs to another context.
+    pub fn from_cuda_slice(device: &Device, slice: CudaSlice<T>) -> Result<Self, Error> {
+        match &*device.inner {
+            Backend::Cuda(cu) if std::sync::Arc::ptr_eq(slice.context(), cu.context()) => {
+                let len = slice.len();
+                Ok(Buffer {
+                    storage: Storage::Cuda(slice),
+                    len,
+                    device: device.clone(),
+                })
+            }
+            _ => Err(Error::WrongDevice {
+                what: "a cudarc CudaSlice".into(),
+                found: "another CUDA context".into(),
+                expected: device.name(),
+            }),
+        }
+    }
+
+    /// The cudarc device slice of a CUDA buffer (no copy); the buffer back as `Err` for a
+    /// simulator buffer. An empty buffer's slice holds one unused element.
+    pub fn into_cuda_slice(self) -> Result<CudaSlice<T>, Self> {
+        match self.storage {
+            Storage::Cuda(s) => Ok(s),
+            storage => Err(Buffer {
+                storage,
+                len: self.len,
+                device: self.device,
+            }),
+        }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.len

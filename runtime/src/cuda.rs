@@ -3,7 +3,7 @@
 //! device's stream. Built on cudarc's layers with dynamic loading, so building needs no CUDA
 //! and a machine without it gets an `Err`, never a panic.
 
-use crate::error::Error;
+use crate::error::{CompileError, Error};
 use crate::kernel::KernelInfo;
 use crate::launch::Launch;
 use cudarc::driver::{CudaContext, CudaFunction, CudaStream, LaunchArgs, LaunchConfig};
@@ -99,36 +99,21 @@ fn supported_archs() -> Result<Vec<u32>, Error> {
     }
 }
 
-/// Compiles CUDA C with NVRTC for `arch`: a CUBIN for `sm_XY` when NVRTC supports it, else PTX
-/// for the newest virtual architecture it knows (the driver then compiles it). `name` is the
-/// NVRTC program name: the Rust file, so that messages point there.
-pub fn compile_cuda(
-    source: &str,
-    name: &str,
-    kernel: &str,
-    arch: Arch,
-    fast_math: bool,
-) -> Result<CompiledModule, Error> {
-    if !nvrtc_available() {
-        return Err(nvrtc_missing());
-    }
-    catch_unwind(AssertUnwindSafe(|| {
-        compile_inner(source, name, kernel, arch, fast_math)
-    }))
-    .unwrap_or_else(|_| {
-        Err(Error::NvrtcUnavailable {
-            reason: "the NVRTC library lacks a required function; use NVRTC 12 or newer".into(),
-        })
-    })
+/// Whether a compile came from the disk cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOutcome {
+    /// Loaded from the disk cache.
+    Hit,
+    /// Compiled, then stored in the cache.
+    Miss,
+    /// The cache is off (`CUPHASE_CACHE=off`) or has no directory.
+    Disabled,
 }
 
-fn compile_inner(
-    source: &str,
-    name: &str,
-    kernel: &str,
-    arch: Arch,
-    fast_math: bool,
-) -> Result<CompiledModule, Error> {
+/// The options NVRTC gets for `arch`, and whether it makes PTX: a CUBIN for `sm_XY` when NVRTC
+/// supports it, else PTX for the newest virtual architecture it knows (the driver then
+/// compiles it).
+fn target_options(arch: Arch, fast_math: bool) -> Result<(Vec<String>, bool), Error> {
     let supported = supported_archs()?;
     let (target, is_ptx) = if supported.contains(&arch.number()) {
         (format!("sm_{}", arch.number()), false)
@@ -152,10 +137,142 @@ fn compile_inner(
         // Rust never fuses `a * b + c` into one rounding; the simulator does not either.
         options.push("--fmad=false".into());
     }
-    let bad_text = |what: &str| Error::Compile {
-        kernel: kernel.into(),
-        options: String::new(),
-        log: format!("{what} contains a NUL byte"),
+    Ok((options, is_ptx))
+}
+
+fn lacks_function() -> Error {
+    Error::NvrtcUnavailable {
+        reason: "the NVRTC library lacks a required function; use NVRTC 12 or newer".into(),
+    }
+}
+
+/// Compiles CUDA C with NVRTC for `arch`, without the cache. `name` is the NVRTC program
+/// name: the Rust file, so that messages point there.
+pub fn compile_cuda(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<CompiledModule, Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    catch_unwind(AssertUnwindSafe(|| {
+        let (options, is_ptx) = target_options(arch, fast_math)?;
+        compile_inner(source, name, kernel, options, is_ptx)
+    }))
+    .unwrap_or_else(|_| Err(lacks_function()))
+}
+
+/// [`compile_cuda`] through the disk cache of `CUPHASE_CACHE_DIR` / `CUPHASE_CACHE` (see
+/// [`crate::cache`]).
+pub fn compile_cached(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<(CompiledModule, CacheOutcome), Error> {
+    compile_cached_in(
+        crate::cache::dir().as_deref(),
+        source,
+        name,
+        kernel,
+        arch,
+        fast_math,
+    )
+}
+
+/// [`compile_cuda`] through the disk cache in `dir` (`None`: no cache).
+pub fn compile_cached_in(
+    dir: Option<&std::path::Path>,
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<(CompiledModule, CacheOutcome), Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    catch_unwind(AssertUnwindSafe(|| {
+        let (options, is_ptx) = target_options(arch, fast_math)?;
+        let Some(dir) = dir else {
+            return Ok((compile_inner(source, name, kernel, options, is_ptx)?, CacheOutcome::Disabled));
+        };
+        let key = crate::cache::key(source, &options, nvrtc_version()?, arch.number());
+        if let Some(e) = crate::cache::load(dir, &key) {
+            if e.is_ptx == is_ptx {
+                return Ok((CompiledModule { image: e.image, is_ptx, log: String::new(), options }, CacheOutcome::Hit));
+            }
+        }
+        let module = compile_inner(source, name, kernel, options, is_ptx)?;
+        let entry = crate::cache::Entry { image: module.image.clone(), is_ptx };
+        if let Err(e) = crate::cache::store(dir, &key, &entry) {
+            tracing::warn!(dir = %dir.display(), error = %e, "cuphase: cannot write the kernel cache; going on without it");
+        }
+        Ok((module, CacheOutcome::Miss))
+    }))
+    .unwrap_or_else(|_| Err(lacks_function()))
+}
+
+/// The first error of an NVRTC log as a Rust location (`file:line`, through the `#line`
+/// directives of the generated code), and the generated CUDA lines that came from that line.
+fn locate(log: &str, source: &str) -> (Option<String>, Option<String>) {
+    for line in log.lines() {
+        let Some(err_at) = line.find("): error") else {
+            continue;
+        };
+        let head = &line[..err_at];
+        let Some(open) = head.rfind('(') else {
+            continue;
+        };
+        let (file, num) = (&head[..open], &head[open + 1..]);
+        let Ok(rust_line) = num.parse::<usize>() else {
+            continue;
+        };
+        return (
+            Some(format!("{file}:{rust_line}")),
+            generated_lines(source, rust_line),
+        );
+    }
+    (None, None)
+}
+
+/// The lines of generated CUDA C that `#line` directives attribute to `rust_line`.
+fn generated_lines(source: &str, rust_line: usize) -> Option<String> {
+    let mut mapped: Option<usize> = None;
+    let mut out = Vec::new();
+    for l in source.lines() {
+        if let Some(rest) = l.strip_prefix("#line ") {
+            mapped = rest.split_whitespace().next().and_then(|n| n.parse().ok());
+            continue;
+        }
+        if mapped == Some(rust_line) {
+            out.push(l.trim().to_string());
+        }
+        mapped = mapped.map(|m| m + 1);
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
+}
+
+fn compile_inner(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    options: Vec<String>,
+    is_ptx: bool,
+) -> Result<CompiledModule, Error> {
+    tracing::info!(kernel, program = name, options = %options.join(" "), "cuphase: NVRTC compile");
+    let bad_text = |what: &str| {
+        Error::Compile(Box::new(CompileError {
+            kernel: kernel.into(),
+            options: String::new(),
+            log: format!("{what} contains a NUL byte"),
+            location: None,
+            generated: None,
+        }))
     };
     let c_source = CString::new(source).map_err(|_| bad_text("the source"))?;
     let c_name = CString::new(name).map_err(|_| bad_text("the program name"))?;
@@ -187,11 +304,14 @@ fn compile_inner(
             );
             let log = program_log(prog);
             if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
-                return Err(Error::Compile {
+                let (location, generated) = locate(&log, source);
+                return Err(Error::Compile(Box::new(CompileError {
                     kernel: kernel.into(),
                     options: options.join(" "),
                     log,
-                });
+                    location,
+                    generated,
+                })));
             }
             let mut size = 0usize;
             let image = if is_ptx {
@@ -270,6 +390,20 @@ pub struct CudaBackend {
     name: String,
     /// Loaded kernels, keyed by the address of their `KernelInfo` static.
     functions: Mutex<HashMap<usize, CudaFunction>>,
+    limits: Limits,
+}
+
+/// The launch limits of one device, read from the driver.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most threads in a block.
+    pub max_threads_per_block: u32,
+    /// Largest block per axis.
+    pub max_block: [u32; 3],
+    /// Largest grid per axis.
+    pub max_grid: [u32; 3],
+    /// Most shared memory a block can have when the kernel opts in.
+    pub max_shared_optin: u32,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -308,6 +442,15 @@ impl CudaBackend {
         })
     }
 
+    /// A back end on an existing cudarc context.
+    pub fn from_context(ctx: Arc<CudaContext>) -> Result<Self, Error> {
+        catch_unwind(AssertUnwindSafe(|| Self::on_context(ctx))).unwrap_or_else(|_| {
+            Err(Error::CudaUnavailable {
+                reason: "the CUDA driver library lacks a required function".into(),
+            })
+        })
+    }
+
     fn open(ordinal: usize) -> Result<Self, Error> {
         let count = CudaContext::device_count().map_err(|e| Error::CudaUnavailable {
             reason: format!("the CUDA driver found no usable GPU ({e})"),
@@ -317,6 +460,10 @@ impl CudaBackend {
             return Err(Error::NoSuchDevice { ordinal, count });
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| driver_err("creating a context", e))?;
+        Self::on_context(ctx)
+    }
+
+    fn on_context(ctx: Arc<CudaContext>) -> Result<Self, Error> {
         let (major, minor) = ctx
             .compute_capability()
             .map_err(|e| driver_err("reading the compute capability", e))?;
@@ -324,6 +471,26 @@ impl CudaBackend {
             .name()
             .map_err(|e| driver_err("reading the device name", e))?;
         let stream = ctx.default_stream();
+        use cudarc::driver::sys::CUdevice_attribute as A;
+        let attr = |a: A| -> Result<u32, Error> {
+            ctx.attribute(a)
+                .map(|v| v.max(0) as u32)
+                .map_err(|e| driver_err("reading the device limits", e))
+        };
+        let limits = Limits {
+            max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block: [
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid: [
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_optin: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        };
         Ok(CudaBackend {
             ctx,
             stream,
@@ -333,6 +500,7 @@ impl CudaBackend {
             },
             name,
             functions: Mutex::new(HashMap::new()),
+            limits,
         })
     }
 
@@ -363,13 +531,19 @@ impl CudaBackend {
         if let Some(f) = functions.get(&key) {
             return Ok(f.clone());
         }
-        let module = compile_cuda(
+        crate::kernel::dump(info);
+        let (module, cache) = compile_cached(
             info.cuda_source,
             info.rust_file,
             info.name,
             self.arch,
             info.fast_math,
         )?;
+        tracing::debug!(
+            kernel = info.name,
+            ?cache,
+            "cuphase: kernel compiled or loaded from the cache"
+        );
         let ptx = if module.is_ptx {
             cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
         } else {
@@ -382,6 +556,7 @@ impl CudaBackend {
         let f = loaded
             .load_function(info.name)
             .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
+        tracing::debug!(kernel = info.name, device = %self.name, "cuphase: module loaded");
         functions.insert(key, f.clone());
         Ok(f)
     }
@@ -396,9 +571,20 @@ impl CudaBackend {
         &self,
         info: &'static KernelInfo,
         launch: &Launch,
+        func: &CudaFunction,
         mut args: LaunchArgs<'_>,
     ) -> Result<(), Error> {
         launch.validate_for(info)?;
+        self.check_limits(info, launch)?;
+        if launch.shared_bytes > crate::launch::DEFAULT_SHARED_BYTES {
+            // Above 48 KiB of dynamic shared memory a kernel must opt in.
+            func.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                launch.shared_bytes as i32,
+            )
+            .map_err(|e| driver_err(&format!("allowing kernel `{}` more dynamic shared memory", info.name), e))?;
+        }
+        tracing::trace!(kernel = info.name, grid = %launch.grid, block = %launch.block, "cuphase: CUDA launch");
         let cfg = LaunchConfig {
             grid_dim: (launch.grid.x, launch.grid.y, launch.grid.z),
             block_dim: (launch.block.x, launch.block.y, launch.block.z),
@@ -409,6 +595,75 @@ impl CudaBackend {
         // scalars), all generated from the same signature.
         unsafe { args.launch(cfg) }
             .map_err(|e| driver_err(&format!("launching kernel `{}`", info.name), e))?;
+        Ok(())
+    }
+
+    /// The device's launch limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Checks a launch against this device's own limits, naming the limit it breaks.
+    fn check_limits(&self, info: &KernelInfo, launch: &Launch) -> Result<(), Error> {
+        let l = &self.limits;
+        let bad = |reason: String| {
+            Err(Error::InvalidLaunch {
+                kernel: info.name.to_string(),
+                reason,
+            })
+        };
+        let (b, g) = (launch.block, launch.grid);
+        if b.volume() > u64::from(l.max_threads_per_block) {
+            return bad(format!(
+                "the block {b} has {} threads; {} allows {} per block",
+                b.volume(),
+                self.name,
+                l.max_threads_per_block
+            ));
+        }
+        for (axis, (v, m)) in [
+            (b.x, l.max_block[0]),
+            (b.y, l.max_block[1]),
+            (b.z, l.max_block[2]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if v > m {
+                return bad(format!(
+                    "the block {b} exceeds {}'s limit of {m} on axis {}",
+                    self.name,
+                    ["x", "y", "z"][axis]
+                ));
+            }
+        }
+        for (axis, (v, m)) in [
+            (g.x, l.max_grid[0]),
+            (g.y, l.max_grid[1]),
+            (g.z, l.max_grid[2]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if v > m {
+                return bad(format!(
+                    "the grid {g} exceeds {}'s limit of {m} on axis {}",
+                    self.name,
+                    ["x", "y", "z"][axis]
+                ));
+            }
+        }
+        let shared = u64::from(info.static_shared_bytes) + u64::from(launch.shared_bytes);
+        if shared > u64::from(l.max_shared_optin) {
+            return bad(format!(
+                "{} bytes of shared memory per block ({} static + {} dynamic); {} allows {}",
+                shared,
+                info.static_shared_bytes,
+                launch.shared_bytes,
+                self.name,
+                l.max_shared_optin
+            ));
+        }
         Ok(())
     }
 

@@ -41,6 +41,15 @@ impl Device {
         })
     }
 
+    /// A device on an existing cudarc context (its default stream), for mixing cuphase with
+    /// other cudarc code: buffers move between them with `Buffer::from_cuda_slice` and
+    /// `Buffer::into_cuda_slice`.
+    pub fn from_cudarc(ctx: Arc<cudarc::driver::CudaContext>) -> Result<Device, Error> {
+        Ok(Device {
+            inner: Arc::new(Backend::Cuda(CudaBackend::from_context(ctx)?)),
+        })
+    }
+
     /// The CPU simulator, with race detection on and the options of `CUPHASE_SIM_RACES` and
     /// `CUPHASE_SIM_ORDER`. Always available.
     pub fn cpu() -> Result<Device, Error> {

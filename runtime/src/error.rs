@@ -58,15 +58,8 @@ pub enum Error {
     },
     /// NVRTC rejected the generated CUDA C. Locations in the log are Rust locations, through
     /// the `#line` directives of the generated code.
-    #[error("NVRTC could not compile kernel `{kernel}` (options: {options}):\n{log}")]
-    Compile {
-        /// The kernel's name.
-        kernel: String,
-        /// The NVRTC options used.
-        options: String,
-        /// NVRTC's log.
-        log: String,
-    },
+    #[error("{0}")]
+    Compile(Box<CompileError>),
     /// A launch configuration that no launch can have, found before anything runs.
     #[error("invalid launch of kernel `{kernel}`: {reason}")]
     InvalidLaunch {
@@ -97,15 +90,15 @@ pub enum Error {
     #[error("kernel `{kernel}` panicked at {file}:{line}:{column} in block {block}, thread {thread}: {message}")]
     KernelPanic {
         /// The kernel's name.
-        kernel: String,
+        kernel: &'static str,
         /// Rust source file.
-        file: String,
+        file: &'static str,
         /// Line in the file.
         line: u32,
         /// Column in the line.
         column: u32,
         /// The panic message.
-        message: String,
+        message: &'static str,
         /// The block of the thread that panicked.
         block: Dim3,
         /// The thread that panicked, within its block.
@@ -115,15 +108,15 @@ pub enum Error {
     #[error("index out of bounds in kernel `{kernel}` at {file}:{line}:{column}: the len of `{array}` is {len} but the index is {index} (block {block}, thread {thread})")]
     OutOfBounds {
         /// The kernel's name.
-        kernel: String,
+        kernel: &'static str,
         /// Rust source file.
-        file: String,
+        file: &'static str,
         /// Line in the file.
         line: u32,
         /// Column in the line.
         column: u32,
         /// The slice or shared array.
-        array: String,
+        array: &'static str,
         /// The index used.
         index: u64,
         /// The length of the indexed dimension.
@@ -137,7 +130,7 @@ pub enum Error {
     #[error("barrier divergence in kernel `{kernel}`, block {block}: {detail}")]
     BarrierDivergence {
         /// The kernel's name.
-        kernel: String,
+        kernel: &'static str,
         /// The block in which it happened.
         block: Dim3,
         /// Which threads wait where, with Rust locations and counts.
@@ -150,13 +143,13 @@ pub enum Error {
     )]
     DataRace {
         /// The kernel's name.
-        kernel: String,
+        kernel: &'static str,
         /// The shared array or buffer parameter.
-        array: String,
+        array: &'static str,
         /// The element (flat index).
         index: u64,
         /// "read-after-write", "write-after-read" or "write-after-write".
-        kind: String,
+        kind: &'static str,
         /// The earlier access.
         first: Box<RaceSite>,
         /// The access that found the race.
@@ -171,4 +164,37 @@ pub enum Error {
         /// The variable's value.
         value: String,
     },
+}
+
+/// NVRTC rejected generated CUDA C. Locations in the log are Rust locations, through the
+/// `#line` directives of the generated code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileError {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The NVRTC options used.
+    pub options: String,
+    /// NVRTC's log.
+    pub log: String,
+    /// The Rust `file:line` of the first error.
+    pub location: Option<String>,
+    /// The generated CUDA C lines of that Rust line.
+    pub generated: Option<String>,
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NVRTC could not compile kernel `{}`", self.kernel)?;
+        if let Some(l) = &self.location {
+            write!(f, " at {l}")?;
+        }
+        if let Some(g) = &self.generated {
+            write!(
+                f,
+                "; the generated CUDA C of that line:\n    {}",
+                g.replace('\n', "\n    ")
+            )?;
+        }
+        write!(f, "\n{}\n(NVRTC options: {})", self.log, self.options)
+    }
 }

@@ -21,4 +21,34 @@ pub struct KernelInfo {
     /// The compiler proved every shared-memory access of the kernel race-free (none is in
     /// `unsafe`): the simulator may skip shared-memory race detection.
     pub shared_proven: bool,
+    /// Bytes of `shared::<..>()` arrays per block.
+    pub static_shared_bytes: u32,
+}
+
+/// With `CUPHASE_DUMP_DIR` set, writes the kernel's CUDA C (`<name>.cu`) and report
+/// (`<name>.report.txt`) there, once per kernel and process. Failures are logged, not fatal.
+pub fn dump(info: &'static KernelInfo) {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static DONE: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
+    let Some(dir) = std::env::var_os("CUPHASE_DUMP_DIR").filter(|d| !d.is_empty()) else {
+        return;
+    };
+    let done = DONE.get_or_init(|| Mutex::new(HashSet::new()));
+    let first = done
+        .lock()
+        .map(|mut d| d.insert(info as *const KernelInfo as usize))
+        .unwrap_or(false);
+    if !first {
+        return;
+    }
+    let dir = std::path::PathBuf::from(dir);
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(format!("{}.cu", info.name)), info.cuda_source)?;
+        std::fs::write(dir.join(format!("{}.report.txt", info.name)), info.report)
+    };
+    if let Err(e) = write() {
+        tracing::warn!(kernel = info.name, dir = %dir.display(), error = %e, "cuphase: CUPHASE_DUMP_DIR not written");
+    }
 }

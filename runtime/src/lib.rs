@@ -5,6 +5,7 @@
 //! crate are for code that `#[kernel]` generates.
 
 pub mod buffer;
+pub mod cache;
 pub mod cuda;
 pub mod device;
 pub mod error;

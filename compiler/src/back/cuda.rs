@@ -97,24 +97,20 @@ fn is_narrow(t: Scalar) -> bool {
     matches!(t, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
 }
 
-/// Escapes a file name for a `#line` directive: the name is a C string literal, so quotes,
-/// backslashes and control characters must not end it early or inject code.
+/// The file name of a `#line` directive. It becomes a C string literal, and with `-lineinfo`
+/// NVRTC copies it into the PTX `.file` directive, which takes no escapes: so quotes,
+/// backslashes and control characters are replaced by `_` (the name is for display only; this
+/// way no path can end the literal early or inject code).
 pub fn escape_c_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\{:03o}", c as u32);
+    s.chars()
+        .map(|c| {
+            if c == '"' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
             }
-            c => out.push(c),
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives.

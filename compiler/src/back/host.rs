@@ -68,6 +68,15 @@ pub fn write(
     let report_text = &report.text;
     let block_rank = report.block_rank;
     let shared_proven = report.shared_proven;
+    let static_shared_bytes: u64 = k
+        .arrays
+        .iter()
+        .filter_map(|(_, a)| match &a.kind {
+            ArrayKind::Shared { dims } => Some(dims.iter().product::<u64>() * a.elem.size_bytes()),
+            _ => None,
+        })
+        .sum();
+    let static_shared_bytes = u32::try_from(static_shared_bytes).unwrap_or(u32::MAX);
     let vis = &func.vis;
     let name = &func.sig.ident;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
@@ -147,6 +156,7 @@ pub fn write(
             report: #report_text,
             block_rank: #block_rank,
             shared_proven: #shared_proven,
+            static_shared_bytes: #static_shared_bytes,
         };
 
         impl #name {
@@ -185,7 +195,7 @@ pub fn write(
                         #(#cuda_prep)*
                         let mut __args = __cu.launch_builder(&__func);
                         #(#cuda_args)*
-                        __cu.launch(&#info, &__launch, __args)
+                        __cu.launch(&#info, &__launch, &__func, __args)
                     }
                     ::cuphase::__private::BackendRef::Sim(__sim) => {
                         #(#sim_prep)*

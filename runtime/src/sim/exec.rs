@@ -109,6 +109,8 @@ impl SimBackend {
         block: &(dyn Fn(&BlockCtx) -> Result<(), Error> + Sync),
     ) -> Result<(), Error> {
         launch.validate_for(info)?;
+        crate::kernel::dump(info);
+        tracing::trace!(kernel = info.name, grid = %launch.grid, block = %launch.block, "cuphase: simulator launch");
         let grid = launch.grid;
         let total = grid.volume();
         let first_error = (0..total)
@@ -342,7 +344,7 @@ impl BlockCtx {
                         }
                         None => {
                             return Err(Error::BarrierDivergence {
-                                kernel: self.kernel.to_string(),
+                                kernel: self.kernel,
                                 block: self.block_idx,
                                 detail: "a thread stopped outside a barrier (internal error of the simulator)".into(),
                             })
@@ -392,7 +394,7 @@ impl BlockCtx {
             ));
         }
         Err(Error::BarrierDivergence {
-            kernel: self.kernel.to_string(),
+            kernel: self.kernel,
             block: self.block_idx,
             detail: parts.join("; "),
         })

@@ -104,7 +104,7 @@ impl Fault {
     /// `block_dim` turn linear ids back into coordinates.
     pub fn into_error(
         self,
-        kernel: &str,
+        kernel: &'static str,
         block: Dim3,
         thread: Dim3,
         grid: Dim3,
@@ -120,10 +120,10 @@ impl Fault {
                 other_loc,
                 loc,
             } => Error::DataRace {
-                kernel: kernel.to_string(),
-                array: array.to_string(),
+                kernel,
+                array,
                 index,
-                kind: kind.name().to_string(),
+                kind: kind.name(),
                 first: Box::new(RaceSite {
                     block: unlinear(u64::from(other_block), grid),
                     thread: unlinear(u64::from(other_thread), block_dim),
@@ -137,7 +137,7 @@ impl Fault {
                 }),
             },
             Fault::BrokenPromise { loc, other_thread, other_bits, bits } => Error::BarrierDivergence {
-                kernel: kernel.to_string(),
+                kernel,
                 block,
                 detail: format!(
                     "the promise of `assume_uniform` at {loc} is broken: thread {} saw {other_bits:#x} and thread {thread} saw {bits:#x} (the bits of the value)",
@@ -150,22 +150,22 @@ impl Fault {
                 len,
                 loc,
             } => Error::OutOfBounds {
-                kernel: kernel.to_string(),
-                file: loc.file.to_string(),
+                kernel,
+                file: loc.file,
                 line: loc.line,
                 column: loc.col,
-                array: array.to_string(),
+                array,
                 index,
                 len,
                 block,
                 thread,
             },
             Fault::Panic { message, loc } => Error::KernelPanic {
-                kernel: kernel.to_string(),
-                file: loc.file.to_string(),
+                kernel,
+                file: loc.file,
                 line: loc.line,
                 column: loc.col,
-                message: message.to_string(),
+                message,
                 block,
                 thread,
             },

@@ -1,0 +1,193 @@
+//! The on-disk cache of compiled kernels (DESIGN.md §5).
+//!
+//! An entry is keyed by a SHA-256 of everything that decides NVRTC's output: the CUDA C, the
+//! options, NVRTC's version, the target architecture and cuphase's version. The directory is
+//! `CUPHASE_CACHE_DIR`, else the platform cache directory's `cuphase`, created private to the
+//! user; `CUPHASE_CACHE=off` disables the cache. Entries are written to a temporary file and
+//! renamed into place, so a reader never sees half an entry and concurrent writers of one key
+//! just replace each other's identical bytes. An entry carries its key and the SHA-256 of its
+//! payload; anything that does not check out (truncated, corrupt, foreign, another format) is
+//! ignored and recompiled, never trusted.
+
+use sha2::{Digest, Sha256};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"CUPHASE1";
+
+/// What a cache entry holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The compiled image.
+    pub image: Vec<u8>,
+    /// Whether the image is PTX (else a CUBIN).
+    pub is_ptx: bool,
+}
+
+/// The key of an entry: hex SHA-256 of the inputs.
+pub fn key(source: &str, options: &[String], nvrtc: (i32, i32), arch: u32) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        source.as_bytes(),
+        options.join("\u{1f}").as_bytes(),
+        format!("nvrtc {}.{}", nvrtc.0, nvrtc.1).as_bytes(),
+        format!("sm_{arch}").as_bytes(),
+        concat!("cuphase ", env!("CARGO_PKG_VERSION")).as_bytes(),
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The cache directory, or `None` when the cache is off or there is no place for it.
+pub fn dir() -> Option<PathBuf> {
+    if std::env::var("CUPHASE_CACHE").is_ok_and(|v| v == "off" || v == "0") {
+        return None;
+    }
+    match std::env::var_os("CUPHASE_CACHE_DIR") {
+        Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => dirs::cache_dir().map(|d| d.join("cuphase")),
+    }
+}
+
+/// Reads and verifies the entry for `key` in `dir`. `None` when absent or not trustworthy.
+pub fn load(dir: &Path, key: &str) -> Option<Entry> {
+    let bytes = std::fs::read(dir.join(format!("{key}.bin"))).ok()?;
+    let entry = parse(&bytes, key);
+    match &entry {
+        Some(_) => tracing::debug!(key, "cuphase cache hit"),
+        None => tracing::debug!(key, "cuphase cache entry rejected (corrupt or foreign)"),
+    }
+    entry
+}
+
+/// Layout: magic, key (64 hex bytes), kind (1 byte: 0 cubin, 1 ptx), payload length (u64 LE),
+/// payload SHA-256 (32 bytes), payload.
+fn parse(bytes: &[u8], key: &str) -> Option<Entry> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice())?;
+    let (k, rest) = rest.split_at_checked(64)?;
+    if k != key.as_bytes() {
+        return None;
+    }
+    let (&kind, rest) = rest.split_first()?;
+    let (len, rest) = rest.split_at_checked(8)?;
+    let len = u64::from_le_bytes(len.try_into().ok()?);
+    let (digest, payload) = rest.split_at_checked(32)?;
+    if payload.len() as u64 != len || Sha256::digest(payload).as_slice() != digest || kind > 1 {
+        return None;
+    }
+    Some(Entry {
+        image: payload.to_vec(),
+        is_ptx: kind == 1,
+    })
+}
+
+fn serialize(key: &str, entry: &Entry) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entry.image.len() + 120);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(key.as_bytes());
+    out.push(u8::from(entry.is_ptx));
+    out.extend_from_slice(&(entry.image.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&entry.image));
+    out.extend_from_slice(&entry.image);
+    out
+}
+
+/// Creates the cache directory, private to the user.
+fn create_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}
+
+/// Writes the entry atomically (a temporary file, then a rename). Failures are reported to
+/// the caller, which goes on without the cache.
+pub fn store(dir: &Path, key: &str, entry: &Entry) -> std::io::Result<()> {
+    create_dir(dir)?;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&serialize(key, entry))?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, dir.join(format!("{key}.bin")))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    tracing::debug!(key, ok = result.is_ok(), "cuphase cache store");
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmpdir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("cuphase-cache-unit-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn entries_round_trip_and_bad_ones_are_rejected() {
+        let d = tmpdir("roundtrip");
+        let k = key("src", &["-a".into()], (13, 0), 90);
+        let e = Entry {
+            image: vec![1, 2, 3, 4, 5],
+            is_ptx: false,
+        };
+        store(&d, &k, &e).unwrap();
+        assert_eq!(load(&d, &k), Some(e.clone()));
+        let path = d.join(format!("{k}.bin"));
+        let good = std::fs::read(&path).unwrap();
+        // Flipped payload byte, truncation, another key, another format: all rejected.
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        for bad in [
+            flipped,
+            good[..good.len() - 1].to_vec(),
+            good[..20].to_vec(),
+            b"garbage".to_vec(),
+        ] {
+            std::fs::write(&path, &bad).unwrap();
+            assert_eq!(load(&d, &k), None);
+        }
+        let other = key("src2", &[], (13, 0), 90);
+        std::fs::write(d.join(format!("{other}.bin")), &good).unwrap();
+        assert_eq!(
+            load(&d, &other),
+            None,
+            "an entry for another key is foreign"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "the cache directory is private");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn keys_change_with_every_input() {
+        let base = key("s", &["-o".into()], (13, 0), 90);
+        assert_ne!(base, key("t", &["-o".into()], (13, 0), 90));
+        assert_ne!(base, key("s", &["-p".into()], (13, 0), 90));
+        assert_ne!(base, key("s", &["-o".into()], (12, 9), 90));
+        assert_ne!(base, key("s", &["-o".into()], (13, 0), 80));
+        assert_eq!(base.len(), 64);
+    }
+}
