@@ -36,11 +36,11 @@
 //! The kernel language, the barrier rules and the host API are described in the README.
 
 pub use cuphase_macros::kernel;
-pub use cuphase_runtime::{Buffer, Device, Dim3, Error, Launch, Scalar};
+pub use cuphase_runtime::{Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream};
 
 /// Everything a kernel file needs: `use cuphase::prelude::*;`.
 pub mod prelude {
-    pub use crate::{kernel, Buffer, Device, Dim3, Error, Launch, Scalar};
+    pub use crate::{kernel, Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream};
 }
 
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
@@ -63,7 +63,9 @@ pub mod cuda {
 pub mod __private {
     pub use cudarc_reexport::PushKernelArg;
     pub use cuphase_runtime::sim;
-    pub use cuphase_runtime::{assert_scalar, not_compiled, BackendRef, KernelInfo};
+    pub use cuphase_runtime::{
+        assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,
+    };
 
     mod cudarc_reexport {
         pub use cuphase_runtime::cuda_driver::PushKernelArg;

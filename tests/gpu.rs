@@ -118,3 +118,117 @@ fn device_limits_and_interop_on_the_gpu() {
     ));
     println!("device limits and interop: checked on {}", gpu.name());
 }
+
+#[test]
+fn faults_on_the_gpu_are_the_simulators_errors() {
+    use crate::kernels::faults;
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("faults_on_the_gpu_are_the_simulators_errors: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let cpu = Device::cpu().unwrap();
+    // Out of bounds: the launch is asynchronous, the next synchronising call reports it.
+    let run = |dev: &Device| -> Error {
+        let input = dev.upload(&[1u32; 64]).unwrap();
+        let mut out = dev.zeros::<u32>(64).unwrap();
+        match faults::read_past_end.launch(dev, Launch::new(1, 64), &mut out, &input) {
+            Err(e) => e,
+            Ok(()) => out.to_vec().unwrap_err(),
+        }
+    };
+    let (on_gpu, on_cpu) = (run(&gpu), run(&cpu));
+    assert_eq!(on_gpu.to_string(), on_cpu.to_string());
+    assert!(
+        matches!(
+            on_gpu,
+            Error::OutOfBounds {
+                array: "input",
+                index: 64,
+                len: 64,
+                ..
+            }
+        ),
+        "{on_gpu}"
+    );
+    // Division by zero and step_by(0), in release builds too.
+    let mut out = gpu.zeros::<i32>(4).unwrap();
+    faults::divide
+        .launch(&gpu, Launch::new(1, 4), &mut out, 0)
+        .unwrap();
+    let err = gpu.synchronize().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                kernel: "divide",
+                message: "attempt to divide by zero",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let mut out = gpu.zeros::<u32>(4).unwrap();
+    faults::zero_step
+        .launch(&gpu, Launch::new(1, 1), &mut out, 0)
+        .unwrap();
+    let err = out.to_vec().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                message: "assertion failed: step != 0",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A shared-memory column past the end: several threads fault; the first one is reported.
+    let mut out = gpu.zeros::<u32>(16).unwrap();
+    faults::shared_column_past_end
+        .launch(&gpu, Launch::new(1, 16), &mut out)
+        .unwrap();
+    match gpu.synchronize().unwrap_err() {
+        Error::OutOfBounds {
+            array: "tile",
+            index,
+            len: 8,
+            thread,
+            ..
+        } => assert!((8..16).contains(&index) && thread.x == index as u32),
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
+    // The context is still usable: nothing trapped.
+    let mut out = gpu.zeros::<i32>(4).unwrap();
+    faults::divide
+        .launch(&gpu, Launch::new(1, 4), &mut out, 7)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![14; 4]);
+    // On a stream of its own, the stream's synchronize reports the fault, naming the kernel.
+    let stream = gpu.stream().unwrap();
+    faults::divide
+        .launch(&stream, Launch::new(1, 4), &mut out, 0)
+        .unwrap();
+    let err = stream.synchronize().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                kernel: "divide",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    faults::divide
+        .launch(&stream, Launch::new(1, 4), &mut out, 5)
+        .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![20; 4]);
+    println!(
+        "faults on the GPU: reported like on the simulator, the context stays usable ({})",
+        gpu.name()
+    );
+}

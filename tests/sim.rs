@@ -494,3 +494,28 @@ fn proven_kernels_skip_shared_race_detection_unless_asked() {
         assert!(matches!(err, Error::DataRace { .. }), "{err}");
     }
 }
+
+#[test]
+fn streams_on_the_simulator_order_launches() {
+    let dev = cpu();
+    let stream = dev.stream().unwrap();
+    let mut out = dev.zeros::<i32>(4).unwrap();
+    faults::divide
+        .launch(&stream, Launch::new(1, 4), &mut out, 10)
+        .unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![10; 4]);
+    let err = faults::divide
+        .launch(&stream, Launch::new(1, 4), &mut out, 0)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::KernelPanic {
+                kernel: "divide",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -5,15 +5,18 @@
 
 use std::path::Path;
 
-/// The CUDA C and the `.report()` of every kernel of a file.
-fn cuda_of_file(path: &Path, display: &str) -> String {
-    outputs_of_file(path, display).0
+/// The CUDA C (without bounds checks) and the `.report()` of every kernel of a file.
+fn outputs_of_file(path: &Path, display: &str) -> (String, String) {
+    let (cuda, _, report) = all_outputs_of_file(path, display);
+    (cuda, report)
 }
 
-fn outputs_of_file(path: &Path, display: &str) -> (String, String) {
+/// The CUDA C without and with bounds checks, and the report, of every kernel of a file.
+fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let file = syn::parse_file(&text).unwrap();
     let mut out = String::new();
+    let mut checked = String::new();
     let mut report = String::new();
     for item in file.items {
         let syn::Item::Fn(mut func) = item else {
@@ -37,10 +40,11 @@ fn outputs_of_file(path: &Path, display: &str) -> (String, String) {
             )
         });
         out.push_str(&compiled.cuda);
+        checked.push_str(&compiled.cuda_checked.source);
         report.push_str(&compiled.report.text);
         report.push('\n');
     }
-    (out, report)
+    (out, checked, report)
 }
 
 #[test]
@@ -56,9 +60,13 @@ fn generated_cuda_matches_the_snapshots() {
     for input in &inputs {
         let stem = input.file_stem().unwrap().to_string_lossy().to_string();
         let display = format!("tests/in/{stem}.rs");
-        let (cuda, report) = outputs_of_file(input, &display);
+        let (cuda, checked, report) = all_outputs_of_file(input, &display);
         for (got, expected_path) in [
             (cuda, root.join(format!("tests/out/cuda/{stem}.cu"))),
+            (
+                checked,
+                root.join(format!("tests/out/cuda-checked/{stem}.cu")),
+            ),
             (report, root.join(format!("tests/out/report/{stem}.txt"))),
         ] {
             if bless {
@@ -100,6 +108,13 @@ fn the_macro_reports_exactly_the_snapshot() {
 #[test]
 fn the_macro_emits_exactly_the_snapshot() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let expected = cuda_of_file(&root.join("tests/in/reverse.rs"), "tests/in/reverse.rs");
+    let (unchecked, checked, _) =
+        all_outputs_of_file(&root.join("tests/in/reverse.rs"), "tests/in/reverse.rs");
+    // Debug builds run the bounds-checked variant, release builds the other.
+    let expected = if cfg!(debug_assertions) {
+        checked
+    } else {
+        unchecked
+    };
     assert_eq!(crate::kernels::reverse::reverse.cuda_source(), expected);
 }

@@ -313,6 +313,8 @@ pub struct KernelOptions {
     pub fast_math: bool,
     /// `sync = "check"` (default) or `sync = "auto"`.
     pub sync: SyncMode,
+    /// `bounds_checks = true | false`; by default on in debug builds of the defining crate.
+    pub bounds_checks: Option<bool>,
 }
 
 /// How the compiler treats shared-memory hazards.

@@ -23,8 +23,12 @@ use proc_macro2::TokenStream;
 pub struct Compiled {
     /// The checked IR and its types.
     pub checked: front::Checked,
-    /// The CUDA C source.
+    /// The CUDA C source without bounds checks (what release builds run by default).
     pub cuda: String,
+    /// The kernel without bounds checks, with the fault sites it keeps (division, `step_by`).
+    pub cuda_unchecked: back::cuda::CudaKernel,
+    /// The kernel with bounds checks (what debug builds run by default).
+    pub cuda_checked: back::cuda::CudaKernel,
     /// What the barrier analyses found and did.
     pub report: analysis::Report,
 }
@@ -38,10 +42,15 @@ pub fn compile(
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
     let mut checked = front::check_kernel(attr, func)?;
     let report = analysis::check(&mut checked)?;
-    let cuda = back::cuda::write_kernel(&checked.kernel, &checked.types, file);
+    let cuda_unchecked =
+        back::cuda::write_kernel_checked(&checked.kernel, &checked.types, file, false);
+    let cuda_checked =
+        back::cuda::write_kernel_checked(&checked.kernel, &checked.types, file, true);
     Ok(Compiled {
+        cuda: cuda_unchecked.source.clone(),
+        cuda_unchecked,
+        cuda_checked,
         checked,
-        cuda,
         report,
     })
 }
@@ -93,7 +102,7 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     match compiled {
         Ok(c) => {
             let sim = back::sim::write_kernel(&c.checked.kernel, &c.checked.types, &file);
-            back::host::write(&func, &c.checked.kernel, &c.cuda, &c.report, sim, &file)
+            back::host::write(&func, &c, sim, &file)
         }
         Err(diags) => {
             let errors: TokenStream = diags

@@ -138,6 +138,9 @@ impl<T: Scalar> Buffer<T> {
                     .stream()
                     .clone_dtoh(s)
                     .map_err(|e| copy_err("copying to the host", e))?;
+                // A kernel that wrote this buffer may have faulted: say so rather than return
+                // what it left.
+                cu.take_fault()?;
                 v.truncate(self.len);
                 Ok(v)
             }

@@ -388,8 +388,12 @@ pub struct CudaBackend {
     stream: Arc<CudaStream>,
     arch: Arch,
     name: String,
-    /// Loaded kernels, keyed by the address of their `KernelInfo` static.
-    functions: Mutex<HashMap<usize, CudaFunction>>,
+    /// Loaded kernels, keyed by the address of their `KernelInfo` static, with their ids.
+    functions: Mutex<HashMap<usize, (CudaFunction, u32)>>,
+    /// The kernels by id, for the fault record's kernel field.
+    kernels: Mutex<Vec<&'static KernelInfo>>,
+    /// Where generated code reports the first fault of a launch (16 words).
+    fault_record: std::sync::OnceLock<cudarc::driver::CudaSlice<u32>>,
     limits: Limits,
 }
 
@@ -500,6 +504,8 @@ impl CudaBackend {
             },
             name,
             functions: Mutex::new(HashMap::new()),
+            kernels: Mutex::new(Vec::new()),
+            fault_record: std::sync::OnceLock::new(),
             limits,
         })
     }
@@ -525,7 +531,7 @@ impl CudaBackend {
     }
 
     /// The loaded function of a kernel: compiled and loaded on first use, then kept.
-    pub fn function(&self, info: &'static KernelInfo) -> Result<CudaFunction, Error> {
+    pub fn function(&self, info: &'static KernelInfo) -> Result<(CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
         let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = functions.get(&key) {
@@ -557,8 +563,13 @@ impl CudaBackend {
             .load_function(info.name)
             .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
         tracing::debug!(kernel = info.name, device = %self.name, "cuphase: module loaded");
-        functions.insert(key, f.clone());
-        Ok(f)
+        let id = {
+            let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+            kernels.push(info);
+            (kernels.len() - 1) as u32
+        };
+        functions.insert(key, (f.clone(), id));
+        Ok((f, id))
     }
 
     /// A launch builder for `f` on this device's stream.
@@ -596,6 +607,55 @@ impl CudaBackend {
         unsafe { args.launch(cfg) }
             .map_err(|e| driver_err(&format!("launching kernel `{}`", info.name), e))?;
         Ok(())
+    }
+
+    /// The fault record generated code reports to (allocated on first use).
+    pub fn fault_record(&self) -> Result<&cudarc::driver::CudaSlice<u32>, Error> {
+        if let Some(r) = self.fault_record.get() {
+            return Ok(r);
+        }
+        let r = self
+            .stream
+            .alloc_zeros::<u32>(16)
+            .map_err(|e| driver_err("allocating the fault record", e))?;
+        Ok(self.fault_record.get_or_init(|| r))
+    }
+
+    /// Reads the fault record (after the work queued so far) and clears it: the first fault
+    /// of the launches since the last check, as the error it is.
+    pub fn take_fault(&self) -> Result<(), Error> {
+        let Some(record) = self.fault_record.get() else {
+            return Ok(());
+        };
+        let words = self
+            .stream
+            .clone_dtoh(record)
+            .map_err(|e| driver_err("reading the fault record", e))?;
+        if words.first().copied().unwrap_or(0) == 0 {
+            return Ok(());
+        }
+        let kernel = words.get(2).copied().unwrap_or(0) as usize;
+        let info = self
+            .kernels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(kernel)
+            .copied();
+        // Clear it for the launches that follow.
+        {
+            use cudarc::driver::DevicePtr;
+            let (ptr, _sync) = record.device_ptr(&self.stream);
+            // SAFETY: `ptr` is the record's 64-byte allocation, alive while `record` is.
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, 64, self.stream.cu_stream()) }
+                .map_err(|e| driver_err("clearing the fault record", e))?;
+        }
+        match info {
+            Some(info) => Err(crate::kernel::fault_error(info, &words)),
+            None => Err(Error::Driver {
+                context: "reading the fault record".into(),
+                message: "unknown kernel id".into(),
+            }),
+        }
     }
 
     /// The device's launch limits.
@@ -671,6 +731,7 @@ impl CudaBackend {
     pub fn synchronize(&self) -> Result<(), Error> {
         self.stream
             .synchronize()
-            .map_err(|e| driver_err("synchronizing", e))
+            .map_err(|e| driver_err("synchronizing", e))?;
+        self.take_fault()
     }
 }

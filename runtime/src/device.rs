@@ -7,6 +7,8 @@ use crate::scalar::Scalar;
 use crate::sim::SimBackend;
 use std::sync::{Arc, Once};
 
+// One `Backend` per device, behind an `Arc`: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Backend {
     Cuda(CudaBackend),
     Sim(SimBackend),
@@ -166,5 +168,83 @@ impl Device {
 
     pub(crate) fn same_as_sim(&self, s: &SimBackend) -> bool {
         matches!(&*self.inner, Backend::Sim(x) if std::ptr::eq(x, s))
+    }
+}
+
+/// Where a kernel launch goes: a [`Device`] (its default stream) or a [`Stream`] of it.
+pub trait LaunchTarget {
+    /// The device.
+    fn device(&self) -> &Device;
+    /// The CUDA stream to launch on, given the device's back end.
+    #[doc(hidden)]
+    fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream;
+}
+
+impl LaunchTarget for Device {
+    fn device(&self) -> &Device {
+        self
+    }
+    fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream {
+        cuda.stream()
+    }
+}
+
+/// A stream of a device: launches on one stream run in order, launches on different streams
+/// may overlap. On the simulator every launch runs to completion, so a stream only orders.
+#[derive(Clone)]
+pub struct Stream {
+    device: Device,
+    cuda: Option<Arc<cudarc::driver::CudaStream>>,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream on {}", self.device.name())
+    }
+}
+
+impl Stream {
+    /// Waits for every launch on this stream; returns the first fault a kernel reported
+    /// (`Error::KernelPanic`, `Error::OutOfBounds`, naming the kernel).
+    pub fn synchronize(&self) -> Result<(), Error> {
+        match (&*self.device.inner, &self.cuda) {
+            (Backend::Cuda(cu), Some(s)) => {
+                s.synchronize().map_err(|e| Error::Driver {
+                    context: "synchronizing a stream".into(),
+                    message: e.to_string(),
+                })?;
+                cu.take_fault()
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl LaunchTarget for Stream {
+    fn device(&self) -> &Device {
+        &self.device
+    }
+    fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream {
+        match &self.cuda {
+            Some(s) => s,
+            None => cuda.stream(),
+        }
+    }
+}
+
+impl Device {
+    /// A new stream of this device.
+    pub fn stream(&self) -> Result<Stream, Error> {
+        let cuda = match &*self.inner {
+            Backend::Cuda(cu) => Some(cu.context().new_stream().map_err(|e| Error::Driver {
+                context: "creating a stream".into(),
+                message: e.to_string(),
+            })?),
+            Backend::Sim(_) => None,
+        };
+        Ok(Stream {
+            device: self.clone(),
+            cuda,
+        })
     }
 }

@@ -15,9 +15,9 @@ pub mod scalar;
 pub mod sim;
 
 pub use buffer::Buffer;
-pub use device::{BackendRef, Device};
+pub use device::{BackendRef, Device, LaunchTarget, Stream};
 pub use error::Error;
-pub use kernel::KernelInfo;
+pub use kernel::{FaultKind, FaultSite, KernelInfo};
 pub use launch::{Dim3, Launch};
 pub use scalar::Scalar;
 

@@ -1,7 +1,7 @@
 use cuphase::prelude::*;
 
 /// Reads one element past the end in the last thread.
-#[kernel]
+#[kernel(bounds_checks = true)]
 pub fn read_past_end(out: &mut [u32], input: &[u32]) {
     let i = global_idx().x;
     if i < out.len() as u32 {
@@ -10,7 +10,7 @@ pub fn read_past_end(out: &mut [u32], input: &[u32]) {
 }
 
 /// Indexes a 2-D shared tile with a column past its width.
-#[kernel]
+#[kernel(bounds_checks = true)]
 pub fn shared_column_past_end(out: &mut [u32]) {
     let tile = shared::<[[u32; 8]; 4]>();
     let t = thread_idx().x;

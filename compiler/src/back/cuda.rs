@@ -114,10 +114,118 @@ pub fn escape_c_string(s: &str) -> String {
 }
 
 /// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives.
-pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> String {
-    let mut w = Writer::new(k, types, file);
+/// Why a generated fault check fires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// An index past the end of the named array.
+    OutOfBounds(String),
+    /// Integer division by zero (or with overflow).
+    Div,
+    /// Integer remainder by zero (or with overflow).
+    Rem,
+    /// `step_by(0)`.
+    ZeroStep,
+}
+
+/// A place in the generated code that can report a fault: its kind and Rust location.
+#[derive(Clone, Debug)]
+pub struct FaultSite {
+    /// What the check catches.
+    pub kind: FaultKind,
+    /// Rust line.
+    pub line: u32,
+    /// Rust column (from 1).
+    pub col: u32,
+}
+
+/// The CUDA C of one kernel variant.
+#[derive(Clone, Debug)]
+pub struct CudaKernel {
+    /// The source for NVRTC.
+    pub source: String,
+    /// The fault sites, indexed by the site numbers the source reports.
+    pub sites: Vec<FaultSite>,
+    /// Whether the kernel takes the fault record parameters (it has fault sites).
+    pub uses_record: bool,
+}
+
+/// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives;
+/// with `bounds_checks`, every index is checked and an out-of-bounds one is reported through
+/// the fault record (division by zero and `step_by(0)` are checked always, as Rust does).
+pub fn write_kernel_checked(
+    k: &Kernel,
+    types: &Types,
+    file: &str,
+    bounds_checks: bool,
+) -> CudaKernel {
+    // A first pass finds whether there is any fault site, which decides the signature.
+    let mut probe = Writer::new(k, types, file, bounds_checks, false);
+    probe.write();
+    let uses_record = !probe.sites.is_empty();
+    let mut w = Writer::new(k, types, file, bounds_checks, uses_record);
     w.write();
-    w.finish()
+    let sites = std::mem::take(&mut w.sites);
+    CudaKernel {
+        source: w.finish(),
+        sites,
+        uses_record,
+    }
+}
+
+/// Writes the CUDA C of a kernel without bounds checks.
+pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> String {
+    write_kernel_checked(k, types, file, false).source
+}
+
+/// The name of the fault state variable in generated code.
+const FAULTS: &str = "cuphase_faults";
+
+/// Fault reporting: the first fault of a launch is written to the record the runtime passes
+/// (flag, site, kernel id, block, thread, two values) and read back at the next synchronising
+/// call; the faulting thread stops. Nothing traps, so the CUDA context stays usable.
+const FAULT_PRELUDE: &str = r#"
+// Faults (out-of-bounds indices, division by zero, step_by(0)) reported to the runtime.
+namespace cuphase {
+struct Faults { unsigned int* record; unsigned int kernel; bool hit; };
+__device__ __noinline__ void report(Faults& f, unsigned int site, unsigned long long a, unsigned long long b) {
+    f.hit = true;
+    if (atomicCAS(f.record, 0u, 1u) == 0u) {
+        f.record[1] = site;
+        f.record[2] = f.kernel;
+        f.record[3] = blockIdx.x; f.record[4] = blockIdx.y; f.record[5] = blockIdx.z;
+        f.record[6] = threadIdx.x; f.record[7] = threadIdx.y; f.record[8] = threadIdx.z;
+        reinterpret_cast<unsigned long long*>(f.record)[5] = a;
+        reinterpret_cast<unsigned long long*>(f.record)[6] = b;
+        __threadfence();
+    }
+}
+__device__ __forceinline__ unsigned long long idx(Faults& f, unsigned long long i, unsigned long long len, unsigned int site) {
+    if (i < len) return i;
+    report(f, site, i, len);
+    return 0;
+}
+template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T min, unsigned int site) {
+    if (b == 0) { report(f, site, 0, 0); return 0; }
+    if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
+    return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
+    if (b == 0) { report(f, site, 0, 0); return 0; }
+    if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
+    return (T)(a % b);
+}
+}  // namespace cuphase
+"#;
+
+/// The smallest value of a signed type as a C expression, `0` for unsigned types.
+fn c_min(t: Scalar) -> &'static str {
+    match t {
+        Scalar::I8 => "(signed char)-128",
+        Scalar::I16 => "(short)-32768",
+        Scalar::I32 => "(-2147483647 - 1)",
+        Scalar::I64 => "(-9223372036854775807ll - 1)",
+        _ => "0",
+    }
 }
 
 struct LoopCtx {
@@ -132,16 +240,25 @@ struct Writer<'a> {
     indent: usize,
     /// The Rust line the next emitted C line maps to, if known.
     mapped: Option<usize>,
+    /// The Rust line of the statement being written.
+    stmt_line: Option<usize>,
     local_names: Vec<String>,
     array_names: Vec<String>,
     len_names: Vec<String>,
     namer: Namer,
     helpers: BTreeSet<(&'static str, Scalar)>,
     loops: Vec<LoopCtx>,
+    /// Index every access (bounds checks).
+    checks: bool,
+    /// The kernel has the fault record parameters.
+    uses_record: bool,
+    sites: Vec<FaultSite>,
+    /// The statement being written evaluates a check inline.
+    inline_check: bool,
 }
 
 impl<'a> Writer<'a> {
-    fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
+    fn new(k: &'a Kernel, types: &'a Types, file: &str, checks: bool, uses_record: bool) -> Self {
         let mut namer = Namer::new();
         let _ = namer.call(&k.name);
         let mut array_names = Vec::new();
@@ -161,13 +278,36 @@ impl<'a> Writer<'a> {
             out: String::new(),
             indent: 0,
             mapped: None,
+            stmt_line: None,
             local_names,
             array_names,
             len_names,
             namer,
             helpers: BTreeSet::new(),
             loops: Vec::new(),
+            checks,
+            uses_record,
+            sites: Vec::new(),
+            inline_check: false,
         }
+    }
+
+    /// Registers a fault site at `span`; returns its number.
+    fn site(&mut self, kind: FaultKind, span: Span) -> usize {
+        let start = span.start();
+        self.sites.push(FaultSite {
+            kind,
+            line: start.line as u32,
+            col: start.column as u32 + 1,
+        });
+        self.sites.len() - 1
+    }
+
+    /// `if (cond fails) { report; return; }` before a statement.
+    fn guard(&mut self, failing: &str, site: usize, index: &str, len: &str) {
+        self.line(&format!(
+            "if ({failing}) {{ cuphase::report({FAULTS}, {site}u, {index}, {len}); return; }}"
+        ));
     }
 
     fn finish(self) -> String {
@@ -177,6 +317,9 @@ impl<'a> Writer<'a> {
             "// CUDA C generated by cuphase from the Rust kernel `{}`. Do not edit.",
             self.k.name
         );
+        if self.uses_record {
+            head.push_str(FAULT_PRELUDE);
+        }
         if !self.helpers.is_empty() {
             head.push_str("\n// Rust's wrapping integer arithmetic (C's signed overflow is undefined).\nnamespace cuphase {\n");
             for (name, t) in &self.helpers {
@@ -208,6 +351,14 @@ impl<'a> Writer<'a> {
     // ---- low-level output ----
 
     fn line(&mut self, text: &str) {
+        // Every C line of a statement maps to the statement's Rust line, so an NVRTC message
+        // about any of them names it; closing braces keep whatever mapping they get.
+        if let Some(l) = self.stmt_line {
+            if self.mapped != Some(l) && !text.trim_start().starts_with('}') {
+                let _ = writeln!(self.out, "#line {l} \"{}\"", self.file);
+                self.mapped = Some(l);
+            }
+        }
         for _ in 0..self.indent {
             self.out.push_str("    ");
         }
@@ -218,14 +369,12 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// Maps the next C line to the Rust line of `span`.
+    /// Maps the next C lines to the Rust line of `span`.
     fn map_to(&mut self, span: Span) {
         let line = span.start().line;
-        if line == 0 || self.mapped == Some(line) {
-            return;
+        if line > 0 {
+            self.stmt_line = Some(line);
         }
-        let _ = writeln!(self.out, "#line {line} \"{}\"", self.file);
-        self.mapped = Some(line);
     }
 
     // ---- items ----
@@ -260,6 +409,10 @@ impl<'a> Writer<'a> {
                 }
             }
         }
+        if self.uses_record {
+            params.push("unsigned int* __restrict__ cuphase_record".into());
+            params.push("unsigned int cuphase_kernel".into());
+        }
         let bounds = k
             .options
             .launch_bounds
@@ -275,6 +428,8 @@ impl<'a> Writer<'a> {
             self.line(&one_line);
         } else {
             self.line(&format!("extern \"C\" __global__ void {bounds}{}(", k.name));
+            // The parameter lines follow the signature's first line: no `#line` between them.
+            self.stmt_line = None;
             let n = params.len();
             for (i, p) in params.iter().enumerate() {
                 let sep = if i + 1 < n { "," } else { ") {" };
@@ -293,6 +448,11 @@ impl<'a> Writer<'a> {
                 ));
             }
         }
+        if self.uses_record {
+            self.line(&format!(
+                "cuphase::Faults {FAULTS} = {{cuphase_record, cuphase_kernel, false}};"
+            ));
+        }
         self.block_body(&k.body);
         self.indent -= 1;
         self.line("}");
@@ -302,7 +462,13 @@ impl<'a> Writer<'a> {
 
     fn block_body(&mut self, b: &Block) {
         for (stmt, span) in b.iter() {
+            self.inline_check = false;
             self.stmt(stmt, span);
+            // A check inside the statement's expressions recorded a fault: stop this thread.
+            if self.inline_check && !matches!(stmt, Stmt::Loop { .. } | Stmt::If { .. }) {
+                self.line(&format!("if ({FAULTS}.hit) return;"));
+            }
+            self.inline_check = false;
         }
     }
 
@@ -325,6 +491,51 @@ impl<'a> Writer<'a> {
             Place::Local(l) => Rendered::atom(self.local_name(*l).to_string()),
             Place::Element { array, index } => self.element(*array, index),
         }
+    }
+
+    /// The length of dimension `d` of an array, as C text.
+    fn dim_len(&self, array: Handle<Array>, d: usize) -> String {
+        match &self.k.arrays.get(array).kind {
+            ArrayKind::Global { .. } => self.len_names[array.index()].clone(),
+            ArrayKind::Shared { dims } => format!("{}ull", dims.get(d).copied().unwrap_or(0)),
+        }
+    }
+
+    /// Bounds checks of a write (or atomic) to `array[index]`, as guards before the statement.
+    fn guard_element(&mut self, array: Handle<Array>, index: &[Handle<Expr>], span: Span) {
+        if !self.checks {
+            return;
+        }
+        let name = self.k.arrays.get(array).name.clone();
+        for (d, ix) in index.iter().enumerate() {
+            let i = self.expr(*ix);
+            let len = self.dim_len(array, d);
+            let site = self.site(FaultKind::OutOfBounds(name.clone()), span);
+            let i_text = format!("(unsigned long long){}", i.at_least(prec::UNARY));
+            self.guard(&format!("{i_text} >= {len}"), site, &i_text, &len);
+        }
+    }
+
+    /// `array[index]` read with bounds checks: each index goes through `cuphase::idx`.
+    fn checked_element(
+        &mut self,
+        array: Handle<Array>,
+        index: &[Handle<Expr>],
+        span: Span,
+    ) -> Rendered {
+        if !self.checks {
+            return self.element(array, index);
+        }
+        let name = self.k.arrays.get(array).name.clone();
+        let mut s = self.array_names[array.index()].clone();
+        for (d, ix) in index.iter().enumerate() {
+            let r = self.expr(*ix);
+            let len = self.dim_len(array, d);
+            let site = self.site(FaultKind::OutOfBounds(name.clone()), span);
+            self.inline_check = true;
+            let _ = write!(s, "[cuphase::idx({FAULTS}, {}, {len}, {site}u)]", r.text);
+        }
+        Rendered::atom(s)
     }
 
     fn element(&mut self, array: Handle<Array>, index: &[Handle<Expr>]) -> Rendered {
@@ -354,6 +565,10 @@ impl<'a> Writer<'a> {
             }
             Stmt::Assign { place, op, value } => {
                 self.map_to(span);
+                if let Place::Element { array, index } = place {
+                    let index = index.clone();
+                    self.guard_element(*array, &index, span);
+                }
                 let target = self.place(place);
                 let v = self.expr(*value);
                 let line = match op {
@@ -365,7 +580,11 @@ impl<'a> Writer<'a> {
                             Place::Element { array, .. } => self.k.arrays.get(*array).elem,
                         };
                         let t = if op.is_shift() { lt } else { t };
-                        if self.plain_compound(*op, t) {
+                        if let Some(call) =
+                            self.checked_division(*op, lt, *value, &target, &v, span)
+                        {
+                            format!("{} = {};", target.text, call.text)
+                        } else if self.plain_compound(*op, t) {
                             let rhs = if op.is_shift() {
                                 self.shift_amount(v, self.types.expr(*value), lt)
                             } else {
@@ -424,6 +643,7 @@ impl<'a> Writer<'a> {
                 result,
             } => {
                 self.map_to(span);
+                self.guard_element(*array, &[*index], span);
                 let call = self.atomic(*op, *array, *index, *value);
                 match result {
                     Some(r) => {
@@ -488,6 +708,23 @@ impl<'a> Writer<'a> {
             None => (false, false),
         };
         self.map_to(span);
+        // `step_by(0)` panics in Rust; a negative step has no Rust meaning.
+        if let LoopKind::For { step: Some(st), .. } = kind {
+            let literal_ok = matches!(self.k.exprs.get(*st), Expr::Literal(Literal::Int { value, .. }) if *value > 0);
+            if !literal_ok {
+                let t = self.types.expr(*st);
+                let r = self.expr(*st);
+                let v = r.at_least(prec::RELATIONAL + 1);
+                let cond = if t.is_signed_int() {
+                    format!("{v} <= 0")
+                } else {
+                    format!("{v} == 0")
+                };
+                let site = self.site(FaultKind::ZeroStep, span);
+                let value = format!("(unsigned long long){}", r.at_least(prec::UNARY));
+                self.guard(&cond, site, &value, "0ull");
+            }
+        }
         match kind {
             LoopKind::Infinite => self.line("for (;;) {"),
             LoopKind::While { cond } => {
@@ -721,7 +958,7 @@ impl<'a> Writer<'a> {
             Expr::Len(a) => Rendered::atom(self.len_names[a.index()].clone()),
             Expr::Load { array, index } => {
                 let index = index.clone();
-                self.element(*array, &index)
+                self.checked_element(*array, &index, self.k.exprs.span(h))
             }
             Expr::Unary { op, expr } => {
                 let (op, expr) = (*op, *expr);
@@ -734,6 +971,10 @@ impl<'a> Writer<'a> {
                 let rt = self.types.expr(right);
                 let l = self.expr(left);
                 let r = self.expr(right);
+                let span = self.k.exprs.span(h);
+                if let Some(call) = self.checked_division(op, lt, right, &l, &r, span) {
+                    return call;
+                }
                 self.binary(op, lt, rt, l, r)
             }
             Expr::Cast { expr, to } => {
@@ -748,7 +989,7 @@ impl<'a> Writer<'a> {
             }
             Expr::UniformLoad { array, index } => {
                 let index = index.clone();
-                self.element(*array, &index)
+                self.checked_element(*array, &index, self.k.exprs.span(h))
             }
             Expr::Select {
                 cond,
@@ -870,6 +1111,41 @@ impl<'a> Writer<'a> {
                 }
             }
         }
+    }
+
+    /// Integer `/` and `%` with Rust's panics (division by zero, `MIN / -1`) reported, unless
+    /// the divisor is a literal that cannot fault.
+    fn checked_division(
+        &mut self,
+        op: BinaryOp,
+        t: Scalar,
+        divisor: Handle<Expr>,
+        l: &Rendered,
+        r: &Rendered,
+        span: Span,
+    ) -> Option<Rendered> {
+        if !matches!(op, BinaryOp::Div | BinaryOp::Rem) || !t.is_int() {
+            return None;
+        }
+        if let Expr::Literal(Literal::Int { value, .. }) = self.k.exprs.get(divisor) {
+            if *value != 0 && *value != -1 {
+                return None;
+            }
+        }
+        let (kind, f) = if op == BinaryOp::Div {
+            (FaultKind::Div, "div")
+        } else {
+            (FaultKind::Rem, "rem")
+        };
+        let site = self.site(kind, span);
+        self.inline_check = true;
+        Some(Rendered::atom(format!(
+            "cuphase::{f}<{}>({FAULTS}, {}, {}, {}, {site}u)",
+            c_type(t),
+            l.text,
+            r.text,
+            c_min(t)
+        )))
     }
 
     /// Whether `place op= value` in C means the same as in Rust for operand type `t`.

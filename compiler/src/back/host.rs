@@ -7,7 +7,7 @@
 //! the call site.
 
 use super::sim::SimCode;
-use crate::ir::{ArrayKind, Kernel, ParamKind, Scalar};
+use crate::ir::{ArrayKind, ParamKind, Scalar};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -57,15 +57,11 @@ impl TySpan for syn::PatType {
 }
 
 /// Everything the macro emits for a kernel that compiled.
-pub fn write(
-    func: &syn::ItemFn,
-    k: &Kernel,
-    cuda: &str,
-    report: &crate::analysis::Report,
-    sim: SimCode,
-    file: &str,
-) -> TokenStream {
+pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) -> TokenStream {
+    let k = &c.checked.kernel;
+    let report = &c.report;
     let report_text = &report.text;
+    let _ = report;
     let block_rank = report.block_rank;
     let shared_proven = report.shared_proven;
     let static_shared_bytes: u64 = k
@@ -81,6 +77,7 @@ pub fn write(
     let name = &func.sig.ident;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let info = format_ident!("__CUPHASE_KERNEL_{}", name);
+    let info_unchecked = format_ident!("__CUPHASE_KERNEL_UNCHECKED_{}", name);
     let kname = name.to_string();
     let line = k.name_span.start().line as u32;
     let fast_math = k.options.fast_math;
@@ -139,67 +136,109 @@ pub fn write(
          simulator to completion."
     );
 
+    let variant = |id: &Ident, v: &crate::back::cuda::CudaKernel| {
+        let source = &v.source;
+        let uses_record = v.uses_record;
+        let sites = v.sites.iter().map(|site| {
+            let (l, col) = (site.line, site.col);
+            let kind = match &site.kind {
+                crate::back::cuda::FaultKind::OutOfBounds(array) => quote!(OutOfBounds(#array)),
+                crate::back::cuda::FaultKind::Div => quote!(Div),
+                crate::back::cuda::FaultKind::Rem => quote!(Rem),
+                crate::back::cuda::FaultKind::ZeroStep => quote!(ZeroStep),
+            };
+            quote!(::cuphase::__private::FaultSite { kind: ::cuphase::__private::FaultKind::#kind, line: #l, col: #col })
+        });
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals)]
+            static #id: ::cuphase::__private::KernelInfo = ::cuphase::__private::KernelInfo {
+                name: #kname,
+                cuda_source: #source,
+                rust_file: #file,
+                rust_line: #line,
+                fast_math: #fast_math,
+                report: #report_text,
+                block_rank: #block_rank,
+                shared_proven: #shared_proven,
+                static_shared_bytes: #static_shared_bytes,
+                fault_sites: &[#(#sites),*],
+                uses_fault_record: #uses_record,
+            };
+        }
+    };
+    let checked_static = variant(&info, &c.cuda_checked);
+    let unchecked_static = variant(&info_unchecked, &c.cuda_unchecked);
+    // Bounds checks: on in debug builds of the crate that defines the kernel, off in release,
+    // unless the attribute says.
+    let select = match k.options.bounds_checks {
+        Some(true) => quote!(&#info),
+        Some(false) => quote!(&#info_unchecked),
+        None => quote!(if cfg!(debug_assertions) { &#info } else { &#info_unchecked }),
+    };
+
     quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #name;
 
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals)]
-        static #info: ::cuphase::__private::KernelInfo = ::cuphase::__private::KernelInfo {
-            name: #kname,
-            cuda_source: #cuda,
-            rust_file: #file,
-            rust_line: #line,
-            fast_math: #fast_math,
-            report: #report_text,
-            block_rank: #block_rank,
-            shared_proven: #shared_proven,
-            static_shared_bytes: #static_shared_bytes,
-        };
+        #checked_static
+        #unchecked_static
 
         impl #name {
-            /// The CUDA C that cuphase generated for this kernel, exactly as NVRTC receives it.
+            #[doc(hidden)]
+            fn __info(&self) -> &'static ::cuphase::__private::KernelInfo {
+                #select
+            }
+
+            /// The CUDA C that cuphase generated for this kernel, exactly as NVRTC receives it
+            /// (with bounds checks in debug builds, without in release builds).
             pub fn cuda_source(&self) -> &'static str {
-                #info.cuda_source
+                self.__info().cuda_source
             }
 
             /// What the barrier analyses found: shared arrays and their sizes, each barrier
             /// (written, inserted or removed) with the hazards it orders.
             pub fn report(&self) -> &'static str {
-                #info.report
+                self.__info().report
             }
 
             /// The kernel's name, as in the Rust source and the CUDA C.
             pub fn name(&self) -> &'static str {
-                #info.name
+                self.__info().name
             }
 
             #[doc = #doc_launch]
             #[allow(clippy::too_many_arguments, unused_mut)]
             pub fn launch(
                 &self,
-                __device: &::cuphase::Device,
+                __target: &impl ::cuphase::LaunchTarget,
                 __launch: ::cuphase::Launch,
                 #(#params),*
             ) -> ::core::result::Result<(), ::cuphase::Error> {
                 #[allow(unused_imports)]
                 use ::cuphase::__private::PushKernelArg as _;
                 #(#elem_checks)*
-                __launch.validate_for(&#info)?;
-                match __device.__backend() {
+                let __info = self.__info();
+                __launch.validate_for(__info)?;
+                match __target.device().__backend() {
                     ::cuphase::__private::BackendRef::Cuda(__cu) => {
-                        let __func = __cu.function(&#info)?;
+                        let (__func, __kernel_id) = __cu.function(__info)?;
                         let __lens: [u64; #nlens] = [#(#lens),*];
                         #(#cuda_prep)*
-                        let mut __args = __cu.launch_builder(&__func);
+                        let __stream = __target.stream_for(__cu);
+                        let mut __args = __stream.launch_builder(&__func);
                         #(#cuda_args)*
-                        __cu.launch(&#info, &__launch, &__func, __args)
+                        if __info.uses_fault_record {
+                            __args.arg(__cu.fault_record()?);
+                            __args.arg(&__kernel_id);
+                        }
+                        __cu.launch(__info, &__launch, &__func, __args)
                     }
                     ::cuphase::__private::BackendRef::Sim(__sim) => {
                         #(#sim_prep)*
-                        __sim.run(&#info, &__launch, &|__block| Self::__cuphase_block(__block, #(#sim_args),*))
+                        __sim.run(__info, &__launch, &|__block| Self::__cuphase_block(__block, #(#sim_args),*))
                     }
                 }
             }
@@ -224,7 +263,7 @@ pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
             #[allow(clippy::too_many_arguments, unused_variables)]
             pub fn launch(
                 &self,
-                __device: &::cuphase::Device,
+                __target: &impl ::cuphase::LaunchTarget,
                 __launch: ::cuphase::Launch,
                 #(#params),*
             ) -> ::core::result::Result<(), ::cuphase::Error> {

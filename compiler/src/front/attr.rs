@@ -33,14 +33,12 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             };
             Ok(())
         } else if meta.path.is_ident("bounds_checks") {
-            // Consume the value so the error is about the option, not the syntax.
-            if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            }
-            Err(meta.error("this option is not available in this version of cuphase yet"))
+            let lit: syn::LitBool = meta.value()?.parse()?;
+            options.bounds_checks = Some(lit.value);
+            Ok(())
         } else {
             Err(meta.error(
-                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `launch_bounds = N` and `fast_math`",
+                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `bounds_checks = true | false`, `launch_bounds = N` and `fast_math`",
             ))
         }
     });

@@ -21,8 +21,8 @@ extern "C" __global__ void control_flow(
     }
     long long acc = 0ll;
     for (unsigned int j = 0u; j < n; ++j) {
+#line 11 "tests/in/control_flow.rs"
         {
-#line 12 "tests/in/control_flow.rs"
             for (unsigned int k = 0u; k < n; k += 3u) {
                 if (k == g % 7u) {
                     goto outer_0_continue;
@@ -33,8 +33,10 @@ extern "C" __global__ void control_flow(
                 acc = cuphase::wrapping_add(acc, (long long)(j * k));
             }
         }
+#line 19 "tests/in/control_flow.rs"
         outer_0_continue:;
     }
+#line 19 "tests/in/control_flow.rs"
     outer_0_break:;
 #line 22 "tests/in/control_flow.rs"
     unsigned int w = g;
