@@ -374,6 +374,77 @@ fn reduce_expected() -> Vec<u64> {
 fn original() -> Vec<Case> {
     vec![
         Case {
+            name: "float_exact",
+            run: |dev| {
+                let mut out = dev.zeros::<f32>(12)?;
+                methods::float_exact.launch(dev, Launch::new(1, 32), &mut out, 2.75, -0.3)?;
+                Ok(bits_f32(&out.to_vec()?))
+            },
+            expected: || {
+                let (x, y) = (2.75f32, -0.3f32);
+                bits_f32(&[
+                    x.sqrt(),
+                    x.floor(),
+                    x.ceil(),
+                    x.round(),
+                    x.trunc(),
+                    x.mul_add(y, 1.5),
+                    (-x).abs(),
+                    x.min(y),
+                    x.max(y),
+                    x.clamp(-1.0, 1.0),
+                    x.recip(),
+                    (x - 0.5).round(),
+                ])
+            },
+        },
+        Case {
+            name: "int_methods",
+            run: |dev| {
+                let mut ints = dev.zeros::<i32>(7)?;
+                let mut uints = dev.zeros::<u32>(10)?;
+                methods::int_methods.launch(
+                    dev,
+                    Launch::new(1, 32),
+                    &mut ints,
+                    &mut uints,
+                    -123_457,
+                    0x00f0_1200,
+                    13,
+                )?;
+                let mut v = bits_i32(&ints.to_vec()?);
+                v.extend(uints.to_vec()?.iter().map(|u| u64::from(*u)));
+                Ok(v)
+            },
+            expected: || {
+                let (a, b, e) = (-123_457i32, 0x00f0_1200u32, 13u32);
+                let ints = [
+                    a.wrapping_abs(),
+                    a.min(7),
+                    a.max(7),
+                    a.wrapping_pow(e),
+                    a.wrapping_mul(a),
+                    a.clamp(-5, 5),
+                    i32::MIN.wrapping_abs(),
+                ];
+                let uints = [
+                    b.count_ones(),
+                    b.leading_zeros(),
+                    b.trailing_zeros(),
+                    0u32.trailing_zeros(),
+                    0u32.leading_zeros(),
+                    b.rotate_left(e),
+                    b.rotate_right(e),
+                    b.wrapping_pow(e),
+                    b.min(3),
+                    b.wrapping_sub(b + 1),
+                ];
+                let mut v = bits_i32(&ints);
+                v.extend(uints.iter().map(|u| u64::from(*u)));
+                v
+            },
+        },
+        Case {
             name: "reverse",
             run: |dev| {
                 let input = dev.upload(&reverse_input())?;

@@ -232,3 +232,58 @@ fn faults_on_the_gpu_are_the_simulators_errors() {
         gpu.name()
     );
 }
+
+#[test]
+fn methods_and_panics_on_the_gpu() {
+    use crate::kernels::methods;
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("methods_and_panics_on_the_gpu: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    // Transcendentals: CUDA's libm and the host's may differ in the last bits.
+    let on_gpu = crate::sim::float_approx_on(&gpu);
+    let on_cpu = crate::sim::float_approx_on(&Device::cpu().unwrap());
+    for (i, (g, c)) in on_gpu.iter().zip(&on_cpu).enumerate() {
+        assert!(
+            (g - c).abs() <= 4.0 * f64::EPSILON * c.abs(),
+            "method {i}: GPU {g:e}, simulator {c:e}"
+        );
+    }
+    let mut out = gpu.zeros::<u32>(64).unwrap();
+    methods::asserting
+        .launch(&gpu, Launch::new(1, 64), &mut out, 10)
+        .unwrap();
+    let err = out.to_vec().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                message: "thread index over the limit",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let mut f = gpu.zeros::<f32>(1).unwrap();
+    methods::bad_clamp
+        .launch(&gpu, Launch::new(1, 1), &mut f, 1.0, 0.0)
+        .unwrap();
+    let err = gpu.synchronize().unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                message: "min > max, or either was NaN",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    println!(
+        "methods and panics on the GPU: transcendentals within 4 ulp, panics reported ({})",
+        gpu.name()
+    );
+}

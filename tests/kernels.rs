@@ -12,6 +12,8 @@ pub mod classic;
 pub mod control_flow;
 #[path = "in/faults.rs"]
 pub mod faults;
+#[path = "in/methods.rs"]
+pub mod methods;
 #[path = "in/neighbor_reuse.rs"]
 pub mod neighbor_reuse;
 #[path = "in/races.rs"]

@@ -11,5 +11,5 @@ mod gpu;
 mod kernels;
 mod nvrtc;
 mod runtime;
-mod sim;
+pub mod sim;
 mod snapshots;

@@ -519,3 +519,93 @@ fn streams_on_the_simulator_order_launches() {
         "{err}"
     );
 }
+
+/// The transcendental functions on the simulator are Rust's own.
+pub fn float_approx_on(dev: &Device) -> Vec<f64> {
+    let mut out = dev.zeros::<f64>(11).unwrap();
+    crate::kernels::methods::float_approx
+        .launch(dev, Launch::new(1, 32), &mut out, 0.7, 2.3, -3)
+        .unwrap();
+    out.to_vec().unwrap()
+}
+
+#[test]
+fn transcendental_methods_are_rusts_on_the_simulator() {
+    let (x, y, n) = (0.7f64, 2.3f64, -3);
+    let want = [
+        x.exp(),
+        x.exp2(),
+        x.ln(),
+        x.log2(),
+        x.log10(),
+        x.sin(),
+        x.cos(),
+        x.tan(),
+        x.tanh(),
+        x.powf(y),
+        x.powi(n),
+    ];
+    assert_eq!(float_approx_on(&cpu()), want);
+}
+
+#[test]
+fn assert_panic_and_clamp_are_kernel_panics() {
+    use crate::kernels::methods;
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    methods::asserting
+        .launch(&dev, Launch::new(1, 64), &mut out, 64)
+        .unwrap();
+    let err = methods::asserting
+        .launch(&dev, Launch::new(1, 64), &mut out, 10)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::KernelPanic { message: "thread index over the limit", thread, .. } if thread.x == 10),
+        "{err}"
+    );
+    let mut big = dev.zeros::<u32>(2048).unwrap();
+    let err = methods::asserting
+        .launch(&dev, Launch::new(4, 256), &mut big, 5000)
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                message: "thread 1000 reached",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A debug_assert fails in debug builds only (this test binary is one in CI; in release,
+    // as on the GPU machine, the plain assert fires instead).
+    let err = methods::asserting
+        .launch(&dev, Launch::new(1, 1), &mut out, 0)
+        .unwrap_err();
+    let expected = if cfg!(debug_assertions) {
+        "assertion failed: limit > 0"
+    } else {
+        "thread index over the limit"
+    };
+    assert!(
+        matches!(&err, Error::KernelPanic { message, .. } if *message == expected),
+        "{err}"
+    );
+    let mut f = dev.zeros::<f32>(1).unwrap();
+    methods::bad_clamp
+        .launch(&dev, Launch::new(1, 1), &mut f, 0.0, 1.0)
+        .unwrap();
+    let err = methods::bad_clamp
+        .launch(&dev, Launch::new(1, 1), &mut f, 1.0, 0.0)
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::KernelPanic {
+                message: "min > max, or either was NaN",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

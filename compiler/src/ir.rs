@@ -586,6 +586,145 @@ pub enum Expr {
         array: Handle<Array>,
         index: Vec<Handle<Expr>>,
     },
+    /// `receiver.method(args)`: a scalar method with Rust's meaning (`x.sqrt()`, `a.min(b)`).
+    Method {
+        method: Method,
+        receiver: Handle<Expr>,
+        args: Vec<Handle<Expr>>,
+    },
+}
+
+/// The scalar methods kernels support, with Rust's meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Sqrt,
+    Exp,
+    Exp2,
+    Ln,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Powf,
+    Powi,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    MulAdd,
+    Recip,
+    Abs,
+    Min,
+    Max,
+    Clamp,
+    Pow,
+    CountOnes,
+    LeadingZeros,
+    TrailingZeros,
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    RotateLeft,
+    RotateRight,
+}
+
+impl Method {
+    /// Every method with its Rust name.
+    pub const ALL: &'static [(&'static str, Method)] = &[
+        ("sqrt", Method::Sqrt),
+        ("exp", Method::Exp),
+        ("exp2", Method::Exp2),
+        ("ln", Method::Ln),
+        ("log2", Method::Log2),
+        ("log10", Method::Log10),
+        ("sin", Method::Sin),
+        ("cos", Method::Cos),
+        ("tan", Method::Tan),
+        ("tanh", Method::Tanh),
+        ("powf", Method::Powf),
+        ("powi", Method::Powi),
+        ("floor", Method::Floor),
+        ("ceil", Method::Ceil),
+        ("round", Method::Round),
+        ("trunc", Method::Trunc),
+        ("mul_add", Method::MulAdd),
+        ("recip", Method::Recip),
+        ("abs", Method::Abs),
+        ("min", Method::Min),
+        ("max", Method::Max),
+        ("clamp", Method::Clamp),
+        ("pow", Method::Pow),
+        ("count_ones", Method::CountOnes),
+        ("leading_zeros", Method::LeadingZeros),
+        ("trailing_zeros", Method::TrailingZeros),
+        ("wrapping_add", Method::WrappingAdd),
+        ("wrapping_sub", Method::WrappingSub),
+        ("wrapping_mul", Method::WrappingMul),
+        ("rotate_left", Method::RotateLeft),
+        ("rotate_right", Method::RotateRight),
+    ];
+    /// The method named `name`.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+    }
+    /// The Rust name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("?", |(n, _)| n)
+    }
+    /// Number of arguments besides the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            Method::Powf | Method::Powi | Method::Min | Method::Max | Method::Pow => 1,
+            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => 1,
+            Method::RotateLeft | Method::RotateRight => 1,
+            Method::MulAdd | Method::Clamp => 2,
+            _ => 0,
+        }
+    }
+    /// Only on floats.
+    pub fn float_only(self) -> bool {
+        matches!(
+            self,
+            Method::Sqrt
+                | Method::Exp
+                | Method::Exp2
+                | Method::Ln
+                | Method::Log2
+                | Method::Log10
+                | Method::Sin
+                | Method::Cos
+                | Method::Tan
+                | Method::Tanh
+                | Method::Powf
+                | Method::Powi
+                | Method::Floor
+                | Method::Ceil
+                | Method::Round
+                | Method::Trunc
+                | Method::MulAdd
+                | Method::Recip
+        )
+    }
+    /// Only on integers.
+    pub fn int_only(self) -> bool {
+        matches!(
+            self,
+            Method::Pow
+                | Method::CountOnes
+                | Method::LeadingZeros
+                | Method::TrailingZeros
+                | Method::WrappingAdd
+                | Method::WrappingSub
+                | Method::WrappingMul
+                | Method::RotateLeft
+                | Method::RotateRight
+        )
+    }
 }
 
 /// Read-modify-write operations of atomics.
@@ -745,4 +884,7 @@ pub enum Stmt {
     Block(Block),
     /// An expression evaluated for its faults only (`a[i];`).
     Eval(Handle<Expr>),
+    /// `panic!`, a failed `assert!` (or `debug_assert!` in debug builds): the thread stops and
+    /// the launch fails with this message.
+    Panic { message: String, debug_only: bool },
 }

@@ -40,6 +40,8 @@ pub enum FaultKind {
     Rem,
     /// A zero (or negative) `step_by`.
     ZeroStep,
+    /// `panic!`, a failed `assert!`, ...: the message.
+    Panic(&'static str),
 }
 
 /// A fault check in generated CUDA code, with its Rust location (in the kernel's file).
@@ -103,6 +105,7 @@ pub(crate) fn fault_error(info: &KernelInfo, words: &[u32]) -> crate::error::Err
         FaultKind::Rem => panic("attempt to calculate the remainder with overflow"),
         FaultKind::ZeroStep if a == 0 => panic("assertion failed: step != 0"),
         FaultKind::ZeroStep => panic("a loop step must not be negative"),
+        FaultKind::Panic(message) => panic(message),
     }
 }
 

@@ -428,6 +428,14 @@ impl Walker<'_> {
                 self.access(e.index(), array, false, false, idx, self.k.exprs.span(e));
                 self.opaque(e, false)
             }
+            Expr::Method { receiver, args, .. } => {
+                let mut pt = false;
+                for x in std::iter::once(receiver).chain(args) {
+                    let v = self.eval(x);
+                    pt |= self.per_thread(&v);
+                }
+                self.opaque(e, pt)
+            }
             Expr::AssumeUniform(inner) => {
                 let v = self.eval(inner);
                 if self.per_thread(&v) {
@@ -772,7 +780,7 @@ impl Walker<'_> {
                 self.flush(pend);
                 pend.items.clear();
             }
-            Stmt::Return => {
+            Stmt::Return | Stmt::Panic { .. } => {
                 self.returned.union(pend);
             }
             Stmt::Break { label } => {

@@ -40,6 +40,9 @@ fn unsafe_shared_access(k: &Kernel) -> bool {
                 matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. })
                     || index.iter().any(|i| expr_touches(k, *i))
             }
+            Expr::Method { receiver, args, .. } => {
+                expr_touches(k, *receiver) || args.iter().any(|a| expr_touches(k, *a))
+            }
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::AssumeUniform(expr) => {
                 expr_touches(k, *expr)
             }

@@ -209,6 +209,11 @@ impl Analyzer<'_, '_> {
                 }
             }
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.expr(*expr, st),
+            Expr::Method { receiver, args, .. } => {
+                args.iter().fold(self.expr(*receiver, st), |acc, a| {
+                    acc.join(self.expr(*a, st))
+                })
+            }
             Expr::Binary { left, right, .. } => self.expr(*left, st).join(self.expr(*right, st)),
             Expr::Select {
                 cond,
@@ -403,7 +408,7 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
-            Stmt::Return => self.jump(Target::Return, span, cf, st),
+            Stmt::Return | Stmt::Panic { .. } => self.jump(Target::Return, span, cf, st),
             Stmt::Break { label } => {
                 let id = self.loop_id(*label);
                 self.jump(Target::Break(id), span, cf, st)
@@ -486,6 +491,10 @@ impl Analyzer<'_, '_> {
                             );
                         }
                     }
+                }
+                Expr::Method { receiver, args, .. } => {
+                    stack.push(*receiver);
+                    stack.extend(args.iter().copied());
                 }
                 Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::AssumeUniform(expr) => {
                     stack.push(*expr)

@@ -125,6 +125,8 @@ pub enum FaultKind {
     Rem,
     /// `step_by(0)`.
     ZeroStep,
+    /// `panic!`, a failed `assert!`, `clamp` with `min > max`: the message.
+    Panic(String),
 }
 
 /// A place in the generated code that can report a fault: its kind and Rust location.
@@ -208,6 +210,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
@@ -321,20 +327,41 @@ impl<'a> Writer<'a> {
             head.push_str(FAULT_PRELUDE);
         }
         if !self.helpers.is_empty() {
-            head.push_str("\n// Rust's wrapping integer arithmetic (C's signed overflow is undefined).\nnamespace cuphase {\n");
+            head.push_str(
+                "\n// Rust's integer and float semantics where C's differ.\nnamespace cuphase {\n",
+            );
             for (name, t) in &self.helpers {
                 let ct = c_type(*t);
                 let ut = c_type(unsigned_of(*t));
+                // Narrow types are computed in `unsigned int` (C would promote them to `int`).
+                let wt = if is_narrow(*t) { "unsigned int" } else { ut };
+                let bits = t.bits();
                 let body = match *name {
                     "wrapping_add" => format!("return ({ct})(({ut})a + ({ut})b);"),
                     "wrapping_sub" => format!("return ({ct})(({ut})a - ({ut})b);"),
                     "wrapping_mul" => format!("return ({ct})(({ut})a * ({ut})b);"),
+                    "wrapping_abs" => format!("return a < 0 ? ({ct})(0 - ({ut})a) : a;"),
+                    "wrapping_pow" => format!(
+                        "{wt} r = 1, b = ({ut})a; while (e) {{ if (e & 1u) r = ({ut})(r * b); b = ({ut})(b * b); e >>= 1; }} return ({ct})r;"
+                    ),
+                    "rotate_left" => format!(
+                        "{wt} x = ({ut})a; n %= {bits}u; return n == 0 ? a : ({ct})(x << n | x >> ({bits}u - n));"
+                    ),
+                    "rotate_right" => format!(
+                        "{wt} x = ({ut})a; n %= {bits}u; return n == 0 ? a : ({ct})(x >> n | x << ({bits}u - n));"
+                    ),
+                    // Rust's `powi`: compiler-rt's square-and-multiply, so results match the host.
+                    "powi" => format!(
+                        "{ct} r = 1; bool recip = n < 0; unsigned int e = recip ? 0u - (unsigned int)n : (unsigned int)n; for (;;) {{ if (e & 1u) r *= a; e >>= 1; if (e == 0) break; a *= a; }} return recip ? 1 / r : r;"
+                    ),
                     _ => format!("return ({ct})(0 - ({ut})a);"),
                 };
-                let params = if *name == "wrapping_neg" {
-                    format!("{ct} a")
-                } else {
-                    format!("{ct} a, {ct} b")
+                let params = match *name {
+                    "wrapping_neg" | "wrapping_abs" => format!("{ct} a"),
+                    "wrapping_pow" => format!("{ct} a, unsigned int e"),
+                    "rotate_left" | "rotate_right" => format!("{ct} a, unsigned int n"),
+                    "powi" => format!("{ct} a, int n"),
+                    _ => format!("{ct} a, {ct} b"),
                 };
                 let _ = writeln!(
                     head,
@@ -658,7 +685,210 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*e);
                 self.line(&format!("(void)({});", v.text));
             }
+            Stmt::Panic {
+                message,
+                debug_only,
+            } => {
+                // `debug_assert!` is compiled in the debug (bounds-checked) variant only.
+                if *debug_only && !self.checks {
+                    return;
+                }
+                self.map_to(span);
+                let site = self.site(FaultKind::Panic(message.clone()), span);
+                self.line(&format!("cuphase::report({FAULTS}, {site}u, 0ull, 0ull);"));
+                self.line("return;");
+            }
         }
+    }
+
+    /// `receiver.method(args)` with Rust's meaning.
+    fn method(
+        &mut self,
+        h: Handle<Expr>,
+        m: Method,
+        receiver: Handle<Expr>,
+        args: &[Handle<Expr>],
+    ) -> Rendered {
+        let t = self.types.expr(receiver);
+        let x = self.expr(receiver);
+        let a: Vec<Rendered> = args.iter().map(|a| self.expr(*a)).collect();
+        let arg = |i: usize| a.get(i).map_or(String::new(), |r| r.text.clone());
+        let call = |f: &str, args: &[String]| Rendered::atom(format!("{f}({})", args.join(", ")));
+        if t.is_float() {
+            let suffix = if t == Scalar::F32 { "f" } else { "" };
+            let libm = |base: &str| format!("{base}{suffix}");
+            return match m {
+                Method::Sqrt => call(&libm("sqrt"), &[x.text]),
+                Method::Exp => call(&libm("exp"), &[x.text]),
+                Method::Exp2 => call(&libm("exp2"), &[x.text]),
+                Method::Ln => call(&libm("log"), &[x.text]),
+                Method::Log2 => call(&libm("log2"), &[x.text]),
+                Method::Log10 => call(&libm("log10"), &[x.text]),
+                Method::Sin => call(&libm("sin"), &[x.text]),
+                Method::Cos => call(&libm("cos"), &[x.text]),
+                Method::Tan => call(&libm("tan"), &[x.text]),
+                Method::Tanh => call(&libm("tanh"), &[x.text]),
+                Method::Powf => call(&libm("pow"), &[x.text, arg(0)]),
+                Method::Floor => call(&libm("floor"), &[x.text]),
+                Method::Ceil => call(&libm("ceil"), &[x.text]),
+                Method::Round => call(&libm("round"), &[x.text]),
+                Method::Trunc => call(&libm("trunc"), &[x.text]),
+                Method::MulAdd => call(&libm("fma"), &[x.text, arg(0), arg(1)]),
+                Method::Abs => call(&libm("fabs"), &[x.text]),
+                Method::Min => call(&libm("fmin"), &[x.text, arg(0)]),
+                Method::Max => call(&libm("fmax"), &[x.text, arg(0)]),
+                Method::Recip => Rendered {
+                    text: format!(
+                        "{} / {}",
+                        if t == Scalar::F32 { "1.0f" } else { "1.0" },
+                        x.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::MULTIPLICATIVE,
+                    op: Some(BinaryOp::Div),
+                },
+                Method::Powi => self.helper2("powi", t, &[x.text, arg(0)]),
+                Method::Clamp => self.clamp(h, t, x, &a),
+                _ => x,
+            };
+        }
+        let u = c_type(unsigned_of(t));
+        let bits = t.bits();
+        // The operand as the unsigned type the bit intrinsics take, and as the signed one
+        // `__clz`/`__ffs` declare; no cast where the type already is the one needed.
+        let as_uint = |x: &Rendered| -> String {
+            match t {
+                Scalar::U32 | Scalar::U64 | Scalar::Usize => x.text.clone(),
+                Scalar::I64 => format!("(unsigned long long){}", x.at_least(prec::UNARY)),
+                Scalar::I32 => format!("(unsigned int){}", x.at_least(prec::UNARY)),
+                _ => format!("(unsigned int)({u}){}", x.at_least(prec::UNARY)),
+            }
+        };
+        let as_int = |x: &Rendered| -> String {
+            match t {
+                Scalar::I32 | Scalar::I64 => x.text.clone(),
+                Scalar::U32 => format!("(int){}", x.at_least(prec::UNARY)),
+                Scalar::U64 | Scalar::Usize => format!("(long long){}", x.at_least(prec::UNARY)),
+                _ => format!("(int)(unsigned int)({u}){}", x.at_least(prec::UNARY)),
+            }
+        };
+        match m {
+            Method::Abs => self.helper2("wrapping_abs", t, &[x.text]),
+            Method::Pow => self.helper2("wrapping_pow", t, &[x.text, arg(0)]),
+            Method::RotateLeft => self.helper2("rotate_left", t, &[x.text, arg(0)]),
+            Method::RotateRight => self.helper2("rotate_right", t, &[x.text, arg(0)]),
+            Method::Min | Method::Max => {
+                let f = if m == Method::Min { "min" } else { "max" };
+                if is_narrow(t) {
+                    let r = call(
+                        f,
+                        &[
+                            format!("(int){}", x.at_least(prec::UNARY)),
+                            format!("(int){}", a[0].at_least(prec::UNARY)),
+                        ],
+                    );
+                    Self::cast_text(t, &r)
+                } else {
+                    call(f, &[x.text, arg(0)])
+                }
+            }
+            Method::CountOnes => {
+                let f = if bits == 64 { "__popcll" } else { "__popc" };
+                Self::cast_text(Scalar::U32, &call(f, &[as_uint(&x)]))
+            }
+            Method::LeadingZeros => {
+                let f = if bits == 64 { "__clzll" } else { "__clz" };
+                let c = Self::cast_text(Scalar::U32, &call(f, &[as_int(&x)]));
+                if bits < 32 {
+                    Rendered {
+                        text: format!("{} - {}u", c.text, 32 - bits),
+                        prec: prec::ADDITIVE,
+                        op: Some(BinaryOp::Sub),
+                    }
+                } else {
+                    c
+                }
+            }
+            Method::TrailingZeros => {
+                let f = if bits == 64 { "__ffsll" } else { "__ffs" };
+                Rendered {
+                    text: format!(
+                        "{} == 0 ? {bits}u : (unsigned int)({f}({}) - 1)",
+                        x.at_least(prec::EQUALITY + 1),
+                        as_int(&x)
+                    ),
+                    prec: prec::TERNARY,
+                    op: None,
+                }
+            }
+            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => {
+                let op = match m {
+                    Method::WrappingAdd => BinaryOp::Add,
+                    Method::WrappingSub => BinaryOp::Sub,
+                    _ => BinaryOp::Mul,
+                };
+                let r = a
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| Rendered::atom("0".into()));
+                self.binary(op, t, t, x, r)
+            }
+            Method::Clamp => self.clamp(h, t, x, &a),
+            _ => x,
+        }
+    }
+
+    /// `x.clamp(lo, hi)`: Rust panics when `lo > hi` (or a bound is NaN).
+    fn clamp(&mut self, h: Handle<Expr>, t: Scalar, x: Rendered, a: &[Rendered]) -> Rendered {
+        // Literal bounds in order cannot panic: a plain expression.
+        if let Expr::Method { args, .. } = self.k.exprs.get(h) {
+            let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
+                Expr::Literal(Literal::Int { value, .. }) => Some(*value as f64),
+                Expr::Literal(Literal::Float { digits, .. }) => digits.parse::<f64>().ok(),
+                _ => None,
+            };
+            if let (Some(lo), Some(hi)) = (
+                args.first().and_then(|e| lit(*e)),
+                args.get(1).and_then(|e| lit(*e)),
+            ) {
+                if lo <= hi {
+                    let (l, hh) = (&a[0], &a[1]);
+                    let xv = x.at_least(prec::RELATIONAL + 1);
+                    return Rendered {
+                        text: format!(
+                            "{xv} < {} ? {} : ({xv} > {} ? {} : {})",
+                            l.at_least(prec::RELATIONAL + 1),
+                            l.text,
+                            hh.at_least(prec::RELATIONAL + 1),
+                            hh.text,
+                            x.text
+                        ),
+                        prec: prec::TERNARY,
+                        op: None,
+                    };
+                }
+            }
+        }
+        let message = if t.is_float() {
+            "min > max, or either was NaN"
+        } else {
+            "assertion failed: min <= max"
+        };
+        let site = self.site(FaultKind::Panic(message.into()), self.k.exprs.span(h));
+        self.inline_check = true;
+        let (lo, hi) = (
+            a.first().map_or("0", |r| r.text.as_str()),
+            a.get(1).map_or("0", |r| r.text.as_str()),
+        );
+        Rendered::atom(format!(
+            "cuphase::clamp<{}>({FAULTS}, {}, {lo}, {hi}, {site}u)",
+            c_type(t),
+            x.text
+        ))
+    }
+
+    fn helper2(&mut self, name: &'static str, t: Scalar, args: &[String]) -> Rendered {
+        self.helpers.insert((name, t));
+        Rendered::atom(format!("cuphase::{name}({})", args.join(", ")))
     }
 
     fn if_tail(&mut self, accept: &Block, reject: &Block) {
@@ -923,6 +1153,9 @@ impl<'a> Writer<'a> {
             Expr::Local(l) => !self.k.locals.get(*l).mutable,
             Expr::Load { .. } => false,
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.is_stable(*expr),
+            Expr::Method { receiver, args, .. } => {
+                self.is_stable(*receiver) && args.iter().all(|a| self.is_stable(*a))
+            }
             Expr::Binary { left, right, .. } => self.is_stable(*left) && self.is_stable(*right),
             Expr::AssumeUniform(inner) => self.is_stable(*inner),
             Expr::UniformLoad { .. } => false,
@@ -986,6 +1219,14 @@ impl<'a> Writer<'a> {
             Expr::AssumeUniform(inner) => {
                 let inner = *inner;
                 self.expr(inner)
+            }
+            Expr::Method {
+                method,
+                receiver,
+                args,
+            } => {
+                let (method, receiver, args) = (*method, *receiver, args.clone());
+                self.method(h, method, receiver, &args)
             }
             Expr::UniformLoad { array, index } => {
                 let index = index.clone();

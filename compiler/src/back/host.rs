@@ -146,6 +146,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
                 crate::back::cuda::FaultKind::Div => quote!(Div),
                 crate::back::cuda::FaultKind::Rem => quote!(Rem),
                 crate::back::cuda::FaultKind::ZeroStep => quote!(ZeroStep),
+                crate::back::cuda::FaultKind::Panic(message) => quote!(Panic(#message)),
             };
             quote!(::cuphase::__private::FaultSite { kind: ::cuphase::__private::FaultKind::#kind, line: #l, col: #col })
         });

@@ -334,6 +334,20 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*e);
                 quote_spanned!(span.lo=> let _ = #v;)
             }
+            Stmt::Panic {
+                message,
+                debug_only,
+            } => {
+                let loc = self.loc(span);
+                let fail = quote_spanned! {span.lo=>
+                    return ::core::result::Result::Err(::cuphase::__private::sim::Fault::Panic { message: #message, loc: #loc });
+                };
+                if *debug_only {
+                    quote_spanned!(span.lo=> if cfg!(debug_assertions) { #fail })
+                } else {
+                    fail
+                }
+            }
         }
     }
 
@@ -404,6 +418,29 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*inner);
                 let loc = self.loc(span);
                 quote_spanned!(span.lo=> ::cuphase::__private::sim::assume_uniform(#v, #loc)?)
+            }
+            Expr::Method {
+                method,
+                receiver,
+                args,
+            } => {
+                let rt = self.types.expr(*receiver);
+                let x = self.expr(*receiver);
+                let a: Vec<TokenStream> = args.iter().map(|a| self.expr(*a)).collect();
+                let loc = self.loc(span);
+                let name = Ident::new(method.name(), span.lo);
+                match method {
+                    Method::Clamp => {
+                        let (lo, hi) = (&a[0], &a[1]);
+                        quote_spanned!(span.lo=> ::cuphase::__private::sim::clamp(#x, #lo, #hi, #loc)?)
+                    }
+                    Method::Abs if rt.is_int() => quote_spanned!(span.lo=> (#x).wrapping_abs()),
+                    Method::Pow => quote_spanned!(span.lo=> (#x).wrapping_pow(#(#a),*)),
+                    Method::Min | Method::Max if rt.is_int() => {
+                        quote_spanned!(span.lo=> ::core::cmp::Ord::#name(#x, #(#a),*))
+                    }
+                    _ => quote_spanned!(span.lo=> (#x).#name(#(#a),*)),
+                }
             }
             Expr::UniformLoad { array, index } => {
                 let name = &self.array_names[array.index()];

@@ -55,6 +55,7 @@ enum Check {
     Unary(UnaryOp),
     Binary(BinaryOp),
     Cast(Scalar),
+    Method(Method),
 }
 
 /// Infers and checks the types of a kernel. Errors go to `cx`.
@@ -246,6 +247,38 @@ impl Infer<'_, '_> {
                 let iv = self.ev(inner);
                 self.unify(v, iv, span);
             }
+            Expr::Method {
+                method,
+                receiver,
+                args,
+            } => {
+                let rv = self.ev(receiver);
+                let rspan = self.k.exprs.span(receiver);
+                if method.float_only() {
+                    self.constrain(rv, Class::Float, rspan);
+                }
+                if method.int_only() {
+                    self.constrain(rv, Class::Int { index: false }, rspan);
+                }
+                match method {
+                    Method::CountOnes | Method::LeadingZeros | Method::TrailingZeros => {
+                        self.constrain(v, Class::Known(Scalar::U32), span)
+                    }
+                    _ => self.unify(v, rv, span),
+                }
+                for a in args {
+                    let av = self.ev(a);
+                    let aspan = self.k.exprs.span(a);
+                    match method {
+                        Method::Powi => self.constrain(av, Class::Known(Scalar::I32), aspan),
+                        Method::Pow | Method::RotateLeft | Method::RotateRight => {
+                            self.constrain(av, Class::Known(Scalar::U32), aspan)
+                        }
+                        _ => self.unify(rv, av, aspan),
+                    }
+                }
+                self.checks.push((h, Check::Method(method)));
+            }
             Expr::UniformLoad { array, index } => {
                 let elem = self.k.arrays.get(array).elem;
                 self.constrain(v, Class::Known(elem), span);
@@ -369,6 +402,7 @@ impl Infer<'_, '_> {
             }
             Stmt::Block(b) => self.block(b),
             Stmt::Eval(_)
+            | Stmt::Panic { .. }
             | Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return
@@ -455,6 +489,27 @@ impl Infer<'_, '_> {
                     self.cx.error(
                         span,
                         format!("cannot apply `{}` to type `{t}`", op.symbol()),
+                    );
+                }
+            }
+            Check::Method(m) => {
+                let t = match self.k.exprs.get(h) {
+                    Expr::Method { receiver, .. } => types.expr(*receiver),
+                    _ => types.expr(h),
+                };
+                let ok = if m.float_only() {
+                    t.is_float()
+                } else if m.int_only() {
+                    t.is_int()
+                } else if m == Method::Abs {
+                    t.is_float() || t.is_signed_int()
+                } else {
+                    t != Scalar::Bool
+                };
+                if !ok {
+                    self.cx.error(
+                        span,
+                        format!("no method `{}` on type `{t}` in kernels", m.name()),
                     );
                 }
             }

@@ -296,7 +296,93 @@ impl Lowerer<'_> {
                     self.err(item.src(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
                 }
                 syn::Stmt::Expr(e, _) => self.lower_stmt_expr(e, out),
-                syn::Stmt::Macro(m) => self.unsupported_macro(&m.mac),
+                syn::Stmt::Macro(m) => self.lower_macro(&m.mac, out),
+            }
+        }
+    }
+
+    /// `assert!`, `debug_assert!` and `panic!` with a literal message (or none); other macros
+    /// are not supported.
+    fn lower_macro(&mut self, mac: &syn::Macro, out: &mut Block) {
+        let span = mac.src();
+        let name = mac
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        if !matches!(name.as_str(), "assert" | "debug_assert" | "panic") {
+            self.unsupported_macro(mac);
+            return;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let args: Vec<syn::Expr> = match mac.parse_body_with(parser) {
+            Ok(a) => a.into_iter().collect(),
+            Err(e) => {
+                self.err(
+                    Span::from(e.span()),
+                    format!("cannot read the arguments of `{name}!`: {e}"),
+                );
+                return;
+            }
+        };
+        let (cond, rest) = if name == "panic" {
+            (None, &args[..])
+        } else {
+            match args.split_first() {
+                Some((c, rest)) => (Some(c), rest),
+                None => {
+                    self.err(span, format!("`{name}!` needs a condition"));
+                    return;
+                }
+            }
+        };
+        let message = match rest {
+            [] => match cond {
+                Some(c) => format!("assertion failed: {}", quote::ToTokens::to_token_stream(c)),
+                None => "explicit panic".to_string(),
+            },
+            [syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })] if !s.value().contains('{') => s.value(),
+            _ => {
+                self.cx.push(
+                    Diagnostic::new(
+                        rest[0].src(),
+                        format!("kernels support `{name}!` with a plain string message only"),
+                    )
+                    .note("write the message as a string literal without `{}` placeholders"),
+                );
+                return;
+            }
+        };
+        let panic = Stmt::Panic {
+            message,
+            debug_only: name == "debug_assert",
+        };
+        match cond {
+            None => out.push(panic, span),
+            Some(c) => {
+                let Some(cv) = self.value_or_none(c, out) else {
+                    return;
+                };
+                let not = self.expr(
+                    Expr::Unary {
+                        op: UnaryOp::Not,
+                        expr: cv,
+                    },
+                    c.src(),
+                );
+                let mut fail = Block::default();
+                fail.push(panic, span);
+                out.push(
+                    Stmt::If {
+                        cond: not,
+                        accept: fail,
+                        reject: Block::default(),
+                    },
+                    span,
+                );
             }
         }
     }
@@ -587,7 +673,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Paren(p) => self.lower_stmt_expr(&p.expr, out),
             syn::Expr::Group(g) => self.lower_stmt_expr(&g.expr, out),
-            syn::Expr::Macro(m) => self.unsupported_macro(&m.mac),
+            syn::Expr::Macro(m) => self.lower_macro(&m.mac, out),
             _ => match self.lower_value(e, out) {
                 Value::Expr(v) => out.push(Stmt::Eval(v), span),
                 Value::Diverges | Value::Error => {}
@@ -1567,7 +1653,7 @@ impl Lowerer<'_> {
             syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
                 self.lower_atomic(m, out, true)
             }
-            syn::Expr::MethodCall(m) => self.lower_method(m),
+            syn::Expr::MethodCall(m) => self.lower_method(m, out),
             syn::Expr::Match(mt) => {
                 let tmp = self.temp(span);
                 out.push(
@@ -1632,6 +1718,10 @@ impl Lowerer<'_> {
             }
             syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
                 self.lower_jump(e, out);
+                Value::Diverges
+            }
+            syn::Expr::Macro(m) if m.mac.path.is_ident("panic") => {
+                self.lower_macro(&m.mac, out);
                 Value::Diverges
             }
             syn::Expr::Macro(m) => {
@@ -1813,7 +1903,7 @@ impl Lowerer<'_> {
         Value::Expr(self.expr(Expr::Builtin { builtin, axis }, span))
     }
 
-    fn lower_method(&mut self, m: &syn::ExprMethodCall) -> Value {
+    fn lower_method(&mut self, m: &syn::ExprMethodCall, out: &mut Block) -> Value {
         let span = m.src();
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
@@ -1835,6 +1925,38 @@ impl Lowerer<'_> {
                 "`.len()` is supported on slice parameters",
             );
             return Value::Error;
+        }
+        if let Some(method) = Method::from_name(&m.method.to_string()) {
+            if m.args.len() != method.arity() {
+                self.err(
+                    span,
+                    format!("`{}` takes {} argument(s)", method.name(), method.arity()),
+                );
+                return Value::Error;
+            }
+            if let Some(t) = &m.turbofish {
+                self.err(t.src(), "kernel methods take no type arguments");
+                return Value::Error;
+            }
+            let receiver = match self.lower_value(&m.receiver, out) {
+                Value::Expr(r) => r,
+                other => return other,
+            };
+            let mut args = Vec::new();
+            for a in &m.args {
+                match self.lower_value(a, out) {
+                    Value::Expr(v) => args.push(v),
+                    other => return other,
+                }
+            }
+            return Value::Expr(self.expr(
+                Expr::Method {
+                    method,
+                    receiver,
+                    args,
+                },
+                span,
+            ));
         }
         self.err(
             m.method.src(),

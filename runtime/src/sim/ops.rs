@@ -61,6 +61,40 @@ pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
     a.sim_rem(b, loc)
 }
 
+/// `x.clamp(lo, hi)` with Rust's panic (as a fault) when `lo > hi` or a bound is NaN.
+#[inline]
+pub fn clamp<T: PartialOrd + Copy + ClampMessage>(
+    x: T,
+    lo: T,
+    hi: T,
+    loc: &'static Loc,
+) -> Result<T, Fault> {
+    if !(lo <= hi) {
+        return Err(Fault::Panic {
+            message: T::MESSAGE,
+            loc,
+        });
+    }
+    Ok(if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    })
+}
+
+/// Rust's panic message of `clamp` for a type.
+pub trait ClampMessage {
+    /// The message.
+    const MESSAGE: &'static str;
+}
+macro_rules! clamp_message {
+    ($msg:expr; $($t:ty),*) => {$(impl ClampMessage for $t { const MESSAGE: &'static str = $msg; })*};
+}
+clamp_message!("assertion failed: min <= max"; i8, i16, i32, i64, u8, u16, u32, u64, usize);
+clamp_message!("min > max, or either was NaN"; f32, f64);
+
 /// The bits of a scalar, to compare values across threads.
 pub trait ToBits {
     /// The value's bits, zero-extended.

@@ -25,6 +25,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -91,6 +95,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -98,7 +106,7 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
-// Rust's wrapping integer arithmetic (C's signed overflow is undefined).
+// Rust's integer and float semantics where C's differ.
 namespace cuphase {
 __device__ __forceinline__ int wrapping_add(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
 }  // namespace cuphase
@@ -164,6 +172,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
@@ -255,6 +267,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -329,6 +345,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
@@ -408,6 +428,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -480,6 +504,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
@@ -563,6 +591,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -633,6 +665,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }

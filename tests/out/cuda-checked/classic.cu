@@ -25,6 +25,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -102,6 +106,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
 }
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
+}
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
@@ -173,6 +181,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }
@@ -254,6 +266,10 @@ template <typename T> __device__ __forceinline__ T div(Faults& f, T a, T b, T mi
     if (b == 0) { report(f, site, 0, 0); return 0; }
     if (min != 0 && a == min && b == (T)-1) { report(f, site, 1, 0); return 0; }
     return (T)(a / b);
+}
+template <typename T> __device__ __forceinline__ T clamp(Faults& f, T x, T lo, T hi, unsigned int site) {
+    if (!(lo <= hi)) { report(f, site, 0, 0); return x; }
+    return x < lo ? lo : (x > hi ? hi : x);
 }
 template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T min, unsigned int site) {
     if (b == 0) { report(f, site, 0, 0); return 0; }

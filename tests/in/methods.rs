@@ -1,0 +1,84 @@
+use cuphase::prelude::*;
+
+/// Float methods whose results are correctly rounded on both back ends.
+#[kernel]
+pub fn float_exact(out: &mut [f32], x: f32, y: f32) {
+    if global_idx().x == 0 {
+        out[0] = x.sqrt();
+        out[1] = x.floor();
+        out[2] = x.ceil();
+        out[3] = x.round();
+        out[4] = x.trunc();
+        out[5] = x.mul_add(y, 1.5);
+        out[6] = (-x).abs();
+        out[7] = x.min(y);
+        out[8] = x.max(y);
+        out[9] = x.clamp(-1.0, 1.0);
+        out[10] = x.recip();
+        out[11] = (x - 0.5).round();
+    }
+}
+
+/// Transcendental functions: CUDA's and the host's libm may differ in the last bits.
+#[kernel]
+pub fn float_approx(out: &mut [f64], x: f64, y: f64, n: i32) {
+    if global_idx().x == 0 {
+        out[0] = x.exp();
+        out[1] = x.exp2();
+        out[2] = x.ln();
+        out[3] = x.log2();
+        out[4] = x.log10();
+        out[5] = x.sin();
+        out[6] = x.cos();
+        out[7] = x.tan();
+        out[8] = x.tanh();
+        out[9] = x.powf(y);
+        out[10] = x.powi(n);
+    }
+}
+
+/// Integer methods with Rust's (release-build) meaning.
+#[kernel]
+pub fn int_methods(ints: &mut [i32], uints: &mut [u32], a: i32, b: u32, e: u32) {
+    if global_idx().x == 0 {
+        ints[0] = a.abs();
+        ints[1] = a.min(7);
+        ints[2] = a.max(7);
+        ints[3] = a.pow(e);
+        ints[4] = a.wrapping_mul(a);
+        ints[5] = a.clamp(-5, 5);
+        ints[6] = i32::MIN.abs();
+        uints[0] = b.count_ones();
+        uints[1] = b.leading_zeros();
+        uints[2] = b.trailing_zeros();
+        uints[3] = 0u32.trailing_zeros();
+        uints[4] = 0u32.leading_zeros();
+        uints[5] = b.rotate_left(e);
+        uints[6] = b.rotate_right(e);
+        uints[7] = b.pow(e);
+        uints[8] = b.min(3);
+        uints[9] = b.wrapping_sub(b + 1);
+    }
+}
+
+/// `assert!`, `debug_assert!` and `panic!` become kernel panics.
+#[kernel]
+pub fn asserting(out: &mut [u32], limit: u32) {
+    debug_assert!(limit > 0);
+    let i = global_idx().x;
+    assert!(i < limit, "thread index over the limit");
+    if i == 1000 {
+        panic!("thread 1000 reached");
+    }
+    if i < out.len() as u32 {
+        out[i] = i;
+    }
+}
+
+/// `clamp` with its bounds the wrong way round panics, as in Rust.
+#[kernel]
+pub fn bad_clamp(out: &mut [f32], lo: f32, hi: f32) {
+    if global_idx().x == 0 {
+        out[0] = 0.5f32.clamp(lo, hi);
+    }
+}
