@@ -69,7 +69,8 @@ pub fn clamp<T: PartialOrd + Copy + ClampMessage>(
     hi: T,
     loc: &'static Loc,
 ) -> Result<T, Fault> {
-    if !(lo <= hi) {
+    // False for NaN bounds too, which Rust also rejects.
+    if lo.partial_cmp(&hi).is_none_or(|o| o == std::cmp::Ordering::Greater) {
         return Err(Fault::Panic {
             message: T::MESSAGE,
             loc,
