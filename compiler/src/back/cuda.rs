@@ -886,8 +886,16 @@ impl<'a> Writer<'a> {
         ))
     }
 
+    /// A call of helper `name` for type `t`; the first argument is of type `t`. Narrow-typed
+    /// expressions are `int` in C, so it is cast: overloads must see the exact type.
     fn helper2(&mut self, name: &'static str, t: Scalar, args: &[String]) -> Rendered {
         self.helpers.insert((name, t));
+        let mut args = args.to_vec();
+        if is_narrow(t) {
+            if let Some(first) = args.first_mut() {
+                *first = format!("({})({first})", c_type(t));
+            }
+        }
         Rendered::atom(format!("cuphase::{name}({})", args.join(", ")))
     }
 
@@ -1585,6 +1593,15 @@ fn literal(l: &Literal, t: Scalar) -> Rendered {
             };
             let text = format!("{v}{suffix}");
             let p = if v < 0 { prec::UNARY } else { prec::PRIMARY };
+            // C has no literals of the narrow types: cast, so that overloads see the type.
+            if is_narrow(t) {
+                let inner = if v < 0 { format!("({text})") } else { text };
+                return Rendered {
+                    text: format!("({}){inner}", c_type(t)),
+                    prec: prec::UNARY,
+                    op: None,
+                };
+            }
             Rendered {
                 text,
                 prec: p,

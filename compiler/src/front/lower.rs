@@ -405,6 +405,13 @@ impl Lowerer<'_> {
 
     fn lower_let(&mut self, local: &syn::Local, out: &mut Block) {
         let span = local.src();
+        // `let _ = e;` evaluates `e` and drops it.
+        if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
+            if let Value::Expr(v) = self.lower_value(&init.expr, out) {
+                out.push(Stmt::Eval(v), span);
+            }
+            return;
+        }
         let (ident, mutable, annotated_ty) = match &local.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some(), None)

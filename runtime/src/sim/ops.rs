@@ -70,7 +70,10 @@ pub fn clamp<T: PartialOrd + Copy + ClampMessage>(
     loc: &'static Loc,
 ) -> Result<T, Fault> {
     // False for NaN bounds too, which Rust also rejects.
-    if lo.partial_cmp(&hi).is_none_or(|o| o == std::cmp::Ordering::Greater) {
+    if lo
+        .partial_cmp(&hi)
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
         return Err(Fault::Panic {
             message: T::MESSAGE,
             loc,

@@ -1,0 +1,312 @@
+//! Generates `CUPHASE_FUZZ_KERNELS` (default 2000) random well-formed kernels into
+//! `$OUT_DIR/kernels.rs`, deterministically from `CUPHASE_FUZZ_SEED` (default 1): arithmetic
+//! over every integer width and both float types, casts, selects, methods, `if`, loops, and
+//! shared memory with barriers. Every kernel writes one i64 and one f64 per thread.
+
+use std::fmt::Write as _;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len() as u64) as usize]
+    }
+}
+
+const INTS: &[&str] = &["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
+const FLOATS: &[&str] = &["f32", "f64"];
+
+fn is_float(t: &str) -> bool {
+    t.starts_with('f')
+}
+fn is_signed(t: &str) -> bool {
+    t.starts_with('i')
+}
+fn bits(t: &str) -> u32 {
+    t[1..].parse().unwrap_or(32)
+}
+
+struct Gen {
+    rng: Rng,
+    /// Variables in scope: (name, type).
+    vars: Vec<(String, &'static str)>,
+}
+
+impl Gen {
+    fn literal(&mut self, t: &str) -> String {
+        if is_float(t) {
+            let v =
+                [0.0, 1.0, -1.5, 0.25, 3.0e3, -7.125, 1.0e-3, 65504.0][self.rng.below(8) as usize];
+            return format!("({v:?}{t})");
+        }
+        let b = bits(t);
+        let v: i128 = match self.rng.below(6) {
+            0 => 0,
+            1 => 1,
+            2 => 3,
+            3 => {
+                if is_signed(t) {
+                    -(1i128 << (b - 1))
+                } else {
+                    (1i128 << b) - 1
+                }
+            }
+            4 => {
+                if is_signed(t) {
+                    -1
+                } else {
+                    7
+                }
+            }
+            _ => (self.rng.below(1000) as i128) % (1i128 << (b - 1)),
+        };
+        if v < 0 {
+            format!("({v}{t})")
+        } else {
+            format!("{v}{t}")
+        }
+    }
+
+    fn leaf(&mut self, t: &'static str) -> String {
+        let same: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|(_, vt)| *vt == t)
+            .map(|(n, _)| n.clone())
+            .collect();
+        match self.rng.below(4) {
+            0 if !same.is_empty() => self.rng.pick(&same).clone(),
+            1 => self.literal(t),
+            _ => {
+                let (n, vt) = self.rng.pick(&self.vars).clone();
+                if vt == t {
+                    n
+                } else {
+                    format!("({n} as {t})")
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, t: &'static str, depth: u32) -> String {
+        if depth == 0 || self.rng.below(5) == 0 {
+            return self.leaf(t);
+        }
+        let d = depth - 1;
+        if is_float(t) {
+            match self.rng.below(12) {
+                0..=3 => {
+                    let op = self.rng.pick(&["+", "-", "*", "/", "%"]);
+                    format!("({} {op} {})", self.expr(t, d), self.expr(t, d))
+                }
+                4 => format!("{}.abs()", self.wrap(t, d)),
+                5 => format!("{}.sqrt()", self.wrap(t, d)),
+                6 => format!("{}.floor()", self.wrap(t, d)),
+                7 => format!("{}.min({})", self.wrap(t, d), self.expr(t, d)),
+                8 => format!(
+                    "{}.mul_add({}, {})",
+                    self.wrap(t, d),
+                    self.expr(t, d),
+                    self.expr(t, d)
+                ),
+                9 => {
+                    let from = *self.rng.pick(INTS);
+                    format!("({} as {t})", self.expr(from, d))
+                }
+                10 => format!(
+                    "(if {} {{ {} }} else {{ {} }})",
+                    self.cond(d),
+                    self.expr(t, d),
+                    self.expr(t, d)
+                ),
+                _ => format!("(-{})", self.wrap(t, d)),
+            }
+        } else {
+            match self.rng.below(16) {
+                0..=4 => {
+                    let op = self.rng.pick(&["+", "-", "*", "&", "|", "^"]);
+                    format!("({} {op} {})", self.expr(t, d), self.expr(t, d))
+                }
+                5 => {
+                    let op = self.rng.pick(&["/", "%"]);
+                    // Mostly divisors that cannot be zero; sometimes a raw one (a kernel panic).
+                    if self.rng.below(8) == 0 {
+                        format!("({} {op} {})", self.expr(t, d), self.expr(t, d))
+                    } else {
+                        format!("({} {op} ({} | 1))", self.expr(t, d), self.expr(t, d))
+                    }
+                }
+                6 => {
+                    let op = self.rng.pick(&["<<", ">>"]);
+                    format!("({} {op} {})", self.expr(t, d), self.expr("u32", d))
+                }
+                7 => {
+                    let from = *self.rng.pick(&[
+                        "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64",
+                    ]);
+                    format!("({} as {t})", self.expr(from, d))
+                }
+                8 => format!(
+                    "(if {} {{ {} }} else {{ {} }})",
+                    self.cond(d),
+                    self.expr(t, d),
+                    self.expr(t, d)
+                ),
+                9 => format!("{}.max({})", self.wrap(t, d), self.expr(t, d)),
+                10 => format!("{}.wrapping_mul({})", self.wrap(t, d), self.expr(t, d)),
+                11 => format!("({}.count_ones() as {t})", self.wrap(t, d)),
+                12 => format!("{}.rotate_left({})", self.wrap(t, d), self.expr("u32", d)),
+                13 if is_signed(t) => format!("{}.abs()", self.wrap(t, d)),
+                14 => format!("({}.trailing_zeros() as {t})", self.wrap(t, d)),
+                _ => format!("(!{})", self.wrap(t, d)),
+            }
+        }
+    }
+
+    /// An expression as a method receiver.
+    fn wrap(&mut self, t: &'static str, d: u32) -> String {
+        let e = self.expr(t, d);
+        if e.starts_with('(') {
+            e
+        } else {
+            format!("({e})")
+        }
+    }
+
+    fn cond(&mut self, d: u32) -> String {
+        let t = *self.rng.pick(&["i32", "u32", "f32", "i64", "u8", "f64"]);
+        let op = self.rng.pick(&["<", "<=", "==", "!=", ">", ">="]);
+        format!(
+            "({} {op} {})",
+            self.expr(t, d.min(2)),
+            self.expr(t, d.min(2))
+        )
+    }
+}
+
+fn kernel(g: &mut Gen, i: usize, out: &mut String) {
+    g.vars = vec![
+        ("t".into(), "u32"),
+        ("p".into(), "i32"),
+        ("q".into(), "u32"),
+        ("a".into(), "i64"),
+        ("b".into(), "f32"),
+        ("c".into(), "f64"),
+        ("s".into(), "u8"),
+        ("h".into(), "i16"),
+    ];
+    let mut body = String::new();
+    let lets = 2 + g.rng.below(4);
+    for v in 0..lets {
+        let t: &'static str = if g.rng.below(3) == 0 {
+            *g.rng.pick(FLOATS)
+        } else {
+            *g.rng.pick(INTS)
+        };
+        let e = g.expr(t, 3);
+        let name = format!("v{v}");
+        match g.rng.below(5) {
+            0 => {
+                // A loop accumulating with a uniform trip count.
+                let _ = writeln!(body, "        let mut {name}: {t} = {};", g.literal(t));
+                let step = g.expr(t, 2);
+                let op = if is_float(t) {
+                    "+"
+                } else {
+                    *g.rng.pick(&["+", "^", "|"])
+                };
+                let _ = writeln!(body, "        for k in 0..(q % 5) {{ let kk = k; {name} = {name} {op} {step}; let _ = kk; }}");
+            }
+            1 => {
+                let _ = writeln!(body, "        let mut {name}: {t} = {e};");
+                let c = g.cond(2);
+                let e2 = g.expr(t, 2);
+                let _ = writeln!(body, "        if {c} {{ {name} = {e2}; }}");
+            }
+            _ => {
+                let _ = writeln!(body, "        let {name}: {t} = {e};");
+            }
+        }
+        g.vars.push((name, t));
+    }
+    let ti = *g.rng.pick(INTS);
+    let tf = *g.rng.pick(FLOATS);
+    let ei = g.expr(ti, 3);
+    let ef = g.expr(tf, 3);
+    let shared = g.rng.below(3) == 0;
+    let _ = writeln!(out, "#[kernel]\npub fn k{i}(oi: &mut [i64], of: &mut [f64], xa: &[i64], xb: &[f32], xc: &[f64], p: i32, q: u32) {{");
+    if shared {
+        let _ = writeln!(out, "    let tile = shared::<[i64; 64]>();");
+    }
+    let _ = writeln!(out, "    let t = thread_idx().x;\n    let g = global_idx().x;\n    let n = oi.len() as u32;\n    let gi = if g < n {{ g }} else {{ 0 }};");
+    let _ = writeln!(out, "    let a: i64 = xa[gi];\n    let b: f32 = xb[gi];\n    let c: f64 = xc[gi];\n    let s: u8 = (a as u8) ^ (t as u8);\n    let h: i16 = (p as i16).wrapping_mul(t as i16);");
+    let _ = writeln!(
+        out,
+        "    let mut ri: i64 = 0;\n    let mut rf: f64 = 0.0;\n    {{"
+    );
+    out.push_str(&body);
+    let _ = writeln!(
+        out,
+        "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;\n    }}"
+    );
+    if shared {
+        let _ = writeln!(
+            out,
+            "    if t < 64 {{\n        tile[t] = ri;\n    }}\n    sync_block_threads();"
+        );
+        let _ = writeln!(
+            out,
+            "    let from = if t < 64 {{ tile[(t + 1) % 64] }} else {{ 0 }};\n    ri = ri ^ from;"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "    if g < n {{\n        oi[g] = ri;\n        of[g] = rf;\n    }}\n}}\n"
+    );
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=CUPHASE_FUZZ_KERNELS");
+    println!("cargo:rerun-if-env-changed=CUPHASE_FUZZ_SEED");
+    let n: usize = std::env::var("CUPHASE_FUZZ_KERNELS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let seed: u64 = std::env::var("CUPHASE_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let mut g = Gen {
+        rng: Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+        vars: Vec::new(),
+    };
+    let mut out = String::from("use cuphase::prelude::*;\n\n");
+    for i in 0..n {
+        kernel(&mut g, i, &mut out);
+    }
+    let _ = writeln!(out, "pub type Run = fn(&Device, Launch, &mut Buffer<i64>, &mut Buffer<f64>, &Buffer<i64>, &Buffer<f32>, &Buffer<f64>, i32, u32) -> Result<(), Error>;");
+    let _ = writeln!(
+        out,
+        "pub fn kernels() -> Vec<(&'static str, Run)> {{\n    vec!["
+    );
+    for i in 0..n {
+        let _ = writeln!(out, "        (\"k{i}\", |d, l, oi, of, a, b, c, p, q| k{i}.launch(d, l, oi, of, a, b, c, p, q)),");
+    }
+    let _ = writeln!(out, "    ]\n}}");
+    let _ = writeln!(out, "pub fn sources() -> Vec<&'static str> {{\n    vec![");
+    for i in 0..n {
+        let _ = writeln!(out, "        k{i}.cuda_source(),");
+    }
+    let _ = writeln!(out, "    ]\n}}");
+    let dir = std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into());
+    std::fs::write(format!("{dir}/kernels.rs"), out)
+        .unwrap_or_else(|e| panic!("writing kernels.rs: {e}"));
+}

@@ -1,0 +1,151 @@
+//! Differential testing: every generated kernel (see build.rs) runs on the CPU simulator and on
+//! the GPU with the same random inputs; integer results must be equal, float results equal bit
+//! for bit (NaN equal to NaN), and a kernel that panics must panic on both with the same message
+//! at the same Rust location.
+//!
+//! Build and run on the GPU machine: `cargo build --release --manifest-path fuzz/Cargo.toml`,
+//! then `fuzz/target/release/cuphase-differential`. Without a GPU it runs the simulator only.
+
+#![allow(clippy::too_many_arguments)]
+
+use cuphase::prelude::*;
+use std::process::ExitCode;
+
+mod generated {
+    #![allow(unused_variables, unused_mut, clippy::all)]
+    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+}
+
+const N: usize = 100;
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Values(Vec<i64>, Vec<u64>),
+    Panic(String),
+}
+
+fn run(dev: &Device, k: generated::Run, seed: u64) -> Result<Outcome, Error> {
+    let mut x = seed | 1;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let xa: Vec<i64> = (0..N).map(|_| (rnd() as i64) >> (rnd() % 60)).collect();
+    let xb: Vec<f32> = (0..N)
+        .map(|_| ((rnd() % 20000) as f32 - 10000.0) / 64.0)
+        .collect();
+    let xc: Vec<f64> = (0..N)
+        .map(|_| ((rnd() % 2_000_000) as f64 - 1e6) / 1024.0)
+        .collect();
+    let (p, q) = ((rnd() % 2000) as i32 - 1000, (rnd() % 100) as u32);
+    let (a, b, c) = (dev.upload(&xa)?, dev.upload(&xb)?, dev.upload(&xc)?);
+    let mut oi = dev.zeros::<i64>(N)?;
+    let mut of = dev.zeros::<f64>(N)?;
+    let launched = k(dev, Launch::new(2, 64), &mut oi, &mut of, &a, &b, &c, p, q);
+    let result = launched.and_then(|()| Ok((oi.to_vec()?, of.to_vec()?)));
+    match result {
+        Ok((i, f)) => Ok(Outcome::Values(
+            i,
+            f.iter()
+                .map(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
+                .collect(),
+        )),
+        Err(Error::KernelPanic {
+            message,
+            line,
+            column,
+            ..
+        }) => Ok(Outcome::Panic(format!("{message} at {line}:{column}"))),
+        Err(e) => Err(e),
+    }
+}
+
+fn main() -> ExitCode {
+    let kernels = generated::kernels();
+    let cpu = match Device::cpu() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("differential: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let gpu = match Device::cuda(0) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            println!("differential: no GPU ({e}); running the simulator only");
+            None
+        }
+    };
+    let (mut equal, mut both_panicked, mut mismatches, mut errors) =
+        (0usize, 0usize, 0usize, 0usize);
+    if gpu.is_none() && cuphase::cuda::nvrtc_available() {
+        // No GPU, but NVRTC: at least every kernel's CUDA C must compile.
+        let arch = cuphase::cuda::Arch { major: 9, minor: 0 };
+        let sources = generated::sources();
+        let failed: Vec<String> = sources
+            .iter()
+            .zip(&kernels)
+            .filter_map(|(src, (name, _))| {
+                cuphase::cuda::compile_cuda(src, "fuzz.rs", name, arch, false)
+                    .err()
+                    .map(|e| format!("{name}: {e}"))
+            })
+            .collect();
+        println!(
+            "differential: NVRTC compiled {} of {} kernels for sm_90",
+            sources.len() - failed.len(),
+            sources.len()
+        );
+        for f in failed.iter().take(5) {
+            println!("{f}");
+        }
+        if !failed.is_empty() {
+            return ExitCode::FAILURE;
+        }
+    }
+    for (i, (name, k)) in kernels.iter().enumerate() {
+        let seed = 0x5EED_0000 + i as u64;
+        let on_cpu = run(&cpu, *k, seed);
+        let Some(gpu) = &gpu else {
+            match on_cpu {
+                Ok(_) => equal += 1,
+                Err(e) => {
+                    errors += 1;
+                    println!("{name}: simulator error: {e}");
+                }
+            }
+            continue;
+        };
+        let on_gpu = run(gpu, *k, seed);
+        match (on_cpu, on_gpu) {
+            (Ok(a), Ok(b)) if a == b => {
+                if matches!(a, Outcome::Panic(_)) {
+                    both_panicked += 1;
+                } else {
+                    equal += 1;
+                }
+            }
+            (Ok(a), Ok(b)) => {
+                mismatches += 1;
+                if mismatches <= 10 {
+                    println!("{name}: MISMATCH\n  simulator: {a:?}\n  GPU:       {b:?}");
+                }
+            }
+            (a, b) => {
+                errors += 1;
+                println!("{name}: error: simulator {a:?}, GPU {b:?}");
+            }
+        }
+    }
+    println!(
+        "differential: {} kernels: {equal} equal results, {both_panicked} panicked alike, {mismatches} mismatches, {errors} errors",
+        kernels.len()
+    );
+    if mismatches == 0 && errors == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
