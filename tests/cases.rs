@@ -374,6 +374,15 @@ fn reduce_expected() -> Vec<u64> {
 fn original() -> Vec<Case> {
     vec![
         Case {
+            name: "warp_ids",
+            run: |dev| {
+                let mut out = dev.zeros::<u32>(100)?;
+                methods::warp_ids.launch(dev, Launch::new(2, 64), &mut out)?;
+                Ok(out.to_vec()?.iter().map(|v| u64::from(*v)).collect())
+            },
+            expected: || (0..100u64).map(|g| (g % 64) % 32 + 32_000).collect(),
+        },
+        Case {
             name: "float_exact",
             run: |dev| {
                 let mut out = dev.zeros::<f32>(12)?;

@@ -453,6 +453,10 @@ pub enum Builtin {
     BlockDim,
     GridDim,
     GlobalIdx,
+    /// `lane_id()`: the thread's index in its warp (the axis is unused).
+    LaneId,
+    /// `warp_size()`: 32 (the axis is unused).
+    WarpSize,
 }
 
 /// The component of a `Dim3`.
@@ -727,6 +731,17 @@ impl Method {
     }
 }
 
+/// The scope of a memory fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FenceScope {
+    /// The block (`__threadfence_block`).
+    Block,
+    /// The device (`__threadfence`).
+    Device,
+    /// The system (`__threadfence_system`).
+    System,
+}
+
 /// Read-modify-write operations of atomics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicOp {
@@ -871,6 +886,8 @@ pub enum Stmt {
     Return,
     /// `sync_block_threads()`; the index is into [`Kernel::barriers`].
     Barrier { index: usize },
+    /// `fence_block()`, `fence_device()`, `fence_system()`: memory ordering, no barrier.
+    Fence(FenceScope),
     /// `array.atomic_op(i, v)`: atomically combines element `i` with `value`; the old value
     /// goes to `result` when it is used.
     Atomic {

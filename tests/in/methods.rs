@@ -82,3 +82,16 @@ pub fn bad_clamp(out: &mut [f32], lo: f32, hi: f32) {
         out[0] = 0.5f32.clamp(lo, hi);
     }
 }
+
+/// `lane_id()`, `warp_size()` and the fences.
+#[kernel]
+pub fn warp_ids(out: &mut [u32]) {
+    let g = global_idx().x;
+    let v = lane_id() + warp_size() * 1000;
+    fence_block();
+    fence_device();
+    fence_system();
+    if g < out.len() as u32 {
+        out[g] = v;
+    }
+}

@@ -404,6 +404,8 @@ impl Walker<'_> {
                         let tid = self.tid(a);
                         exact(Affine::var(base).add(&Affine::var(tid)))
                     }
+                    Builtin::LaneId => self.opaque(e, true),
+                    Builtin::WarpSize => exact(Affine::constant(32)),
                 }
             }
             Expr::Len(a) => exact(Affine::var(self.global_sym(
@@ -780,6 +782,7 @@ impl Walker<'_> {
                 self.flush(pend);
                 pend.items.clear();
             }
+            Stmt::Fence(_) => {}
             Stmt::Return | Stmt::Panic { .. } => {
                 self.returned.union(pend);
             }

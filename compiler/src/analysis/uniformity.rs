@@ -191,7 +191,10 @@ impl Analyzer<'_, '_> {
             Expr::Builtin { builtin, axis } => match builtin {
                 Builtin::ThreadIdx => nu(format!("`thread_idx().{}`", axis.name())),
                 Builtin::GlobalIdx => nu(format!("`global_idx().{}`", axis.name())),
-                Builtin::BlockIdx | Builtin::BlockDim | Builtin::GridDim => Uni::Uniform,
+                Builtin::LaneId => nu("`lane_id()`".into()),
+                Builtin::BlockIdx | Builtin::BlockDim | Builtin::GridDim | Builtin::WarpSize => {
+                    Uni::Uniform
+                }
             },
             Expr::Load { array, index } => {
                 let a = self.k.arrays.get(*array);
@@ -408,6 +411,7 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
+            Stmt::Fence(_) => Flow::default(),
             Stmt::Return | Stmt::Panic { .. } => self.jump(Target::Return, span, cf, st),
             Stmt::Break { label } => {
                 let id = self.loop_id(*label);

@@ -656,6 +656,14 @@ impl<'a> Writer<'a> {
                 self.map_to(span);
                 self.line("__syncthreads();");
             }
+            Stmt::Fence(scope) => {
+                self.map_to(span);
+                self.line(match scope {
+                    FenceScope::Block => "__threadfence_block();",
+                    FenceScope::Device => "__threadfence();",
+                    FenceScope::System => "__threadfence_system();",
+                });
+            }
             Stmt::Block(b) => {
                 self.map_to(span);
                 self.line("{");
@@ -1194,6 +1202,13 @@ impl<'a> Writer<'a> {
                         prec: prec::ADDITIVE,
                         op: Some(BinaryOp::Add),
                     },
+                    // Warps are made of consecutive linear thread ids.
+                    Builtin::LaneId => Rendered {
+                        text: "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32u".into(),
+                        prec: prec::MULTIPLICATIVE,
+                        op: Some(BinaryOp::Rem),
+                    },
+                    Builtin::WarpSize => Rendered::atom("32u".into()),
                 }
             }
             Expr::Len(a) => Rendered::atom(self.len_names[a.index()].clone()),

@@ -334,6 +334,11 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*e);
                 quote_spanned!(span.lo=> let _ = #v;)
             }
+            // Simulated memory is sequentially consistent within a block and atomic across
+            // blocks: a fence orders nothing more.
+            Stmt::Fence(_) => {
+                quote_spanned!(span.lo=> ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);)
+            }
             Stmt::Panic {
                 message,
                 debug_only,
@@ -369,6 +374,8 @@ impl<'a> Writer<'a> {
                     Builtin::BlockDim => quote!(__cx.block_dim.#a),
                     Builtin::GridDim => quote!(__cx.grid_dim.#a),
                     Builtin::GlobalIdx => quote!(__cx.global_idx().#a),
+                    Builtin::LaneId => quote!(__cx.lane_id()),
+                    Builtin::WarpSize => quote!(32u32),
                 }
             }
             Expr::Len(a) => {

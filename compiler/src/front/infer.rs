@@ -403,6 +403,7 @@ impl Infer<'_, '_> {
             Stmt::Block(b) => self.block(b),
             Stmt::Eval(_)
             | Stmt::Panic { .. }
+            | Stmt::Fence(_)
             | Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return

@@ -662,6 +662,23 @@ impl Lowerer<'_> {
             syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
                 self.lower_jump(e, out);
             }
+            syn::Expr::Call(c)
+                if ["fence_block", "fence_device", "fence_system"]
+                    .iter()
+                    .any(|f| is_call_of(c, f)) =>
+            {
+                if !c.args.is_empty() {
+                    self.err(c.args.src(), "fences take no arguments");
+                }
+                let scope = if is_call_of(c, "fence_block") {
+                    FenceScope::Block
+                } else if is_call_of(c, "fence_device") {
+                    FenceScope::Device
+                } else {
+                    FenceScope::System
+                };
+                out.push(Stmt::Fence(scope), span);
+            }
             syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
                 if !c.args.is_empty() {
                     self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
@@ -1696,6 +1713,23 @@ impl Lowerer<'_> {
             }
             syn::Expr::Call(c) if is_call_of(c, "uniform_load") => {
                 self.lower_uniform_load(c, out, span)
+            }
+            syn::Expr::Call(c)
+                if c.args.is_empty()
+                    && (is_call_of(c, "lane_id") || is_call_of(c, "warp_size")) =>
+            {
+                let builtin = if is_call_of(c, "lane_id") {
+                    Builtin::LaneId
+                } else {
+                    Builtin::WarpSize
+                };
+                Value::Expr(self.expr(
+                    Expr::Builtin {
+                        builtin,
+                        axis: Axis::X,
+                    },
+                    span,
+                ))
             }
             syn::Expr::Call(c) => {
                 let name = call_name(c);

@@ -176,6 +176,14 @@ impl ThreadCtx {
         }
     }
 
+    /// The thread's index in its warp of 32 consecutive linear thread ids.
+    #[inline(always)]
+    pub fn lane_id(&self) -> u32 {
+        let linear = (self.thread_idx.z * self.block_dim.y + self.thread_idx.y) * self.block_dim.x
+            + self.thread_idx.x;
+        linear % 32
+    }
+
     /// This thread's first index and stride for a loop distribution.
     #[inline(always)]
     pub fn distribution(&self, d: Distribution) -> (u64, u64) {
