@@ -585,7 +585,7 @@ impl CudaBackend {
         func: &CudaFunction,
         mut args: LaunchArgs<'_>,
     ) -> Result<(), Error> {
-        launch.validate_for(info)?;
+        // The generated `launch` has checked the device-independent limits (`validate_for`).
         self.check_limits(info, launch)?;
         if launch.shared_bytes > crate::launch::DEFAULT_SHARED_BYTES {
             // Above 48 KiB of dynamic shared memory a kernel must opt in.
