@@ -18,6 +18,9 @@ fn bits_f32(v: &[f32]) -> Vec<u64> {
 fn bits_i32(v: &[i32]) -> Vec<u64> {
     v.iter().map(|x| *x as u32 as u64).collect()
 }
+fn bits_i64(v: &[i64]) -> Vec<u64> {
+    v.iter().map(|x| *x as u64).collect()
+}
 
 fn reverse_input() -> Vec<f32> {
     (0..4096).map(|i| i as f32 * 0.5).collect()
@@ -370,6 +373,40 @@ fn reduce_expected() -> Vec<u64> {
     bits_f32(&sums)
 }
 
+/// Inputs at the edges of every float-to-integer conversion.
+fn float_edge_inputs() -> (Vec<f32>, Vec<f64>) {
+    let ys = vec![
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -0.99,
+        3.7,
+        -3.7,
+        127.5,
+        -128.9,
+        255.9,
+        300.0,
+        -200.0,
+        65_535.5,
+        70_000.0,
+        2_147_483_647.0,
+        2_147_483_648.0,
+        -2_147_483_649.0,
+        4_294_967_296.0,
+        9.223_372_036_854_776e18,
+        -9.223_372_036_854_776e18,
+        1.844_674_407_370_955_2e19,
+        1e300,
+        -1e300,
+        f64::MIN_POSITIVE,
+    ];
+    let xs = ys.iter().map(|y| *y as f32).collect();
+    (xs, ys)
+}
+
 /// The kernels of the foundation: examples and language features.
 fn original() -> Vec<Case> {
     vec![
@@ -405,6 +442,55 @@ fn original() -> Vec<Case> {
                     x.recip(),
                     (x - 0.5).round(),
                 ])
+            },
+        },
+        Case {
+            name: "float_edges",
+            run: |dev| {
+                let (xs, ys) = float_edge_inputs();
+                let mut out = dev.zeros::<i64>(xs.len() * 16)?;
+                let mut zeros = dev.zeros::<f64>(4)?;
+                let (xs, ys) = (dev.upload(&xs)?, dev.upload(&ys)?);
+                methods::float_edges.launch(
+                    dev,
+                    Launch::new(1, 32),
+                    &mut out,
+                    &mut zeros,
+                    &xs,
+                    &ys,
+                )?;
+                let mut v = bits_i64(&out.to_vec()?);
+                v.extend(zeros.to_vec()?.iter().map(|z| z.to_bits()));
+                Ok(v)
+            },
+            expected: || {
+                let (xs, ys) = float_edge_inputs();
+                let mut v = Vec::new();
+                for (x, y) in xs.iter().zip(&ys) {
+                    let (x, y) = (*x, *y);
+                    v.extend([
+                        (x as i8) as i64,
+                        (x as i16) as i64,
+                        (x as i32) as i64,
+                        x as i64,
+                        (x as u8) as i64,
+                        (x as u16) as i64,
+                        (x as u32) as i64,
+                        (x as u64) as i64,
+                        (y as i8) as i64,
+                        (y as i16) as i64,
+                        (y as i32) as i64,
+                        y as i64,
+                        (y as u8) as i64,
+                        (y as u16) as i64,
+                        (y as u32) as i64,
+                        (y as u64) as i64,
+                    ]);
+                }
+                let mut v = bits_i64(&v);
+                // The GPU's `fmin`/`fmax` order -0.0 below +0.0, and cuphase defines it so.
+                v.extend([-0.0f64, -0.0, 0.0, 0.0].iter().map(|z| z.to_bits()));
+                v
             },
         },
         Case {

@@ -95,3 +95,37 @@ pub fn warp_ids(out: &mut [u32]) {
         out[g] = v;
     }
 }
+
+/// Float-to-integer `as` at the edges (NaN, infinities, out of range, negative to unsigned) and
+/// `min`/`max` of signed zeros: one input per thread, every target type.
+#[kernel]
+pub fn float_edges(out: &mut [i64], zeros: &mut [f64], xs: &[f32], ys: &[f64]) {
+    let i = global_idx().x as usize;
+    if i < xs.len() {
+        let x = xs[i];
+        let y = ys[i];
+        let o = i * 16;
+        out[o] = (x as i8) as i64;
+        out[o + 1] = (x as i16) as i64;
+        out[o + 2] = (x as i32) as i64;
+        out[o + 3] = x as i64;
+        out[o + 4] = (x as u8) as i64;
+        out[o + 5] = (x as u16) as i64;
+        out[o + 6] = (x as u32) as i64;
+        out[o + 7] = (x as u64) as i64;
+        out[o + 8] = (y as i8) as i64;
+        out[o + 9] = (y as i16) as i64;
+        out[o + 10] = (y as i32) as i64;
+        out[o + 11] = y as i64;
+        out[o + 12] = (y as u8) as i64;
+        out[o + 13] = (y as u16) as i64;
+        out[o + 14] = (y as u32) as i64;
+        out[o + 15] = (y as u64) as i64;
+    }
+    if i == 0 {
+        zeros[0] = 0.0f64.min(-0.0);
+        zeros[1] = (-0.0f64).min(0.0);
+        zeros[2] = 0.0f64.max(-0.0);
+        zeros[3] = (-0.0f64).max(0.0);
+    }
+}

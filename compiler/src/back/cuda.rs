@@ -336,6 +336,10 @@ impl<'a> Writer<'a> {
                 // Narrow types are computed in `unsigned int` (C would promote them to `int`).
                 let wt = if is_narrow(*t) { "unsigned int" } else { ut };
                 let bits = t.bits();
+                if let Some(from) = name.strip_suffix("_to") {
+                    let _ = writeln!(head, "{}", float_to_int(from, *t));
+                    continue;
+                }
                 let body = match *name {
                     "wrapping_add" => format!("return ({ct})(({ut})a + ({ut})b);"),
                     "wrapping_sub" => format!("return ({ct})(({ut})a - ({ut})b);"),
@@ -1032,7 +1036,7 @@ impl<'a> Writer<'a> {
             self.convert(r, self.types.expr(st), t)
         });
         // Thread and block ids in the loop's type.
-        let id = |this: &Self, text: &str| -> Rendered {
+        let id = |this: &mut Self, text: &str| -> Rendered {
             this.convert(
                 Rendered {
                     text: text.to_string(),
@@ -1058,11 +1062,15 @@ impl<'a> Writer<'a> {
             Distribution::ThreadsInGrid => (
                 Some(id(self, "blockIdx.x * blockDim.x + threadIdx.x")),
                 Some(Rendered {
-                    text: format!(
-                        "{} * {}",
-                        id(self, "gridDim.x").at_least(prec::MULTIPLICATIVE),
-                        id(self, "blockDim.x").at_least(prec::MULTIPLICATIVE + 1)
-                    ),
+                    text: {
+                        let g = id(self, "gridDim.x");
+                        let b = id(self, "blockDim.x");
+                        format!(
+                            "{} * {}",
+                            g.at_least(prec::MULTIPLICATIVE),
+                            b.at_least(prec::MULTIPLICATIVE + 1)
+                        )
+                    },
                     prec: prec::MULTIPLICATIVE,
                     op: None,
                 }),
@@ -1287,7 +1295,7 @@ impl<'a> Writer<'a> {
     }
 
     /// `r as to`, with Rust's meaning.
-    fn convert(&self, r: Rendered, from: Scalar, to: Scalar) -> Rendered {
+    fn convert(&mut self, r: Rendered, from: Scalar, to: Scalar) -> Rendered {
         if from == to
             || (matches!(from, Scalar::U64 | Scalar::Usize)
                 && matches!(to, Scalar::U64 | Scalar::Usize))
@@ -1295,36 +1303,12 @@ impl<'a> Writer<'a> {
             return r;
         }
         if from.is_float() && to.is_int() {
-            // PTX's cvt.rzi saturates and maps NaN to 0, as Rust's `as` does.
-            let f = if from == Scalar::F32 {
-                "float"
-            } else {
-                "double"
-            };
-            let (intr, narrow) = match to {
-                Scalar::I32 => ("int", None),
-                Scalar::U32 => ("uint", None),
-                Scalar::I64 => ("ll", None),
-                Scalar::U64 | Scalar::Usize => ("ull", None),
-                Scalar::I8 => ("int", Some(("-128", "127"))),
-                Scalar::I16 => ("int", Some(("-32768", "32767"))),
-                Scalar::U8 => ("uint", Some(("0u", "255u"))),
-                _ => ("uint", Some(("0u", "65535u"))),
-            };
-            let call = format!("__{f}2{intr}_rz({})", r.text);
-            return match narrow {
-                None => Rendered::atom(call),
-                Some(("0u", hi)) => Rendered {
-                    text: format!("({})min({call}, {hi})", c_type(to)),
-                    prec: prec::UNARY,
-                    op: None,
-                },
-                Some((lo, hi)) => Rendered {
-                    text: format!("({})max(min({call}, {hi}), {lo})", c_type(to)),
-                    prec: prec::UNARY,
-                    op: None,
-                },
-            };
+            // Rust's `as` saturates and maps NaN to 0; NVVM's conversions leave NaN and
+            // out-of-range inputs undefined (NaN came back as `INT_MIN` on sm_90), so a helper
+            // spells the rule out.
+            let name = if from == Scalar::F32 { "f32_to" } else { "f64_to" };
+            self.helpers.insert((name, to));
+            return Rendered::atom(format!("cuphase::{name}_{}({})", to.rust_name(), r.text));
         }
         Self::cast_text(to, &r)
     }
@@ -1544,6 +1528,49 @@ impl<'a> Writer<'a> {
             }
         }
     }
+}
+
+/// The helper behind a float-to-integer `as`: NaN to 0, saturation at the target's bounds,
+/// truncation toward zero in between. Each bound, written as a float, rounds to the first value
+/// outside the range (or is exact), so the comparisons need no care about rounding.
+fn float_to_int(from: &str, to: Scalar) -> String {
+    let (f, fsuf, conv) = if from == "f32" {
+        ("float", "f", "float")
+    } else {
+        ("double", "", "double")
+    };
+    let (lo, lo_c, hi, hi_c, intr) = match to {
+        Scalar::I8 => ("-128", "-128", "127", "127", "int"),
+        Scalar::I16 => ("-32768", "-32768", "32767", "32767", "int"),
+        Scalar::I32 => ("-2147483648", "-2147483647 - 1", "2147483647", "2147483647", "int"),
+        Scalar::I64 => (
+            "-9223372036854775808",
+            "-9223372036854775807LL - 1",
+            "9223372036854775807",
+            "9223372036854775807LL",
+            "ll",
+        ),
+        Scalar::U8 => ("0", "0", "255", "255", "uint"),
+        Scalar::U16 => ("0", "0", "65535", "65535", "uint"),
+        Scalar::U32 => ("0", "0u", "4294967295", "4294967295u", "uint"),
+        _ => (
+            "0",
+            "0ull",
+            "18446744073709551615",
+            "18446744073709551615ull",
+            "ull",
+        ),
+    };
+    let ct = c_type(to);
+    let convert = if is_narrow(to) {
+        format!("({ct})__{conv}2{intr}_rz(a)")
+    } else {
+        format!("__{conv}2{intr}_rz(a)")
+    };
+    format!(
+        "__device__ __forceinline__ {ct} {from}_to_{}({f} a) {{ return a != a ? 0 : a <= {lo}.0{fsuf} ? {lo_c} : a >= {hi}.0{fsuf} ? {hi_c} : {convert}; }}",
+        to.rust_name()
+    )
 }
 
 fn unsigned_of(t: Scalar) -> Scalar {

@@ -446,6 +446,12 @@ impl<'a> Writer<'a> {
                     Method::Min | Method::Max if rt.is_int() => {
                         quote_spanned!(span.lo=> ::core::cmp::Ord::#name(#x, #(#a),*))
                     }
+                    Method::Min => {
+                        quote_spanned!(span.lo=> ::cuphase::__private::sim::fmin(#x, #(#a),*))
+                    }
+                    Method::Max => {
+                        quote_spanned!(span.lo=> ::cuphase::__private::sim::fmax(#x, #(#a),*))
+                    }
                     _ => quote_spanned!(span.lo=> (#x).#name(#(#a),*)),
                 }
             }

@@ -17,7 +17,10 @@ pub mod race;
 
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
-pub use ops::{clamp, div, range, rem, step_of, Distribution, SimDiv, SimInt, StepRange, ToBits};
+pub use ops::{
+    clamp, div, fmax, fmin, range, rem, step_of, Distribution, SimDiv, SimInt, SimMinMax, StepRange,
+    ToBits,
+};
 pub use race::assume_uniform;
 
 use crate::error::{Error, RaceSite};

@@ -61,6 +61,55 @@ pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
     a.sim_rem(b, loc)
 }
 
+/// `f32`/`f64` `min` and `max` as the GPU computes them.
+///
+/// Rust leaves the sign of `0.0.min(-0.0)` unspecified (it follows the host's libm); CUDA's
+/// `fmin`/`fmax` order `-0.0` below `+0.0`, as IEEE 754-2019 `minimumNumber` does. The simulator
+/// takes the GPU's answer so both backends agree bit for bit. A NaN operand yields the other
+/// operand on both.
+pub trait SimMinMax: Copy {
+    /// `self.min(other)`, `-0.0` below `+0.0`.
+    fn sim_min(self, other: Self) -> Self;
+    /// `self.max(other)`, `+0.0` above `-0.0`.
+    fn sim_max(self, other: Self) -> Self;
+}
+
+macro_rules! float_min_max {
+    ($($t:ty),*) => {$(
+        impl SimMinMax for $t {
+            #[inline(always)]
+            fn sim_min(self, other: Self) -> Self {
+                if self == 0.0 && other == 0.0 {
+                    if self.is_sign_negative() { self } else { other }
+                } else {
+                    self.min(other)
+                }
+            }
+            #[inline(always)]
+            fn sim_max(self, other: Self) -> Self {
+                if self == 0.0 && other == 0.0 {
+                    if self.is_sign_positive() { self } else { other }
+                } else {
+                    self.max(other)
+                }
+            }
+        }
+    )*};
+}
+float_min_max!(f32, f64);
+
+/// Float `a.min(b)` with the GPU's ordering of signed zeros (see [`SimMinMax`]).
+#[inline(always)]
+pub fn fmin<T: SimMinMax>(a: T, b: T) -> T {
+    a.sim_min(b)
+}
+
+/// Float `a.max(b)` with the GPU's ordering of signed zeros (see [`SimMinMax`]).
+#[inline(always)]
+pub fn fmax<T: SimMinMax>(a: T, b: T) -> T {
+    a.sim_max(b)
+}
+
 /// `x.clamp(lo, hi)` with Rust's panic (as a fault) when `lo > hi` or a bound is NaN.
 #[inline]
 pub fn clamp<T: PartialOrd + Copy + ClampMessage>(

@@ -38,6 +38,8 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 
 // Rust's integer and float semantics where C's differ.
 namespace cuphase {
+__device__ __forceinline__ int f32_to_i32(float a) { return a != a ? 0 : a <= -2147483648.0f ? -2147483647 - 1 : a >= 2147483647.0f ? 2147483647 : __float2int_rz(a); }
+__device__ __forceinline__ unsigned int f32_to_u32(float a) { return a != a ? 0 : a <= 0.0f ? 0u : a >= 4294967295.0f ? 4294967295u : __float2uint_rz(a); }
 __device__ __forceinline__ int wrapping_add(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
 __device__ __forceinline__ int wrapping_mul(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }
 __device__ __forceinline__ int wrapping_neg(int a) { return (int)(0 - (unsigned int)a); }
@@ -81,13 +83,13 @@ extern "C" __global__ void arithmetic(
         ints[5u] = cuphase::wrapping_add(a / 7, a % 7);
         if ((unsigned long long)6u >= ints_len) { cuphase::report(cuphase_faults, 6u, (unsigned long long)6u, ints_len); return; }
 #line 22 "tests/in/arithmetic.rs"
-        ints[6u] = __float2int_rz(x);
+        ints[6u] = cuphase::f32_to_i32(x);
         if ((unsigned long long)7u >= ints_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)7u, ints_len); return; }
 #line 23 "tests/in/arithmetic.rs"
-        ints[7u] = __float2int_rz(x * 1e10f);
+        ints[7u] = cuphase::f32_to_i32(x * 1e10f);
         if ((unsigned long long)8u >= ints_len) { cuphase::report(cuphase_faults, 8u, (unsigned long long)8u, ints_len); return; }
 #line 24 "tests/in/arithmetic.rs"
-        ints[8u] = __float2int_rz(-x * 1e10f);
+        ints[8u] = cuphase::f32_to_i32(-x * 1e10f);
         if ((unsigned long long)9u >= ints_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)9u, ints_len); return; }
 #line 25 "tests/in/arithmetic.rs"
         ints[9u] = (~a ^ (a & 255)) | 3;
@@ -102,10 +104,10 @@ extern "C" __global__ void arithmetic(
         uints[2u] = b >> ((shift + 1u) & 31u);
         if ((unsigned long long)3u >= uints_len) { cuphase::report(cuphase_faults, 13u, (unsigned long long)3u, uints_len); return; }
 #line 29 "tests/in/arithmetic.rs"
-        uints[3u] = __float2uint_rz(-x);
+        uints[3u] = cuphase::f32_to_u32(-x);
         if ((unsigned long long)4u >= uints_len) { cuphase::report(cuphase_faults, 14u, (unsigned long long)4u, uints_len); return; }
 #line 30 "tests/in/arithmetic.rs"
-        uints[4u] = __float2uint_rz(x * 1e10f);
+        uints[4u] = cuphase::f32_to_u32(x * 1e10f);
         if ((unsigned long long)5u >= uints_len) { cuphase::report(cuphase_faults, 15u, (unsigned long long)5u, uints_len); return; }
 #line 31 "tests/in/arithmetic.rs"
         uints[5u] = cuphase::rem<unsigned int>(cuphase_faults, (unsigned int)a, b | 1u, 0, 16u);

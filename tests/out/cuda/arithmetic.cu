@@ -38,6 +38,8 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 
 // Rust's integer and float semantics where C's differ.
 namespace cuphase {
+__device__ __forceinline__ int f32_to_i32(float a) { return a != a ? 0 : a <= -2147483648.0f ? -2147483647 - 1 : a >= 2147483647.0f ? 2147483647 : __float2int_rz(a); }
+__device__ __forceinline__ unsigned int f32_to_u32(float a) { return a != a ? 0 : a <= 0.0f ? 0u : a >= 4294967295.0f ? 4294967295u : __float2uint_rz(a); }
 __device__ __forceinline__ int wrapping_add(int a, int b) { return (int)((unsigned int)a + (unsigned int)b); }
 __device__ __forceinline__ int wrapping_mul(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }
 __device__ __forceinline__ int wrapping_neg(int a) { return (int)(0 - (unsigned int)a); }
@@ -67,15 +69,15 @@ extern "C" __global__ void arithmetic(
         ints[3u] = (int)((unsigned int)a << (shift & 31u));
         ints[4u] = a >> (shift & 31u);
         ints[5u] = cuphase::wrapping_add(a / 7, a % 7);
-        ints[6u] = __float2int_rz(x);
-        ints[7u] = __float2int_rz(x * 1e10f);
-        ints[8u] = __float2int_rz(-x * 1e10f);
+        ints[6u] = cuphase::f32_to_i32(x);
+        ints[7u] = cuphase::f32_to_i32(x * 1e10f);
+        ints[8u] = cuphase::f32_to_i32(-x * 1e10f);
         ints[9u] = (~a ^ (a & 255)) | 3;
         uints[0u] = b - 10u;
         uints[1u] = b << (shift & 31u);
         uints[2u] = b >> ((shift + 1u) & 31u);
-        uints[3u] = __float2uint_rz(-x);
-        uints[4u] = __float2uint_rz(x * 1e10f);
+        uints[3u] = cuphase::f32_to_u32(-x);
+        uints[4u] = cuphase::f32_to_u32(x * 1e10f);
         uints[5u] = cuphase::rem<unsigned int>(cuphase_faults, (unsigned int)a, b | 1u, 0, 0u);
 #line 31 "tests/in/arithmetic.rs"
         if (cuphase_faults.hit) return;
