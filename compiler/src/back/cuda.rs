@@ -1306,7 +1306,11 @@ impl<'a> Writer<'a> {
             // Rust's `as` saturates and maps NaN to 0; NVVM's conversions leave NaN and
             // out-of-range inputs undefined (NaN came back as `INT_MIN` on sm_90), so a helper
             // spells the rule out.
-            let name = if from == Scalar::F32 { "f32_to" } else { "f64_to" };
+            let name = if from == Scalar::F32 {
+                "f32_to"
+            } else {
+                "f64_to"
+            };
             self.helpers.insert((name, to));
             return Rendered::atom(format!("cuphase::{name}_{}({})", to.rust_name(), r.text));
         }
@@ -1542,7 +1546,13 @@ fn float_to_int(from: &str, to: Scalar) -> String {
     let (lo, lo_c, hi, hi_c, intr) = match to {
         Scalar::I8 => ("-128", "-128", "127", "127", "int"),
         Scalar::I16 => ("-32768", "-32768", "32767", "32767", "int"),
-        Scalar::I32 => ("-2147483648", "-2147483647 - 1", "2147483647", "2147483647", "int"),
+        Scalar::I32 => (
+            "-2147483648",
+            "-2147483647 - 1",
+            "2147483647",
+            "2147483647",
+            "int",
+        ),
         Scalar::I64 => (
             "-9223372036854775808",
             "-9223372036854775807LL - 1",

@@ -18,8 +18,8 @@ pub mod race;
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
 pub use ops::{
-    clamp, div, fmax, fmin, range, rem, step_of, Distribution, SimDiv, SimInt, SimMinMax, StepRange,
-    ToBits,
+    clamp, div, fmax, fmin, range, rem, step_of, Distribution, SimDiv, SimInt, SimMinMax,
+    StepRange, ToBits,
 };
 pub use race::assume_uniform;
 
