@@ -358,6 +358,16 @@ impl<'a> Writer<'a> {
                     "powi" => format!(
                         "{ct} r = 1; bool recip = n < 0; unsigned int e = recip ? 0u - (unsigned int)n : (unsigned int)n; for (;;) {{ if (e & 1u) r *= a; e >>= 1; if (e == 0) break; a *= a; }} return recip ? 1 / r : r;"
                     ),
+                    // `fmin`/`fmax` with -0.0 ordered below +0.0, which neither the instruction
+                    // nor NVVM's constant folding promises on its own.
+                    "fmin" => format!(
+                        "return a == b ? (signbit(a) ? a : b) : ::{}(a, b);",
+                        if *t == Scalar::F32 { "fminf" } else { "fmin" }
+                    ),
+                    "fmax" => format!(
+                        "return a == b ? (signbit(a) ? b : a) : ::{}(a, b);",
+                        if *t == Scalar::F32 { "fmaxf" } else { "fmax" }
+                    ),
                     _ => format!("return ({ct})(0 - ({ut})a);"),
                 };
                 let params = match *name {
@@ -747,8 +757,14 @@ impl<'a> Writer<'a> {
                 Method::Trunc => call(&libm("trunc"), &[x.text]),
                 Method::MulAdd => call(&libm("fma"), &[x.text, arg(0), arg(1)]),
                 Method::Abs => call(&libm("fabs"), &[x.text]),
-                Method::Min => call(&libm("fmin"), &[x.text, arg(0)]),
-                Method::Max => call(&libm("fmax"), &[x.text, arg(0)]),
+                Method::Min => {
+                    let y = a[0].clone();
+                    self.helper("fmin", t, &[&x, &y])
+                }
+                Method::Max => {
+                    let y = a[0].clone();
+                    self.helper("fmax", t, &[&x, &y])
+                }
                 Method::Recip => Rendered {
                     text: format!(
                         "{} / {}",

@@ -63,10 +63,10 @@ pub fn rem<T: SimDiv>(a: T, b: T, loc: &'static Loc) -> Result<T, Fault> {
 
 /// `f32`/`f64` `min` and `max` as the GPU computes them.
 ///
-/// Rust leaves the sign of `0.0.min(-0.0)` unspecified (it follows the host's libm); CUDA's
-/// `fmin`/`fmax` order `-0.0` below `+0.0`, as IEEE 754-2019 `minimumNumber` does. The simulator
-/// takes the GPU's answer so both backends agree bit for bit. A NaN operand yields the other
-/// operand on both.
+/// Rust leaves the sign of `0.0.min(-0.0)` unspecified, and so does CUDA (the instruction and
+/// NVVM's constant folding disagree). cuphase defines it: `-0.0` is below `+0.0`, as in
+/// IEEE 754-2019 `minimumNumber`, and both back ends implement that, so they agree bit for bit.
+/// A NaN operand yields the other operand on both.
 pub trait SimMinMax: Copy {
     /// `self.min(other)`, `-0.0` below `+0.0`.
     fn sim_min(self, other: Self) -> Self;

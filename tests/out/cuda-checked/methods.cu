@@ -36,6 +36,12 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
+// Rust's integer and float semantics where C's differ.
+namespace cuphase {
+__device__ __forceinline__ float fmax(float a, float b) { return a == b ? (signbit(a) ? b : a) : ::fmaxf(a, b); }
+__device__ __forceinline__ float fmin(float a, float b) { return a == b ? (signbit(a) ? a : b) : ::fminf(a, b); }
+}  // namespace cuphase
+
 #line 5 "tests/in/methods.rs"
 extern "C" __global__ void float_exact(
     float* __restrict__ out,
@@ -70,10 +76,10 @@ extern "C" __global__ void float_exact(
         out[6u] = fabsf(-x);
         if ((unsigned long long)7u >= out_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)7u, out_len); return; }
 #line 14 "tests/in/methods.rs"
-        out[7u] = fminf(x, y);
+        out[7u] = cuphase::fmin(x, y);
         if ((unsigned long long)8u >= out_len) { cuphase::report(cuphase_faults, 8u, (unsigned long long)8u, out_len); return; }
 #line 15 "tests/in/methods.rs"
-        out[8u] = fmaxf(x, y);
+        out[8u] = cuphase::fmax(x, y);
         if ((unsigned long long)9u >= out_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)9u, out_len); return; }
 #line 16 "tests/in/methods.rs"
         out[9u] = cuphase::clamp<float>(cuphase_faults, x, -1.0f, 1.0f, 10u);
@@ -534,6 +540,8 @@ __device__ __forceinline__ unsigned char f64_to_u8(double a) { return a != a ? 0
 __device__ __forceinline__ unsigned short f64_to_u16(double a) { return a != a ? 0 : a <= 0.0 ? 0 : a >= 65535.0 ? 65535 : (unsigned short)__double2uint_rz(a); }
 __device__ __forceinline__ unsigned int f64_to_u32(double a) { return a != a ? 0 : a <= 0.0 ? 0u : a >= 4294967295.0 ? 4294967295u : __double2uint_rz(a); }
 __device__ __forceinline__ unsigned long long f64_to_u64(double a) { return a != a ? 0 : a <= 0.0 ? 0ull : a >= 18446744073709551615.0 ? 18446744073709551615ull : __double2ull_rz(a); }
+__device__ __forceinline__ double fmax(double a, double b) { return a == b ? (signbit(a) ? b : a) : ::fmax(a, b); }
+__device__ __forceinline__ double fmin(double a, double b) { return a == b ? (signbit(a) ? a : b) : ::fmin(a, b); }
 }  // namespace cuphase
 
 #line 102 "tests/in/methods.rs"
@@ -611,15 +619,15 @@ extern "C" __global__ void float_edges(
     if (i == 0ull) {
         if ((unsigned long long)0u >= zeros_len) { cuphase::report(cuphase_faults, 18u, (unsigned long long)0u, zeros_len); return; }
 #line 126 "tests/in/methods.rs"
-        zeros[0u] = fmin(0.0, -0.0);
+        zeros[0u] = cuphase::fmin(0.0, -0.0);
         if ((unsigned long long)1u >= zeros_len) { cuphase::report(cuphase_faults, 19u, (unsigned long long)1u, zeros_len); return; }
 #line 127 "tests/in/methods.rs"
-        zeros[1u] = fmin(-0.0, 0.0);
+        zeros[1u] = cuphase::fmin(-0.0, 0.0);
         if ((unsigned long long)2u >= zeros_len) { cuphase::report(cuphase_faults, 20u, (unsigned long long)2u, zeros_len); return; }
 #line 128 "tests/in/methods.rs"
-        zeros[2u] = fmax(0.0, -0.0);
+        zeros[2u] = cuphase::fmax(0.0, -0.0);
         if ((unsigned long long)3u >= zeros_len) { cuphase::report(cuphase_faults, 21u, (unsigned long long)3u, zeros_len); return; }
 #line 129 "tests/in/methods.rs"
-        zeros[3u] = fmax(-0.0, 0.0);
+        zeros[3u] = cuphase::fmax(-0.0, 0.0);
     }
 }
