@@ -5,7 +5,7 @@ use cuphase::prelude::*;
 fn k(out: &mut [f32], n: u32) {
     let i = thread_idx().x;
     println!("{}", i);
-    let v = out[i].sqrt();
+    let v = out[i].to_degrees();
     n = 3;
 }
 
