@@ -198,6 +198,7 @@ fn run_histogram(dev: &Device, k: HistogramKernel) -> Result<Vec<u64>, Error> {
 pub fn all() -> Vec<Case> {
     let mut cases = classic();
     cases.extend(original());
+    cases.extend(crate::edges::cases());
     cases
 }
 

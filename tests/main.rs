@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod cases;
+mod edges;
 mod gpu;
 mod kernels;
 mod nvrtc;

@@ -25,7 +25,10 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
     }
     let version = nvrtc_version().expect("NVRTC version");
     let mut compiled = 0;
-    for (name, source) in kernels::all_sources() {
+    for (name, source) in kernels::all_sources()
+        .into_iter()
+        .chain(crate::edges::sources())
+    {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
                 .unwrap_or_else(|e| panic!("{name} for sm_{}: {e}\n{source}", arch.number()));
@@ -48,7 +51,10 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         "NVRTC {}.{}: {compiled} kernel/architecture pairs compiled with no warnings",
         version.0, version.1
     );
-    assert_eq!(compiled, 2 * kernels::all_sources().len());
+    assert_eq!(
+        compiled,
+        2 * (kernels::all_sources().len() + crate::edges::sources().len())
+    );
 }
 
 #[test]
