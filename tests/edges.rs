@@ -1,6 +1,7 @@
-//! Table-driven semantics: every integer operator and method, for every integer type, over all
-//! pairs of edge values, compared with rustc's own result on the host. The cases join
-//! `cases::all()`, so they run on the simulator here and on the GPU against the simulator.
+//! Table-driven semantics: every integer operator and method, for every integer type, and the
+//! correctly rounded float ones for f32 and f64, over all pairs of edge values, compared with
+//! rustc's own result on the host. The cases join `cases::all()`, so they run on the simulator
+//! here and on the GPU against the simulator.
 
 use crate::cases::Case;
 use cuphase::prelude::*;
@@ -233,6 +234,164 @@ int_table!(
     ]
 );
 
+/// NaN payloads and signs are not Rust's to promise (nor CUDA's): every NaN compares as one.
+fn canonical(bits: u64, nan: bool) -> u64 {
+    if nan {
+        u64::MAX
+    } else {
+        bits
+    }
+}
+
+/// `min`/`max` as cuphase defines them (Rust leaves the sign of a zero result open).
+fn zero_aware<T: Copy + PartialEq + Default>(
+    x: T,
+    y: T,
+    negative: fn(T) -> bool,
+    pick: fn(T, T) -> T,
+    min: bool,
+) -> T {
+    if x == T::default() && y == T::default() {
+        if negative(x) == min {
+            x
+        } else {
+            y
+        }
+    } else {
+        pick(x, y)
+    }
+}
+
+macro_rules! float_table {
+    ($kernel:ident, $case:ident, $t:ident, [$($edge:expr),* $(,)?]) => {
+        /// The correctly rounded float operators and methods on a pair of inputs per thread.
+        #[kernel]
+        pub fn $kernel(out: &mut [$t], xs: &[$t], ys: &[$t]) {
+            let i = global_idx().x;
+            if i < xs.len() as u32 {
+                let x = xs[i];
+                let y = ys[i];
+                let o = i * 16;
+                out[o] = x + y;
+                out[o + 1] = x - y;
+                out[o + 2] = x * y;
+                out[o + 3] = x / y;
+                out[o + 4] = x % y;
+                out[o + 5] = x.min(y);
+                out[o + 6] = x.max(y);
+                out[o + 7] = x.mul_add(y, x);
+                out[o + 8] = x.sqrt();
+                out[o + 9] = x.floor();
+                out[o + 10] = x.ceil();
+                out[o + 11] = x.round();
+                out[o + 12] = x.trunc();
+                out[o + 13] = (-x).abs();
+                out[o + 14] = x.recip();
+                out[o + 15] = ((x < y) as u32 + (x == y) as u32 * 2 + (x >= y) as u32 * 4) as $t;
+            }
+        }
+
+        /// The case: all pairs of the edge values, expected from the host's arithmetic.
+        pub fn $case() -> Case {
+            fn pairs() -> (Vec<$t>, Vec<$t>) {
+                let edges: Vec<$t> = vec![$($edge),*];
+                let mut xs = Vec::new();
+                let mut ys = Vec::new();
+                for x in &edges {
+                    for y in &edges {
+                        xs.push(*x);
+                        ys.push(*y);
+                    }
+                }
+                (xs, ys)
+            }
+            Case {
+                name: stringify!($kernel),
+                run: |dev| {
+                    let (xs, ys) = pairs();
+                    let n = xs.len();
+                    let mut out = dev.zeros::<$t>(n * OPS)?;
+                    let (xs, ys) = (dev.upload(&xs)?, dev.upload(&ys)?);
+                    $kernel.launch(dev, Launch::cover(n, 64), &mut out, &xs, &ys)?;
+                    Ok(out.to_vec()?.iter().map(|v| canonical(u64::from(v.to_bits()), v.is_nan())).collect())
+                },
+                expected: || {
+                    let (xs, ys) = pairs();
+                    let mut v = Vec::new();
+                    for (x, y) in xs.iter().zip(&ys) {
+                        let (x, y) = (*x, *y);
+                        let r: [$t; OPS] = [
+                            x + y,
+                            x - y,
+                            x * y,
+                            x / y,
+                            x % y,
+                            zero_aware(x, y, $t::is_sign_negative, $t::min, true),
+                            zero_aware(x, y, $t::is_sign_negative, $t::max, false),
+                            x.mul_add(y, x),
+                            x.sqrt(),
+                            x.floor(),
+                            x.ceil(),
+                            x.round(),
+                            x.trunc(),
+                            (-x).abs(),
+                            1.0 / x,
+                            ((x < y) as u32 + (x == y) as u32 * 2 + (x >= y) as u32 * 4) as $t,
+                        ];
+                        v.extend(r.iter().map(|r| canonical(u64::from(r.to_bits()), r.is_nan())));
+                    }
+                    v
+                },
+            }
+        }
+    };
+}
+
+float_table!(
+    f32_table,
+    f32_case,
+    f32,
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.5,
+        3.7,
+        1e30,
+        -1e-30,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        1e-40,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN
+    ]
+);
+float_table!(
+    f64_table,
+    f64_case,
+    f64,
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -2.5,
+        3.7,
+        1e300,
+        -1e-300,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        1e-310,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN
+    ]
+);
+
 /// The integer tables as cases.
 pub fn cases() -> Vec<Case> {
     vec![
@@ -244,6 +403,8 @@ pub fn cases() -> Vec<Case> {
         u32_case(),
         i64_case(),
         u64_case(),
+        f32_case(),
+        f64_case(),
     ]
 }
 
@@ -258,5 +419,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (u32_table.name(), u32_table.cuda_source()),
         (i64_table.name(), i64_table.cuda_source()),
         (u64_table.name(), u64_table.cuda_source()),
+        (f32_table.name(), f32_table.cuda_source()),
+        (f64_table.name(), f64_table.cuda_source()),
     ]
 }
