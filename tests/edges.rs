@@ -41,16 +41,7 @@ macro_rules! int_table {
         /// The case: all pairs of the edge values, expected from the host's arithmetic.
         pub fn $case() -> Case {
             fn pairs() -> (Vec<$t>, Vec<$t>) {
-                let edges: Vec<$t> = vec![$($edge),*];
-                let mut xs = Vec::new();
-                let mut ys = Vec::new();
-                for x in &edges {
-                    for y in &edges {
-                        xs.push(*x);
-                        ys.push(*y);
-                    }
-                }
-                (xs, ys)
+                all_pairs(&[$($edge),*])
             }
             Case {
                 name: stringify!($kernel),
@@ -234,6 +225,16 @@ int_table!(
     ]
 );
 
+/// Every ordered pair of the edge values, as two columns.
+fn all_pairs<T: Copy>(edges: &[T]) -> (Vec<T>, Vec<T>) {
+    let xs = edges
+        .iter()
+        .flat_map(|x| edges.iter().map(move |_| *x))
+        .collect();
+    let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    (xs, ys)
+}
+
 /// NaN payloads and signs are not Rust's to promise (nor CUDA's): every NaN compares as one.
 fn canonical(bits: u64, nan: bool) -> u64 {
     if nan {
@@ -294,16 +295,7 @@ macro_rules! float_table {
         /// The case: all pairs of the edge values, expected from the host's arithmetic.
         pub fn $case() -> Case {
             fn pairs() -> (Vec<$t>, Vec<$t>) {
-                let edges: Vec<$t> = vec![$($edge),*];
-                let mut xs = Vec::new();
-                let mut ys = Vec::new();
-                for x in &edges {
-                    for y in &edges {
-                        xs.push(*x);
-                        ys.push(*y);
-                    }
-                }
-                (xs, ys)
+                all_pairs(&[$($edge),*])
             }
             Case {
                 name: stringify!($kernel),
