@@ -115,13 +115,28 @@ fn type_to_scalar(ty: &syn::Type) -> Option<Scalar> {
     }
 }
 
+/// A type as the user wrote it, near enough: the token stream without the spaces it puts around
+/// `::`, `<`, `>`, `&` and before `,` and `;`.
+fn type_text(ty: &syn::Type) -> String {
+    let mut text = quote::ToTokens::to_token_stream(ty).to_string();
+    for (from, to) in [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" < ", "<"),
+        (" >", ">"),
+        ("& ", "&"),
+        (" ,", ","),
+        (" ;", ";"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
+}
+
 fn unsupported_type(ty: &syn::Type) -> Diagnostic {
     Diagnostic::new(
         ty.src(),
-        format!(
-            "unsupported type `{}` in a kernel",
-            quote::ToTokens::to_token_stream(ty)
-        ),
+        format!("unsupported type `{}` in a kernel", type_text(ty)),
     )
     .note("kernels compute with `bool`, `i8`..`i64`, `u8`..`u64`, `usize`, `f32` and `f64`")
 }
@@ -2381,4 +2396,27 @@ fn compound_op(op: &syn::BinOp) -> Option<BinaryOp> {
 /// Parses `#[kernel(...)]` options; re-exported for the front end's entry point.
 pub(super) fn parse_options(cx: &mut Ctxt, attr: proc_macro2::TokenStream) -> KernelOptions {
     attr::parse(cx, attr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_text;
+
+    #[test]
+    fn types_print_as_written() {
+        let cases = [
+            ("half::f16", "half::f16"),
+            ("&mut [f32; 4]", "&mut [f32; 4]"),
+            ("Vec<u32>", "Vec<u32>"),
+            (
+                "std::collections::HashMap<u32, f32>",
+                "std::collections::HashMap<u32, f32>",
+            ),
+            ("(i32, i64)", "(i32, i64)"),
+        ];
+        for (src, want) in cases {
+            let ty: syn::Type = syn::parse_str(src).unwrap();
+            assert_eq!(type_text(&ty), want, "{src}");
+        }
+    }
 }
