@@ -374,6 +374,13 @@ fn reduce_expected() -> Vec<u64> {
     bits_f32(&sums)
 }
 
+/// A noisy signal for the per-thread median.
+fn median_input() -> Vec<f32> {
+    (0..1000u32)
+        .map(|i| ((i * 7919) % 1000) as f32 * 0.25 - 100.0)
+        .collect()
+}
+
 /// Inputs at the edges of every float-to-integer conversion.
 fn float_edge_inputs() -> (Vec<f32>, Vec<f64>) {
     let ys = vec![
@@ -443,6 +450,40 @@ fn original() -> Vec<Case> {
                     x.recip(),
                     (x - 0.5).round(),
                 ])
+            },
+        },
+        Case {
+            name: "local_median",
+            run: |dev| {
+                let input = dev.upload(&median_input())?;
+                let mut out = dev.zeros::<f32>(1000)?;
+                let mut table = dev.zeros::<u32>(1000)?;
+                crate::kernels::locals::local_median.launch(
+                    dev,
+                    Launch::cover(1000, 128),
+                    &mut out,
+                    &mut table,
+                    &input,
+                )?;
+                let mut v = bits_f32(&out.to_vec()?);
+                v.extend(table.to_vec()?.iter().map(|t| u64::from(*t)));
+                Ok(v)
+            },
+            expected: || {
+                let input = median_input();
+                let n = input.len();
+                let mut medians = Vec::new();
+                let mut table = Vec::new();
+                for i in 0..n {
+                    let mut w: Vec<f32> = (0..5).map(|k| input[(i + k) % n]).collect();
+                    w.sort_by(f32::total_cmp);
+                    medians.push(w[2]);
+                    let seed = i as u32 * 3 + 1;
+                    table.push((seed + 12).wrapping_mul(seed + 1));
+                }
+                let mut v = bits_f32(&medians);
+                v.extend(table.iter().map(|t| u64::from(*t)));
+                v
             },
         },
         Case {

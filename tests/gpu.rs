@@ -200,6 +200,21 @@ fn faults_on_the_gpu_are_the_simulators_errors() {
         } => assert!((8..16).contains(&index) && thread.x == index as u32),
         other => panic!("expected OutOfBounds, got {other}"),
     }
+    // A store past the end of a thread-local array.
+    let mut out = gpu.zeros::<u32>(4).unwrap();
+    faults::local_past_end
+        .launch(&gpu, Launch::new(1, 4), &mut out, 4)
+        .unwrap();
+    match gpu.synchronize().unwrap_err() {
+        Error::OutOfBounds {
+            array: "a",
+            index: 4,
+            len: 4,
+            thread,
+            ..
+        } => assert_eq!(thread.x, 2),
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
     // The context is still usable: nothing trapped.
     let mut out = gpu.zeros::<i32>(4).unwrap();
     faults::divide

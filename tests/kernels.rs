@@ -12,6 +12,8 @@ pub mod classic;
 pub mod control_flow;
 #[path = "in/faults.rs"]
 pub mod faults;
+#[path = "in/locals.rs"]
+pub mod locals;
 #[path = "in/methods.rs"]
 pub mod methods;
 #[path = "in/neighbor_reuse.rs"]
@@ -26,6 +28,10 @@ pub mod tiled_matmul;
 /// Every kernel's name and CUDA C.
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     vec![
+        (
+            locals::local_median.name(),
+            locals::local_median.cuda_source(),
+        ),
         (
             arithmetic::arithmetic.name(),
             arithmetic::arithmetic.cuda_source(),
@@ -56,6 +62,10 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             faults::shared_column_past_end.cuda_source(),
         ),
         (faults::divide.name(), faults::divide.cuda_source()),
+        (
+            faults::local_past_end.name(),
+            faults::local_past_end.cuda_source(),
+        ),
         (
             faults::divergent_barrier.name(),
             faults::divergent_barrier.cuda_source(),

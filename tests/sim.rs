@@ -93,6 +93,34 @@ fn out_of_bounds_shared_column_is_checked_per_dimension() {
 }
 
 #[test]
+fn out_of_bounds_local_array_is_reported() {
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(4).unwrap();
+    faults::local_past_end
+        .launch(&dev, Launch::new(1, 4), &mut out, 3)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![1, 1, 1, 1]);
+    let err = faults::local_past_end
+        .launch(&dev, Launch::new(1, 4), &mut out, 4)
+        .unwrap_err();
+    match err {
+        Error::OutOfBounds {
+            array,
+            index,
+            len,
+            thread,
+            line,
+            ..
+        } => {
+            assert_eq!((array, index, len), ("a", 4, 4));
+            assert_eq!(thread, Dim3::new(2, 0, 0));
+            assert_eq!(line, line_of("a[k] = 7"));
+        }
+        other => panic!("expected OutOfBounds, got {other}"),
+    }
+}
+
+#[test]
 fn division_by_zero_is_a_kernel_panic() {
     let dev = cpu();
     let mut out = dev.zeros::<i32>(4).unwrap();

@@ -386,6 +386,9 @@ pub enum ArrayKind {
     /// `shared::<[T; N]>()` (one dimension) or `shared::<[[T; W]; H]>()` (`dims == [H, W]`):
     /// block-local memory. Dimensions are listed outermost first.
     Shared { dims: Vec<u64> },
+    /// `let mut a = [v; N]` (or `[[v; W]; H]`): an array private to each thread. Assignable
+    /// when declared `mut`.
+    Local { dims: Vec<u64>, mutable: bool },
 }
 
 impl Array {
@@ -393,7 +396,7 @@ impl Array {
     pub fn rank(&self) -> usize {
         match &self.kind {
             ArrayKind::Global { .. } => 1,
-            ArrayKind::Shared { dims } => dims.len(),
+            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => dims.len(),
         }
     }
 }

@@ -19,6 +19,17 @@ pub fn shared_column_past_end(out: &mut [u32]) {
     out[t] = tile[0][t % 8];
 }
 
+/// Stores past the end of a thread-local array: Rust panics, whatever the build.
+#[kernel(bounds_checks = true)]
+pub fn local_past_end(out: &mut [u32], k: u32) {
+    let mut a = [1u32; 4];
+    let t = thread_idx().x;
+    if t == 2 {
+        a[k] = 7;
+    }
+    out[t] = a[0];
+}
+
 /// Divides by a parameter that is zero.
 #[kernel]
 pub fn divide(out: &mut [i32], d: i32) {

@@ -422,7 +422,9 @@ impl Walker<'_> {
                         self.opaque(e, true)
                     }
                     ArrayKind::Global { mutable: false } => self.opaque(e, !uniform_index),
-                    ArrayKind::Global { mutable: true } => self.opaque(e, true),
+                    ArrayKind::Global { mutable: true } | ArrayKind::Local { .. } => {
+                        self.opaque(e, true)
+                    }
                 }
             }
             Expr::UniformLoad { array, index } => {

@@ -209,6 +209,10 @@ impl Analyzer<'_, '_> {
                     ArrayKind::Shared { .. } => {
                         nu(format!("a load from shared array `{}`", a.name))
                     }
+                    // Each thread fills its own copy; the analysis does not follow the stores.
+                    ArrayKind::Local { .. } => {
+                        nu(format!("a load from thread-local array `{}`", a.name))
+                    }
                 }
             }
             Expr::Unary { expr, .. } | Expr::Cast { expr, .. } => self.expr(*expr, st),

@@ -273,7 +273,7 @@ impl<'a> Writer<'a> {
             array_names.push(namer.call(&a.name));
             len_names.push(match a.kind {
                 ArrayKind::Global { .. } => namer.call(&format!("{}_len", a.name)),
-                ArrayKind::Shared { .. } => String::new(),
+                ArrayKind::Shared { .. } | ArrayKind::Local { .. } => String::new(),
             });
         }
         let local_names = k.locals.iter().map(|(_, l)| namer.call(&l.name)).collect();
@@ -489,6 +489,17 @@ impl<'a> Writer<'a> {
                 ));
             }
         }
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Local { dims, .. } = &a.kind {
+                self.map_to(k.arrays.span(h));
+                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                self.line(&format!(
+                    "{} {}{dims};",
+                    c_type(a.elem),
+                    self.array_names[h.index()]
+                ));
+            }
+        }
         if self.uses_record {
             self.line(&format!(
                 "cuphase::Faults {FAULTS} = {{cuphase_record, cuphase_kernel, false}};"
@@ -538,7 +549,23 @@ impl<'a> Writer<'a> {
     fn dim_len(&self, array: Handle<Array>, d: usize) -> String {
         match &self.k.arrays.get(array).kind {
             ArrayKind::Global { .. } => self.len_names[array.index()].clone(),
-            ArrayKind::Shared { dims } => format!("{}ull", dims.get(d).copied().unwrap_or(0)),
+            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => {
+                format!("{}ull", dims.get(d).copied().unwrap_or(0))
+            }
+        }
+    }
+
+    /// Whether index `d` of `array` is a literal inside a fixed dimension: no check needed.
+    fn statically_in_bounds(&self, array: Handle<Array>, d: usize, ix: Handle<Expr>) -> bool {
+        let dims = match &self.k.arrays.get(array).kind {
+            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => dims,
+            ArrayKind::Global { .. } => return false,
+        };
+        match (self.k.exprs.get(ix), dims.get(d)) {
+            (Expr::Literal(Literal::Int { value, .. }), Some(n)) => {
+                *value >= 0 && *value < i128::from(*n)
+            }
+            _ => false,
         }
     }
 
@@ -549,6 +576,9 @@ impl<'a> Writer<'a> {
         }
         let name = self.k.arrays.get(array).name.clone();
         for (d, ix) in index.iter().enumerate() {
+            if self.statically_in_bounds(array, d, *ix) {
+                continue;
+            }
             let i = self.expr(*ix);
             let len = self.dim_len(array, d);
             let site = self.site(FaultKind::OutOfBounds(name.clone()), span);
@@ -571,6 +601,10 @@ impl<'a> Writer<'a> {
         let mut s = self.array_names[array.index()].clone();
         for (d, ix) in index.iter().enumerate() {
             let r = self.expr(*ix);
+            if self.statically_in_bounds(array, d, *ix) {
+                let _ = write!(s, "[{}]", r.text);
+                continue;
+            }
             let len = self.dim_len(array, d);
             let site = self.site(FaultKind::OutOfBounds(name.clone()), span);
             self.inline_check = true;

@@ -103,6 +103,19 @@ impl<'a> Writer<'a> {
                 }
             }
         }
+        // Thread-local arrays: the shared-array type without a race shadow, one per thread.
+        let mut local_decls = Vec::new();
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Local { dims, .. } = &a.kind {
+                let name = &self.array_names[h.index()];
+                let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
+                let dims = dims.iter().map(|d| *d as usize);
+                let label = &a.name;
+                local_decls.push(quote! {
+                    let #name = ::cuphase::__private::sim::Shared::<#elem>::new(&[#(#dims),*], #label, false);
+                });
+            }
+        }
         let body = self.block(&k.body);
         let thread_fn = quote! {
             #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code,
@@ -111,6 +124,7 @@ impl<'a> Writer<'a> {
                 __cx: ::cuphase::__private::sim::ThreadCtx,
                 #(#thread_params),*
             ) -> ::core::result::Result<(), ::cuphase::__private::sim::Fault> {
+                #(#local_decls)*
                 #body
                 ::core::result::Result::Ok(())
             }
@@ -316,7 +330,7 @@ impl<'a> Writer<'a> {
                 };
                 let method = match a.kind {
                     ArrayKind::Global { .. } => quote!(rmw),
-                    ArrayKind::Shared { .. } => quote!(rmw1),
+                    ArrayKind::Shared { .. } | ArrayKind::Local { .. } => quote!(rmw1),
                 };
                 let call = quote_spanned! {span.lo=> {
                     let __v: #t = #v;

@@ -481,6 +481,12 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        if let Some(init) = &local.init {
+            if let syn::Expr::Repeat(rep) = strip_parens(&init.expr) {
+                self.lower_local_array(&name, ident.src(), mutable, annotated_ty, rep, out, span);
+                return;
+            }
+        }
         let annotated = match annotated_ty {
             Some(ty) => match type_to_scalar(ty) {
                 Some(t) => Some(t),
@@ -528,6 +534,166 @@ impl Lowerer<'_> {
     /// Recognises `shared::<[T; N]>()` and `shared::<[[T; W]; H]>()`. Returns `None` when `e`
     /// is not a call of `shared`, `Some(None)` when it is but is malformed (reported).
     #[allow(clippy::option_option)]
+    /// `let mut a = [v; N]` or `[[v; W]; H]`: a thread-local array, filled by one store per
+    /// element (the arrays are small: they live in registers).
+    #[allow(clippy::too_many_arguments)]
+    fn lower_local_array(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        mutable: bool,
+        annotated: Option<&syn::Type>,
+        rep: &syn::ExprRepeat,
+        out: &mut Block,
+        span: Span,
+    ) {
+        // Dimensions, outermost first, and the innermost value.
+        let mut dims = Vec::new();
+        let mut value: &syn::Expr = &rep.expr;
+        let mut len: &syn::Expr = &rep.len;
+        loop {
+            match self.const_len(len) {
+                Some(n) => dims.push(n),
+                None => return,
+            }
+            match strip_parens(value) {
+                syn::Expr::Repeat(inner) => {
+                    value = &inner.expr;
+                    len = &inner.len;
+                }
+                _ => break,
+            }
+        }
+        if dims.len() > 2 {
+            self.err(rep.src(), "thread-local arrays have one or two dimensions");
+            return;
+        }
+        let total: u64 = dims.iter().product();
+        if total == 0 || total > 64 {
+            self.err(
+                rep.src(),
+                "a thread-local array holds 1 to 64 elements (it lives in registers); use a shared array or a slice for more",
+            );
+            return;
+        }
+        // The element type: from the annotation, else from the value's literal suffix.
+        let mut elem = None;
+        if let Some(ty) = annotated {
+            let mut cur = ty;
+            for _ in 0..dims.len() {
+                match cur {
+                    syn::Type::Array(a) => cur = &a.elem,
+                    _ => {
+                        self.err(
+                            ty.src(),
+                            "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
+                        );
+                        return;
+                    }
+                }
+            }
+            match type_to_scalar(cur) {
+                Some(t) => elem = Some(t),
+                None => {
+                    self.cx.push(unsupported_type(cur));
+                    return;
+                }
+            }
+        }
+        let v = match self.lower_value(value, out) {
+            Value::Expr(e) => e,
+            _ => return,
+        };
+        if elem.is_none() {
+            elem = match self.exprs.get(v) {
+                Expr::Literal(Literal::Int { suffix, .. } | Literal::Float { suffix, .. }) => {
+                    *suffix
+                }
+                Expr::Literal(Literal::Bool(_)) => Some(Scalar::Bool),
+                // A parameter or an annotated `let`.
+                Expr::Local(l) => self.locals.get(*l).annotated,
+                _ => None,
+            };
+        }
+        let Some(elem) = elem else {
+            self.err(
+                value.src(),
+                format!(
+                    "give the element type: `[0.0f32; N]`, or annotate `let {name}: [f32; N] = ..`"
+                ),
+            );
+            return;
+        };
+        let array = self.arrays.append(
+            Array {
+                name: name.to_string(),
+                elem,
+                kind: ArrayKind::Local {
+                    dims: dims.clone(),
+                    mutable,
+                },
+            },
+            name_span,
+        );
+        // A literal is stored as it is; anything else is computed once, into a temporary.
+        let literal = matches!(self.exprs.get(v), Expr::Literal(_));
+        let tmp = if literal {
+            None
+        } else {
+            let tmp = self.locals.append(
+                Local {
+                    name: format!("{name}_init"),
+                    mutable: false,
+                    annotated: Some(elem),
+                    origin: LocalOrigin::Let,
+                },
+                span,
+            );
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: Some(v),
+                },
+                span,
+            );
+            Some(tmp)
+        };
+        let index_lit = |this: &mut Self, i: u64| {
+            this.expr(
+                Expr::Literal(Literal::Int {
+                    value: i128::from(i),
+                    suffix: None,
+                }),
+                span,
+            )
+        };
+        let rows = if dims.len() == 2 { dims[0] } else { 1 };
+        let cols = dims[dims.len() - 1];
+        for r in 0..rows {
+            for c in 0..cols {
+                let mut index = Vec::new();
+                if dims.len() == 2 {
+                    index.push(index_lit(self, r));
+                }
+                index.push(index_lit(self, c));
+                let value = match tmp {
+                    Some(tmp) => self.expr(Expr::Local(tmp), span),
+                    None if (r, c) == (0, 0) => v,
+                    None => self.expr(self.exprs.get(v).clone(), span),
+                };
+                out.push(
+                    Stmt::Assign {
+                        place: Place::Element { array, index },
+                        op: None,
+                        value,
+                    },
+                    span,
+                );
+            }
+        }
+        self.bind(name.to_string(), Binding::Array(array));
+    }
+
     fn try_shared_decl(&mut self, e: &syn::Expr) -> Option<Option<(Scalar, Vec<u64>)>> {
         let syn::Expr::Call(call) = e else {
             return None;
@@ -603,7 +769,7 @@ impl Lowerer<'_> {
         {
             if let Ok(n) = i.base10_parse::<u64>() {
                 if n == 0 {
-                    self.err(e.src(), "a shared array needs at least one element");
+                    self.err(e.src(), "an array needs at least one element");
                     return None;
                 }
                 return Some(n);
@@ -781,6 +947,17 @@ impl Lowerer<'_> {
             }
         };
         let a = self.arrays.get(array).clone();
+        if matches!(a.kind, ArrayKind::Local { .. }) {
+            self.err(
+                m.receiver.src(),
+                format!(
+                    "`{}` works on a shared array or a `&mut` slice parameter; `{}` is private to its thread, so assign its elements instead",
+                    op.method(),
+                    a.name
+                ),
+            );
+            return Value::Error;
+        }
         if a.kind == (ArrayKind::Global { mutable: false }) {
             self.cx.push(
                 Diagnostic::new(
@@ -1488,6 +1665,16 @@ impl Lowerer<'_> {
             syn::Expr::Index(_) => {
                 let (array, index) = self.lower_index(e, out)?;
                 let a = self.arrays.get(array);
+                if matches!(a.kind, ArrayKind::Local { mutable: false, .. }) {
+                    let name = a.name.clone();
+                    let decl = self.arrays.span(array);
+                    self.cx.push(
+                        Diagnostic::new(e.src(), format!("cannot assign to `{name}[..]`, as `{name}` is not declared as mutable"))
+                            .label(decl, format!("`{name}` is declared here"))
+                            .note(format!("declare it `let mut {name}`")),
+                    );
+                    return None;
+                }
                 if a.kind == (ArrayKind::Global { mutable: false }) {
                     let name = a.name.clone();
                     let elem = a.elem;
@@ -1967,6 +2154,16 @@ impl Lowerer<'_> {
                     if let Some(Binding::Array(a)) = self.lookup(&id.to_string()) {
                         if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. }) {
                             return Value::Expr(self.expr(Expr::Len(a), span));
+                        }
+                        if let ArrayKind::Local { dims, .. } = &self.arrays.get(a).kind {
+                            let n = dims.first().copied().unwrap_or(0);
+                            return Value::Expr(self.expr(
+                                Expr::Literal(Literal::Int {
+                                    value: i128::from(n),
+                                    suffix: Some(Scalar::Usize),
+                                }),
+                                span,
+                            ));
                         }
                         self.err(
                             span,

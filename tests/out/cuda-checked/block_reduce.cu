@@ -72,8 +72,6 @@ extern "C" __global__ void block_reduce(
     if (t == 0u) {
         if ((unsigned long long)blockIdx.x >= partial_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)blockIdx.x, partial_len); return; }
 #line 24 "tests/in/block_reduce.rs"
-        partial[blockIdx.x] = buf[cuphase::idx(cuphase_faults, 0u, 256ull, 5u)];
-#line 24 "tests/in/block_reduce.rs"
-        if (cuphase_faults.hit) return;
+        partial[blockIdx.x] = buf[0u];
     }
 }
