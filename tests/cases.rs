@@ -487,6 +487,20 @@ fn original() -> Vec<Case> {
             },
         },
         Case {
+            name: "local_scopes",
+            run: |dev| {
+                let mut out = dev.zeros::<i64>(100)?;
+                crate::kernels::locals::local_scopes.launch(
+                    dev,
+                    Launch::cover(100, 64),
+                    &mut out,
+                )?;
+                Ok(bits_i64(&out.to_vec()?))
+            },
+            // Each of the 3 passes sums 4 * r + 100; then -1 * 2.
+            expected: || vec![(0 + 4 + 8 + 300 - 2) as u64; 100],
+        },
+        Case {
             name: "float_edges",
             run: |dev| {
                 let (xs, ys) = float_edge_inputs();

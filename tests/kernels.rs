@@ -29,6 +29,10 @@ pub mod tiled_matmul;
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     vec![
         (
+            locals::local_scopes.name(),
+            locals::local_scopes.cuda_source(),
+        ),
+        (
             locals::local_median.name(),
             locals::local_median.cuda_source(),
         ),

@@ -32,3 +32,23 @@ pub fn local_median(out: &mut [f32], table: &mut [u32], input: &[f32]) {
         table[i] = m[1][2] * m[0][1];
     }
 }
+
+/// A thread-local array declared in a loop is filled afresh each iteration; a second one of
+/// the same name in another scope is another array.
+#[kernel]
+pub fn local_scopes(out: &mut [i64]) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        let mut total = 0i64;
+        for r in 0..3i64 {
+            let mut acc: [i64; 4] = [r; 4];
+            acc[(i % 4) as usize] += 100;
+            total += acc[0] + acc[1] + acc[2] + acc[3];
+        }
+        {
+            let acc = [-1i64; 2];
+            total += acc[0] * acc.len() as i64;
+        }
+        out[i] = total;
+    }
+}

@@ -612,6 +612,7 @@ impl Lowerer<'_> {
                 Expr::Literal(Literal::Bool(_)) => Some(Scalar::Bool),
                 // A parameter or an annotated `let`.
                 Expr::Local(l) => self.locals.get(*l).annotated,
+                Expr::Cast { to, .. } => Some(*to),
                 _ => None,
             };
         }
