@@ -497,8 +497,8 @@ fn original() -> Vec<Case> {
                 )?;
                 Ok(bits_i64(&out.to_vec()?))
             },
-            // Each of the 3 passes sums 4 * r + 100; then -1 * 2.
-            expected: || vec![(0 + 4 + 8 + 300 - 2) as u64; 100],
+            // The passes r = 0, 1, 2 each sum 4 * r + 100; then -1 * 2.
+            expected: || vec![(4 + 8 + 300 - 2) as u64; 100],
         },
         Case {
             name: "float_edges",
