@@ -1293,6 +1293,18 @@ impl<'a> Writer<'a> {
             }
             Expr::Cast { expr, to } => {
                 let (expr, to) = (*expr, *to);
+                // An integer literal that fits the target is written in the target type.
+                if let Expr::Literal(Literal::Int { value, .. }) = self.k.exprs.get(expr) {
+                    if int_fits(*value, to) {
+                        return literal(
+                            &Literal::Int {
+                                value: *value,
+                                suffix: Some(to),
+                            },
+                            to,
+                        );
+                    }
+                }
                 let from = self.types.expr(expr);
                 let r = self.expr(expr);
                 self.convert(r, from, to)
@@ -1666,6 +1678,21 @@ fn label_uses(b: &Block, label: Handle<Label>, depth: usize) -> (bool, bool) {
         uses = (uses.0 || br, uses.1 || co);
     }
     uses
+}
+
+/// Whether `v` is a value of the integer type `t` (false for `bool` and the floats).
+fn int_fits(v: i128, t: Scalar) -> bool {
+    match t {
+        Scalar::I8 => i8::try_from(v).is_ok(),
+        Scalar::I16 => i16::try_from(v).is_ok(),
+        Scalar::I32 => i32::try_from(v).is_ok(),
+        Scalar::I64 => i64::try_from(v).is_ok(),
+        Scalar::U8 => u8::try_from(v).is_ok(),
+        Scalar::U16 => u16::try_from(v).is_ok(),
+        Scalar::U32 => u32::try_from(v).is_ok(),
+        Scalar::U64 | Scalar::Usize => u64::try_from(v).is_ok(),
+        _ => false,
+    }
 }
 
 fn literal(l: &Literal, t: Scalar) -> Rendered {

@@ -75,7 +75,7 @@ extern "C" __global__ void local_median(
 #line 13 "tests/in/locals.rs"
             if (cuphase_faults.hit) return;
         }
-        for (unsigned int a = 1u; a < (unsigned int)5ull; ++a) {
+        for (unsigned int a = 1u; a < 5u; ++a) {
             unsigned int b = a;
             while ((b > 0u) && (w[cuphase::idx(cuphase_faults, b - 1u, 5ull, 3u)] > w[cuphase::idx(cuphase_faults, b, 5ull, 4u)])) {
                 const float t = w[cuphase::idx(cuphase_faults, b, 5ull, 5u)];
@@ -201,7 +201,7 @@ extern "C" __global__ void local_scopes(
             acc_1[0u] = -1ll;
 #line 49 "tests/in/locals.rs"
             acc_1[1u] = -1ll;
-            total = cuphase::wrapping_add(total, cuphase::wrapping_mul(acc_1[0u], (long long)2ull));
+            total = cuphase::wrapping_add(total, cuphase::wrapping_mul(acc_1[0u], 2ll));
         }
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)i, out_len); return; }
 #line 52 "tests/in/locals.rs"

@@ -71,7 +71,7 @@ extern "C" __global__ void local_median(
             if (cuphase_faults.hit) return;
             w[k] = input[j];
         }
-        for (unsigned int a = 1u; a < (unsigned int)5ull; ++a) {
+        for (unsigned int a = 1u; a < 5u; ++a) {
             unsigned int b = a;
             while ((b > 0u) && (w[b - 1u] > w[b])) {
                 const float t = w[b];
@@ -138,7 +138,7 @@ extern "C" __global__ void local_scopes(long long* __restrict__ out, unsigned lo
             acc_1[0u] = -1ll;
 #line 49 "tests/in/locals.rs"
             acc_1[1u] = -1ll;
-            total = cuphase::wrapping_add(total, cuphase::wrapping_mul(acc_1[0u], (long long)2ull));
+            total = cuphase::wrapping_add(total, cuphase::wrapping_mul(acc_1[0u], 2ll));
         }
         out[i] = total;
     }
