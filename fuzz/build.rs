@@ -1,7 +1,7 @@
 //! Generates `CUPHASE_FUZZ_KERNELS` (default 2000) random well-formed kernels into
 //! `$OUT_DIR/kernels.rs`, deterministically from `CUPHASE_FUZZ_SEED` (default 1): arithmetic
-//! over every integer width and both float types, casts, selects, methods, `if`, loops, and
-//! shared memory with barriers. Every kernel writes one i64 and one f64 per thread.
+//! over every integer width and both float types, casts, selects, methods, `if`, loops,
+//! thread-local arrays, and shared memory with barriers. Every kernel writes one i64 and one f64 per thread.
 
 use std::fmt::Write as _;
 
@@ -36,6 +36,9 @@ fn bits(t: &str) -> u32 {
 
 struct Gen {
     rng: Rng,
+    /// A second stream for features added later (thread-local arrays), so that adding them
+    /// leaves the kernels drawn from `rng` as they were for a given seed.
+    extra: Rng,
     /// Variables in scope: (name, type).
     vars: Vec<(String, &'static str)>,
 }
@@ -253,10 +256,24 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         "    let mut ri: i64 = 0;\n    let mut rf: f64 = 0.0;\n    {{"
     );
     out.push_str(&body);
-    let _ = writeln!(
-        out,
-        "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;\n    }}"
-    );
+    let _ = writeln!(out, "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;");
+    // One kernel in three also folds a thread-local array into `ri` (drawn from `extra`).
+    if g.extra.below(3) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let t = *g.rng.pick(INTS);
+        let len = 2 + g.rng.below(6);
+        let init = g.literal(t);
+        let step = g.expr(t, 2);
+        let op = *g.rng.pick(&["+", "^", "|"]);
+        let _ = writeln!(out, "        let mut la: [{t}; {len}] = [{init}; {len}];");
+        let _ = writeln!(
+            out,
+            "        for k in 0..{len}u32 {{ la[k] = la[k] {op} {step}; }}"
+        );
+        let _ = writeln!(out, "        ri = ri ^ (la[t % {len}] as i64);");
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
+    let _ = writeln!(out, "    }}");
     if shared {
         let _ = writeln!(
             out,
@@ -287,6 +304,7 @@ fn main() {
     let mut g = Gen {
         rng: Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D)),
         vars: Vec::new(),
+        extra: Rng(0xD1B5_4A32_D192_ED03 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     };
     let mut out = String::from("use cuphase::prelude::*;\n\n");
     for i in 0..n {
