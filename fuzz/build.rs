@@ -256,7 +256,10 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         "    let mut ri: i64 = 0;\n    let mut rf: f64 = 0.0;\n    {{"
     );
     out.push_str(&body);
-    let _ = writeln!(out, "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;");
+    let _ = writeln!(
+        out,
+        "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;"
+    );
     // One kernel in three also folds a thread-local array into `ri` (drawn from `extra`).
     if g.extra.below(3) == 0 {
         std::mem::swap(&mut g.rng, &mut g.extra);
