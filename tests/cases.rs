@@ -261,14 +261,7 @@ fn classic() -> Vec<Case> {
                 auto::reverse_auto.launch(dev, Launch::cover(4096, 256), &mut out, &input)?;
                 Ok(bits_f32(&out.to_vec()?))
             },
-            expected: || {
-                bits_f32(
-                    &reverse_input()
-                        .chunks(256)
-                        .flat_map(|c| c.iter().rev().copied())
-                        .collect::<Vec<_>>(),
-                )
-            },
+            expected: reverse_expected,
         },
         Case {
             name: "neighbor_reuse_auto",
@@ -321,6 +314,15 @@ fn classic() -> Vec<Case> {
             expected: || (0..300).collect(),
         },
     ]
+}
+
+fn reverse_expected() -> Vec<u64> {
+    bits_f32(
+        &reverse_input()
+            .chunks(256)
+            .flat_map(|c| c.iter().rev().copied())
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn neighbor_expected() -> Vec<u64> {
@@ -603,14 +605,7 @@ fn original() -> Vec<Case> {
                 reverse::reverse.launch(dev, Launch::cover(4096, 256), &mut out, &input)?;
                 Ok(bits_f32(&out.to_vec()?))
             },
-            expected: || {
-                bits_f32(
-                    &reverse_input()
-                        .chunks(256)
-                        .flat_map(|c| c.iter().rev().copied())
-                        .collect::<Vec<_>>(),
-                )
-            },
+            expected: reverse_expected,
         },
         Case {
             name: "neighbor_reuse",
@@ -621,14 +616,7 @@ fn original() -> Vec<Case> {
                 neighbor_reuse::neighbor_reuse.launch(dev, Launch::new(8, 64), &mut out, &input)?;
                 Ok(bits_i32(&out.to_vec()?))
             },
-            expected: || {
-                let host = neighbor_input();
-                let v: Vec<i32> = host
-                    .chunks(256)
-                    .flat_map(|c| (0..256).map(move |i| c[i].wrapping_add(c[(i + 1) % 256])))
-                    .collect();
-                bits_i32(&v)
-            },
+            expected: neighbor_expected,
         },
         Case {
             name: "tiled_matmul",
@@ -647,26 +635,7 @@ fn original() -> Vec<Case> {
                 )?;
                 Ok(bits_f32(&dc.to_vec()?))
             },
-            expected: || {
-                let (a, b) = matmul_inputs();
-                let n = MATMUL_N;
-                let mut c = vec![0.0f32; n * n];
-                for row in 0..n {
-                    for col in 0..n {
-                        let mut acc = 0.0f32;
-                        for k in 0..n.div_ceil(16) * 16 {
-                            let (x, y) = if k < n {
-                                (a[row * n + k], b[k * n + col])
-                            } else {
-                                (0.0, 0.0)
-                            };
-                            acc += x * y;
-                        }
-                        c[row * n + col] = acc;
-                    }
-                }
-                bits_f32(&c)
-            },
+            expected: matmul_expected,
         },
         Case {
             name: "block_reduce",
@@ -677,26 +646,7 @@ fn original() -> Vec<Case> {
                 block_reduce::block_reduce.launch(dev, launch, &mut partial, &input)?;
                 Ok(bits_f32(&partial.to_vec()?))
             },
-            expected: || {
-                // The tree's order, on the host.
-                let input = reduce_input();
-                let sums: Vec<f32> = input
-                    .chunks(256)
-                    .map(|c| {
-                        let mut buf = [0.0f32; 256];
-                        buf[..c.len()].copy_from_slice(c);
-                        let mut s = 128;
-                        while s > 0 {
-                            for t in 0..s {
-                                buf[t] += buf[t + s];
-                            }
-                            s /= 2;
-                        }
-                        buf[0]
-                    })
-                    .collect();
-                bits_f32(&sums)
-            },
+            expected: reduce_expected,
         },
         Case {
             name: "control_flow",

@@ -1600,10 +1600,10 @@ impl<'a> Writer<'a> {
 /// truncation toward zero in between. Each bound, written as a float, rounds to the first value
 /// outside the range (or is exact), so the comparisons need no care about rounding.
 fn float_to_int(from: &str, to: Scalar) -> String {
-    let (f, fsuf, conv) = if from == "f32" {
-        ("float", "f", "float")
+    let (f, fsuf) = if from == "f32" {
+        ("float", "f")
     } else {
-        ("double", "", "double")
+        ("double", "")
     };
     let (lo, lo_c, hi, hi_c, intr) = match to {
         Scalar::I8 => ("-128", "-128", "127", "127", "int"),
@@ -1635,9 +1635,9 @@ fn float_to_int(from: &str, to: Scalar) -> String {
     };
     let ct = c_type(to);
     let convert = if is_narrow(to) {
-        format!("({ct})__{conv}2{intr}_rz(a)")
+        format!("({ct})__{f}2{intr}_rz(a)")
     } else {
-        format!("__{conv}2{intr}_rz(a)")
+        format!("__{f}2{intr}_rz(a)")
     };
     format!(
         "__device__ __forceinline__ {ct} {from}_to_{}({f} a) {{ return a != a ? 0 : a <= {lo}.0{fsuf} ? {lo_c} : a >= {hi}.0{fsuf} ? {hi_c} : {convert}; }}",
