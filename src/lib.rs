@@ -35,12 +35,14 @@
 //!
 //! The kernel language, the barrier rules and the host API are described in the README.
 
-pub use cuphase_macros::kernel;
+pub use cuphase_macros::{device, kernel};
 pub use cuphase_runtime::{Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream};
 
 /// Everything a kernel file needs: `use cuphase::prelude::*;`.
 pub mod prelude {
-    pub use crate::{kernel, Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream};
+    pub use crate::{
+        device, kernel, Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream,
+    };
 }
 
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
@@ -62,6 +64,7 @@ pub mod cuda {
 #[doc(hidden)]
 pub mod __private {
     pub use cudarc_reexport::PushKernelArg;
+    pub use cuphase_macros::kernel_continue;
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
         assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,

@@ -377,6 +377,12 @@ fn reduce_expected() -> Vec<u64> {
 }
 
 /// A noisy signal for the per-thread median.
+fn helper_input() -> Vec<f32> {
+    (0..1000u32)
+        .map(|i| ((i * 613) % 401) as f32 * 0.01 - 1.5)
+        .collect()
+}
+
 fn median_input() -> Vec<f32> {
     (0..1000u32)
         .map(|i| ((i * 7919) % 1000) as f32 * 0.25 - 100.0)
@@ -486,6 +492,78 @@ fn original() -> Vec<Case> {
                 let mut v = bits_f32(&medians);
                 v.extend(table.iter().map(|t| u64::from(*t)));
                 v
+            },
+        },
+        Case {
+            name: "helper_math",
+            run: |dev| {
+                let input = helper_input();
+                let mut out = dev.zeros::<f32>(input.len())?;
+                let mut bits = dev.zeros::<u32>(input.len())?;
+                let inp = dev.upload(&input)?;
+                crate::kernels::helpers::helper_math.launch(
+                    dev,
+                    Launch::cover(input.len(), 128),
+                    &mut out,
+                    &mut bits,
+                    &inp,
+                )?;
+                let mut v = bits_f32(&out.to_vec()?);
+                v.extend(bits.to_vec()?.iter().map(|b| u64::from(*b)));
+                Ok(v)
+            },
+            expected: || {
+                let input = helper_input();
+                let out: Vec<f32> = input
+                    .iter()
+                    .map(|&x| {
+                        let clamped = if x < 0.0 { 0.0 } else { x.min(1.0) };
+                        0.0 + (x * x + 1.0 * 1.0) + clamped
+                    })
+                    .collect();
+                let bits = (0..input.len() as u32).map(|i| {
+                    let low = if i == 0 { 32 } else { i.trailing_zeros() };
+                    u64::from(low + (i % 7) * (i % 7) + 4)
+                });
+                let mut v = bits_f32(&out);
+                v.extend(bits);
+                v
+            },
+        },
+        Case {
+            name: "helper_reduce",
+            run: |dev| {
+                let input = reduce_input();
+                let blocks = input.len().div_ceil(256);
+                let inp = dev.upload(&input)?;
+                let mut out = dev.zeros::<f32>(blocks)?;
+                crate::kernels::helpers::helper_reduce.launch(
+                    dev,
+                    Launch::new(blocks as u32, 256),
+                    &mut out,
+                    &inp,
+                )?;
+                Ok(bits_f32(&out.to_vec()?))
+            },
+            expected: || {
+                let input = reduce_input();
+                let sums: Vec<f32> = input
+                    .chunks(256)
+                    .map(|c| {
+                        // The helper's tree order.
+                        let mut t = [0.0f32; 256];
+                        t[..c.len()].copy_from_slice(c);
+                        let mut s = 128;
+                        while s > 0 {
+                            for i in 0..s {
+                                t[i] += t[i + s];
+                            }
+                            s /= 2;
+                        }
+                        t[0]
+                    })
+                    .collect();
+                bits_f32(&sums)
             },
         },
         Case {

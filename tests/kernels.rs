@@ -12,6 +12,8 @@ pub mod classic;
 pub mod control_flow;
 #[path = "in/faults.rs"]
 pub mod faults;
+#[path = "in/helpers.rs"]
+pub mod helpers;
 #[path = "in/locals.rs"]
 pub mod locals;
 #[path = "in/methods.rs"]
@@ -28,6 +30,14 @@ pub mod tiled_matmul;
 /// Every kernel's name and CUDA C.
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     vec![
+        (
+            helpers::helper_math.name(),
+            helpers::helper_math.cuda_source(),
+        ),
+        (
+            helpers::helper_reduce.name(),
+            helpers::helper_reduce.cuda_source(),
+        ),
         (
             locals::local_scopes.name(),
             locals::local_scopes.cuda_source(),

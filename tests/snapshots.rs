@@ -18,6 +18,24 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
     let mut out = String::new();
     let mut checked = String::new();
     let mut report = String::new();
+    // `#[device]` helpers of the file and its inline modules, found by name.
+    fn device_fns(items: &[syn::Item], out: &mut Vec<syn::ItemFn>) {
+        for item in items {
+            match item {
+                syn::Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("device")) => {
+                    out.push(f.clone())
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        device_fns(inner, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut devices = Vec::new();
+    device_fns(&file.items, &mut devices);
     for item in file.items {
         let syn::Item::Fn(mut func) = item else {
             continue;
@@ -30,15 +48,17 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
             syn::Meta::List(l) => l.tokens,
             _ => Default::default(),
         };
-        let compiled = cuphase_compiler::compile(args, &func, display).unwrap_or_else(|d| {
-            panic!(
-                "{display}: {}",
-                d.iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        });
+        let helpers = cuphase_compiler::helpers::collect_from_items(&func, &devices).unwrap();
+        let compiled = cuphase_compiler::compile_with(args, &func, display, &helpers)
+            .unwrap_or_else(|d| {
+                panic!(
+                    "{display}: {}",
+                    d.iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            });
         out.push_str(&compiled.cuda);
         checked.push_str(&compiled.cuda_checked.source);
         report.push_str(&compiled.report.text);

@@ -53,6 +53,16 @@ impl Span {
     pub fn start(&self) -> proc_macro2::LineColumn {
         self.lo.start()
     }
+    /// The Rust file the node is in, or `default` when the span knows no real file (source
+    /// parsed from a string). Helpers inlined into a kernel may come from another file.
+    pub fn file_or(&self, default: &str) -> String {
+        let f = self.lo.file();
+        if f.is_empty() || f.starts_with('<') {
+            default.to_string()
+        } else {
+            f
+        }
+    }
     /// The range from the start of `self` to the end of `other`.
     pub fn to(self, other: Span) -> Span {
         Span {
@@ -336,6 +346,9 @@ pub enum BarrierOrigin {
     UniformLoad,
     /// Inserted by `sync = "auto"`; the text says which hazard it removes.
     Inserted(String),
+    /// The trailing barrier of a `#[device]` helper that writes shared memory (named here),
+    /// placed after the inlined call.
+    TrailingSync(String),
 }
 
 /// A barrier of the kernel.
@@ -345,6 +358,9 @@ pub struct Barrier {
     pub span: Span,
     /// Why it is there.
     pub origin: BarrierOrigin,
+    /// The helper calls it was inlined through, outermost first: each call's span and the
+    /// helper's name. Empty for a barrier of the kernel's own body.
+    pub calls: Vec<(Span, String)>,
 }
 
 /// A kernel parameter.

@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod back;
 pub mod diag;
 pub mod front;
+pub mod helpers;
 pub mod ir;
 
 use proc_macro2::TokenStream;
@@ -40,7 +41,17 @@ pub fn compile(
     func: &syn::ItemFn,
     file: &str,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
-    let mut checked = front::check_kernel(attr, func)?;
+    compile_with(attr, func, file, &helpers::Helpers::default())
+}
+
+/// Compiles a parsed kernel function whose `#[device]` helpers are at hand in `helpers`.
+pub fn compile_with(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    file: &str,
+    helpers: &helpers::Helpers,
+) -> Result<Compiled, Vec<diag::Diagnostic>> {
+    let mut checked = front::check_kernel(attr, func, helpers)?;
     let report = analysis::check(&mut checked)?;
     let cuda_unchecked =
         back::cuda::write_kernel_checked(&checked.kernel, &checked.types, file, false);
@@ -73,6 +84,27 @@ pub fn compile_str(
     compile(attr, &func, file)
 }
 
+/// Compiles kernel source text that calls helpers given as source text (`#[device]` items
+/// that live in the kernel's module); for tests and tools.
+pub fn compile_str_with_helpers(
+    attr: &str,
+    source: &str,
+    helper_sources: &[&str],
+    file: &str,
+) -> Result<Compiled, Vec<diag::Diagnostic>> {
+    let func: syn::ItemFn =
+        syn::parse_str(source).map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
+    let attr: TokenStream = attr.parse().map_err(|e: proc_macro2::LexError| {
+        vec![diag::Diagnostic::new(
+            proc_macro2::Span::call_site(),
+            e.to_string(),
+        )]
+    })?;
+    let helpers = helpers::collect_from_sources(&func, helper_sources)
+        .map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
+    compile_with(attr, &func, file, &helpers)
+}
+
 /// The whole expansion of `#[kernel]`: the kernel value, or the errors and a fallback item.
 /// Never panics on user input.
 pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -88,10 +120,31 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
+    if !helpers::callees(&func).is_empty() {
+        // Fetch the helpers' source first (see `helpers`); the kernel compiles at the end.
+        return helpers::start(attr, &func);
+    }
     let file = func.sig.ident.span().file();
+    expand_compiled(attr, &func, &file, &helpers::Helpers::default())
+}
+
+/// `#[device]`'s expansion.
+pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    helpers::expand_device(attr, item)
+}
+
+/// Compiles a kernel whose helpers are at hand and writes its items, or its errors and a
+/// fallback item. Never panics on user input.
+pub fn expand_compiled(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    file: &str,
+    helpers: &helpers::Helpers,
+) -> TokenStream {
     // A bug in cuphase must not look like a bug in the user's code: report it as an error.
-    let compiled =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile(attr, &func, &file)));
+    let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compile_with(attr, func, file, helpers)
+    }));
     let compiled = match compiled {
         Ok(c) => c,
         Err(_) => Err(vec![diag::Diagnostic::new(
@@ -101,15 +154,15 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     match compiled {
         Ok(c) => {
-            let sim = back::sim::write_kernel(&c.checked.kernel, &c.checked.types, &file);
-            back::host::write(&func, &c, sim, &file)
+            let sim = back::sim::write_kernel(&c.checked.kernel, &c.checked.types, file);
+            back::host::write(func, &c, sim, file)
         }
         Err(diags) => {
             let errors: TokenStream = diags
                 .iter()
                 .map(diag::Diagnostic::to_compile_error)
                 .collect();
-            back::host::fallback(&func, errors)
+            back::host::fallback(func, errors)
         }
     }
 }

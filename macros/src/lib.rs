@@ -21,3 +21,28 @@ use proc_macro::TokenStream;
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     cuphase_compiler::expand_kernel(attr.into(), item.into()).into()
 }
+
+/// Marks a function as a device helper that kernels (and other helpers) may call. The helper
+/// is inlined at each call, so the barrier analyses see through it.
+///
+/// ```text
+/// #[device]
+/// fn load_tile(tile: &mut [f32; 256], input: &[f32], i: u32) {
+///     tile[thread_idx().x] = input[i];
+/// }
+/// ```
+///
+/// A helper that writes shared memory ends on a barrier (trailing sync) unless
+/// `#[device(trailing_sync = false)]`; a trailing barrier that orders nothing at a call is
+/// dropped there.
+#[proc_macro_attribute]
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    cuphase_compiler::expand_device(attr.into(), item.into()).into()
+}
+
+/// Internal: the continuation of a kernel's helper fetch. Not called directly.
+#[doc(hidden)]
+#[proc_macro]
+pub fn kernel_continue(input: TokenStream) -> TokenStream {
+    cuphase_compiler::helpers::expand_continue(input.into()).into()
+}

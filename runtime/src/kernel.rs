@@ -49,6 +49,8 @@ pub enum FaultKind {
 pub struct FaultSite {
     /// What it catches.
     pub kind: FaultKind,
+    /// Rust file (a helper inlined into the kernel may be in another file than the kernel).
+    pub file: &'static str,
     /// Rust line.
     pub line: u32,
     /// Rust column.
@@ -78,7 +80,7 @@ pub(crate) fn fault_error(info: &KernelInfo, words: &[u32]) -> crate::error::Err
     };
     let panic = |message: &'static str| Error::KernelPanic {
         kernel: info.name,
-        file: info.rust_file,
+        file: site.file,
         line: site.line,
         column: site.col,
         message,
@@ -88,7 +90,7 @@ pub(crate) fn fault_error(info: &KernelInfo, words: &[u32]) -> crate::error::Err
     match site.kind {
         FaultKind::OutOfBounds(array) => Error::OutOfBounds {
             kernel: info.name,
-            file: info.rust_file,
+            file: site.file,
             line: site.line,
             column: site.col,
             array,

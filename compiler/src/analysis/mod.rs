@@ -84,6 +84,7 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     let mut removed: Vec<Removed> = Vec::new();
     // Two adjacent barriers are one.
     merge_adjacent(&mut checked.kernel, &mut removed);
+    drop_redundant_trailing(checked, &mut removed);
     let mode = checked.kernel.options.sync;
     let mut cx = Ctxt::new();
     let uni = uniformity::analyze(&mut cx, &checked.kernel);
@@ -235,6 +236,7 @@ fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(), Vec<Diagno
         checked.kernel.barriers.push(Barrier {
             span: p.before,
             origin: BarrierOrigin::Inserted(why),
+            calls: Vec::new(),
         });
         if !insert_at(
             &mut checked.kernel.body,
@@ -356,6 +358,37 @@ fn remove_useless(checked: &mut Checked, removed: &mut Vec<Removed>, remove: boo
     }
 }
 
+/// The hazards of the kernel as it stands (divergence not reported).
+fn hazards_now(checked: &Checked) -> Vec<Hazard> {
+    let mut scratch = Ctxt::new();
+    let uni = uniformity::analyze(&mut scratch, &checked.kernel);
+    hazard::find_hazards(&checked.kernel, &checked.types, &uni, false)
+}
+
+/// A helper's trailing barrier is dropped at a call where it orders nothing (DESIGN.md §2:
+/// the call site makes it redundant), before any check, in both modes: the programmer did not
+/// write it, so it is neither reported as useless nor allowed to make a call divergent.
+fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<Removed>) {
+    let mut indices = Vec::new();
+    barrier_indices(&checked.kernel.body, &mut indices);
+    for index in indices {
+        let BarrierOrigin::TrailingSync(helper) = checked.kernel.barriers[index].origin.clone()
+        else {
+            continue;
+        };
+        let before = hazards_now(checked).len();
+        if hazards_without(checked, index).len() <= before {
+            remove_barrier(&mut checked.kernel.body, index);
+            removed.push(Removed {
+                span: checked.kernel.barriers[index].span,
+                why: format!(
+                    "trailing barrier of helper `{helper}`: dropped, nothing after this call needs it"
+                ),
+            });
+        }
+    }
+}
+
 /// A barrier right after another barrier adds nothing: keep one.
 fn merge_adjacent(k: &mut Kernel, removed: &mut Vec<Removed>) {
     fn walk(b: &mut Block, barriers: &[Barrier], removed: &mut Vec<Removed>) {
@@ -449,6 +482,11 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
             BarrierOrigin::Written => "written".to_string(),
             BarrierOrigin::UniformLoad => "starts `uniform_load`".to_string(),
             BarrierOrigin::Inserted(why) => format!("inserted before this statement: {why}"),
+            BarrierOrigin::TrailingSync(h) => {
+                format!(
+                    "trailing barrier of helper `{h}` (it writes shared memory), after this call"
+                )
+            }
         };
         let orders: Vec<String> = hazards_without(checked, *index)
             .iter()

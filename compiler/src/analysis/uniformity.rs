@@ -316,14 +316,47 @@ impl Analyzer<'_, '_> {
         }
     }
 
-    fn divergent_barrier(&mut self, span: Span, what: &str, reason: &Reason) {
+    fn divergent_barrier(
+        &mut self,
+        span: Span,
+        what: &str,
+        reason: &Reason,
+        calls: &[(Span, String)],
+        trailing: Option<&str>,
+    ) {
         if !self.reporting {
             return;
         }
-        let mut d = Diagnostic::new(
-            span,
-            format!("{what} is not reached by every thread of the block: some threads would skip it or wait at it a different number of times"),
-        )
+        // A barrier inlined from a helper is reported at the kernel's call of the helper,
+        // where the divergent control flow usually is.
+        let mut d = match (calls.first(), trailing) {
+            (None, Some(h)) => Diagnostic::new(
+                span,
+                format!("this call of `{h}` is not reached by every thread of the block, but `{h}` ends on a barrier (trailing sync: it writes shared memory that other threads may read)"),
+            )
+            .note(format!("call `{h}` where every thread of the block goes, or declare it `#[device(trailing_sync = false)]` and place the barrier yourself")),
+            (Some((call, name)), _) => {
+                let mut d = Diagnostic::new(
+                    *call,
+                    format!("this call of `{name}` is not reached by every thread of the block, but `{name}` contains a barrier ({what})"),
+                );
+                let inner: Vec<String> = calls[1..].iter().map(|(_, n)| format!("`{n}`")).collect();
+                let via = if inner.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (through {})", inner.join(", "))
+                };
+                d = d.label(span, format!("the barrier in `{name}`{via}"));
+                if let Some(h) = trailing {
+                    d = d.note(format!("the barrier is the trailing sync of `{h}`, which writes shared memory; declare it `#[device(trailing_sync = false)]` to opt out"));
+                }
+                d
+            }
+            (None, None) => Diagnostic::new(
+                span,
+                format!("{what} is not reached by every thread of the block: some threads would skip it or wait at it a different number of times"),
+            ),
+        }
         .label(reason.span, format!("control flow diverges here: {}", reason.text));
         if let Some(c) = &reason.cause {
             d = d.label(c.span, c.text.clone());
@@ -410,8 +443,16 @@ impl Analyzer<'_, '_> {
                         }
                         BarrierOrigin::Inserted(_) => "a barrier inserted by `sync = \"auto\"`",
                         BarrierOrigin::Written => "`sync_block_threads()`",
+                        BarrierOrigin::TrailingSync(_) => {
+                            "the trailing barrier of a helper that writes shared memory"
+                        }
                     };
-                    self.divergent_barrier(span, what, r);
+                    let calls = self.k.barriers[*index].calls.clone();
+                    let trailing = match &self.k.barriers[*index].origin {
+                        BarrierOrigin::TrailingSync(h) => Some(h.clone()),
+                        _ => None,
+                    };
+                    self.divergent_barrier(span, what, r, &calls, trailing.as_deref());
                 }
                 Flow::default()
             }

@@ -134,6 +134,8 @@ pub enum FaultKind {
 pub struct FaultSite {
     /// What the check catches.
     pub kind: FaultKind,
+    /// Rust file.
+    pub file: String,
     /// Rust line.
     pub line: u32,
     /// Rust column (from 1).
@@ -246,6 +248,11 @@ struct Writer<'a> {
     indent: usize,
     /// The Rust line the next emitted C line maps to, if known.
     mapped: Option<usize>,
+    /// The Rust file of the kernel.
+    rust_file: String,
+    /// The file of the statement being written, when it is not the kernel's (an inlined
+    /// helper from another file), and the file the last `#line` named.
+    stmt_file: Option<String>,
     /// The Rust line of the statement being written.
     stmt_line: Option<usize>,
     local_names: Vec<String>,
@@ -281,6 +288,8 @@ impl<'a> Writer<'a> {
             k,
             types,
             file: escape_c_string(file),
+            rust_file: file.to_string(),
+            stmt_file: None,
             out: String::new(),
             indent: 0,
             mapped: None,
@@ -301,8 +310,10 @@ impl<'a> Writer<'a> {
     /// Registers a fault site at `span`; returns its number.
     fn site(&mut self, kind: FaultKind, span: Span) -> usize {
         let start = span.start();
+        let file = span.file_or(&self.rust_file);
         self.sites.push(FaultSite {
             kind,
+            file,
             line: start.line as u32,
             col: start.column as u32 + 1,
         });
@@ -396,7 +407,11 @@ impl<'a> Writer<'a> {
         // about any of them names it; closing braces keep whatever mapping they get.
         if let Some(l) = self.stmt_line {
             if self.mapped != Some(l) && !text.trim_start().starts_with('}') {
-                let _ = writeln!(self.out, "#line {l} \"{}\"", self.file);
+                let file = match &self.stmt_file {
+                    Some(f) => escape_c_string(f),
+                    None => self.file.clone(),
+                };
+                let _ = writeln!(self.out, "#line {l} \"{file}\"");
                 self.mapped = Some(l);
             }
         }
@@ -414,6 +429,13 @@ impl<'a> Writer<'a> {
     fn map_to(&mut self, span: Span) {
         let line = span.start().line;
         if line > 0 {
+            let file = span.file_or(&self.rust_file);
+            let file = (file != self.rust_file).then_some(file);
+            if file != self.stmt_file {
+                // Another file: the next line needs its own directive.
+                self.mapped = None;
+                self.stmt_file = file;
+            }
             self.stmt_line = Some(line);
         }
     }

@@ -140,7 +140,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
         let source = &v.source;
         let uses_record = v.uses_record;
         let sites = v.sites.iter().map(|site| {
-            let (l, col) = (site.line, site.col);
+            let (l, col, sfile) = (site.line, site.col, &site.file);
             let kind = match &site.kind {
                 crate::back::cuda::FaultKind::OutOfBounds(array) => quote!(OutOfBounds(#array)),
                 crate::back::cuda::FaultKind::Div => quote!(Div),
@@ -148,7 +148,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
                 crate::back::cuda::FaultKind::ZeroStep => quote!(ZeroStep),
                 crate::back::cuda::FaultKind::Panic(message) => quote!(Panic(#message)),
             };
-            quote!(::cuphase::__private::FaultSite { kind: ::cuphase::__private::FaultKind::#kind, line: #l, col: #col })
+            quote!(::cuphase::__private::FaultSite { kind: ::cuphase::__private::FaultKind::#kind, file: #sfile, line: #l, col: #col })
         });
         quote! {
             #[doc(hidden)]

@@ -35,9 +35,16 @@ struct Writer<'a> {
     array_names: Vec<Ident>,
 }
 
+/// A span at `at`'s source location that resolves names at the macro's call site. Tokens of
+/// `#[device]` helpers arrive through a `macro_rules!` expansion with that macro's hygiene;
+/// every name the simulator code declares and uses must resolve in one context.
+fn site(at: proc_macro2::Span) -> proc_macro2::Span {
+    proc_macro2::Span::call_site().located_at(at)
+}
+
 fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
     let span: Span = span.into();
-    let id = Ident::new(t.rust_name(), span.lo);
+    let id = Ident::new(t.rust_name(), site(span.lo));
     quote!(#id)
 }
 
@@ -47,12 +54,12 @@ impl<'a> Writer<'a> {
         let local_names = k
             .locals
             .iter()
-            .map(|(h, l)| Ident::new(&namer.call(&l.name), k.locals.span(h).lo))
+            .map(|(h, l)| Ident::new(&namer.call(&l.name), site(k.locals.span(h).lo)))
             .collect();
         let array_names = k
             .arrays
             .iter()
-            .map(|(h, a)| Ident::new(&namer.call(&a.name), k.arrays.span(h).lo))
+            .map(|(h, a)| Ident::new(&namer.call(&a.name), site(k.arrays.span(h).lo)))
             .collect();
         Writer {
             k,
@@ -148,7 +155,7 @@ impl<'a> Writer<'a> {
 
     fn loc(&self, span: Span) -> TokenStream {
         let start = span.start();
-        let file = &self.file;
+        let file = span.file_or(&self.file);
         let line = start.line as u32;
         let col = start.column as u32 + 1;
         quote!(&::cuphase::__private::sim::Loc { file: #file, line: #line, col: #col })
@@ -161,7 +168,7 @@ impl<'a> Writer<'a> {
 
     fn label(&self, l: Handle<Label>) -> syn::Lifetime {
         let name = &self.k.labels.get(l).name;
-        syn::Lifetime::new(&format!("'{name}"), self.k.labels.span(l).lo)
+        syn::Lifetime::new(&format!("'{name}"), site(self.k.labels.span(l).lo))
     }
 
     fn stmt(&self, s: &Stmt, span: Span) -> TokenStream {
@@ -177,9 +184,9 @@ impl<'a> Writer<'a> {
                 match init {
                     Some(e) => {
                         let v = self.expr(*e);
-                        quote_spanned!(span.lo=> let #m #name: #t = #v;)
+                        quote_spanned!(site(span.lo)=> let #m #name: #t = #v;)
                     }
-                    None => quote_spanned!(span.lo=> let #m #name: #t;),
+                    None => quote_spanned!(site(span.lo)=> let #m #name: #t;),
                 }
             }
             Stmt::Assign { place, op, value } => {
@@ -188,12 +195,12 @@ impl<'a> Writer<'a> {
                     Place::Local(l) => {
                         let name = &self.local_names[l.index()];
                         match op {
-                            None => quote_spanned!(span.lo=> #name = #v;),
+                            None => quote_spanned!(site(span.lo)=> #name = #v;),
                             Some(op) => {
                                 let lt = self.types.local(*l);
                                 let rt = self.types.expr(*value);
                                 let r = self.binary(*op, lt, rt, quote!(#name), quote!(__v), span);
-                                quote_spanned!(span.lo=> { let __v = #v; #name = #r; })
+                                quote_spanned!(site(span.lo)=> { let __v = #v; #name = #r; })
                             }
                         }
                     }
@@ -209,7 +216,7 @@ impl<'a> Writer<'a> {
                             })
                             .collect();
                         let idx_names: Vec<Ident> = (0..idx.len())
-                            .map(|i| Ident::new(&format!("__i{i}"), span.lo))
+                            .map(|i| Ident::new(&format!("__i{i}"), site(span.lo)))
                             .collect();
                         let (load, store) = match (&a.kind, idx.len()) {
                             (ArrayKind::Global { .. }, _) => (quote!(load), quote!(store)),
@@ -225,7 +232,7 @@ impl<'a> Writer<'a> {
                             }
                         };
                         // Rust evaluates the value before the place of an assignment to an element.
-                        quote_spanned! {span.lo=> {
+                        quote_spanned! {site(span.lo)=> {
                             let __v = #v;
                             #(let #idx_names = #idx;)*
                             let __new = #new_value;
@@ -242,7 +249,7 @@ impl<'a> Writer<'a> {
                 let c = self.expr(*cond);
                 let a = self.block(accept);
                 let r = self.block(reject);
-                quote_spanned!(span.lo=> if #c { #a } else { #r })
+                quote_spanned!(site(span.lo)=> if #c { #a } else { #r })
             }
             Stmt::Loop { label, kind, body } => {
                 let lbl = label.map(|l| {
@@ -251,10 +258,10 @@ impl<'a> Writer<'a> {
                 });
                 let b = self.block(body);
                 match kind {
-                    LoopKind::Infinite => quote_spanned!(span.lo=> #lbl loop { #b }),
+                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl loop { #b }),
                     LoopKind::While { cond } => {
                         let c = self.expr(*cond);
-                        quote_spanned!(span.lo=> #lbl while #c { #b })
+                        quote_spanned!(site(span.lo)=> #lbl while #c { #b })
                     }
                     LoopKind::For {
                         var,
@@ -280,7 +287,7 @@ impl<'a> Writer<'a> {
                             Distribution::BlocksInGrid => quote!(BlocksInGrid),
                             Distribution::ThreadsInGrid => quote!(ThreadsInGrid),
                         };
-                        quote_spanned! {span.lo=>
+                        quote_spanned! {site(span.lo)=>
                             #lbl for #name in ::cuphase::__private::sim::range(
                                 #s, #e, #step, __cx.distribution(::cuphase::__private::sim::Distribution::#dist)) { #b }
                         }
@@ -289,20 +296,20 @@ impl<'a> Writer<'a> {
             }
             Stmt::Break { label } => {
                 let l = label.map(|l| self.label(l));
-                quote_spanned!(span.lo=> break #l;)
+                quote_spanned!(site(span.lo)=> break #l;)
             }
             Stmt::Continue { label } => {
                 let l = label.map(|l| self.label(l));
-                quote_spanned!(span.lo=> continue #l;)
+                quote_spanned!(site(span.lo)=> continue #l;)
             }
-            Stmt::Return => quote_spanned!(span.lo=> return ::core::result::Result::Ok(());),
+            Stmt::Return => quote_spanned!(site(span.lo)=> return ::core::result::Result::Ok(());),
             Stmt::Barrier { .. } => {
                 let loc = self.loc(span);
-                quote_spanned!(span.lo=> __cx.barrier(#loc).await;)
+                quote_spanned!(site(span.lo)=> __cx.barrier(#loc).await;)
             }
             Stmt::Block(b) => {
                 let b = self.block(b);
-                quote_spanned!(span.lo=> { #b })
+                quote_spanned!(site(span.lo)=> { #b })
             }
             Stmt::Atomic {
                 op,
@@ -332,37 +339,37 @@ impl<'a> Writer<'a> {
                     ArrayKind::Global { .. } => quote!(rmw),
                     ArrayKind::Shared { .. } | ArrayKind::Local { .. } => quote!(rmw1),
                 };
-                let call = quote_spanned! {span.lo=> {
+                let call = quote_spanned! {site(span.lo)=> {
                     let __v: #t = #v;
                     #name.#method((#i) as usize, |__old: #t| #f, #loc)?
                 }};
                 match result {
                     Some(r) => {
                         let rn = &self.local_names[r.index()];
-                        quote_spanned!(span.lo=> #rn = #call;)
+                        quote_spanned!(site(span.lo)=> #rn = #call;)
                     }
-                    None => quote_spanned!(span.lo=> let _ = #call;),
+                    None => quote_spanned!(site(span.lo)=> let _ = #call;),
                 }
             }
             Stmt::Eval(e) => {
                 let v = self.expr(*e);
-                quote_spanned!(span.lo=> let _ = #v;)
+                quote_spanned!(site(span.lo)=> let _ = #v;)
             }
             // Simulated memory is sequentially consistent within a block and atomic across
             // blocks: a fence orders nothing more.
             Stmt::Fence(_) => {
-                quote_spanned!(span.lo=> ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);)
+                quote_spanned!(site(span.lo)=> ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);)
             }
             Stmt::Panic {
                 message,
                 debug_only,
             } => {
                 let loc = self.loc(span);
-                let fail = quote_spanned! {span.lo=>
+                let fail = quote_spanned! {site(span.lo)=>
                     return ::core::result::Result::Err(::cuphase::__private::sim::Fault::Panic { message: #message, loc: #loc });
                 };
                 if *debug_only {
-                    quote_spanned!(span.lo=> if cfg!(debug_assertions) { #fail })
+                    quote_spanned!(site(span.lo)=> if cfg!(debug_assertions) { #fail })
                 } else {
                     fail
                 }
@@ -377,11 +384,11 @@ impl<'a> Writer<'a> {
             Expr::Literal(l) => literal(l, t, span),
             Expr::Local(l) => {
                 let name = &self.local_names[l.index()];
-                let name = Ident::new(&name.to_string(), span.lo);
+                let name = Ident::new(&name.to_string(), site(span.lo));
                 quote!(#name)
             }
             Expr::Builtin { builtin, axis } => {
-                let a = Ident::new(axis.name(), span.lo);
+                let a = Ident::new(axis.name(), site(span.lo));
                 match builtin {
                     Builtin::ThreadIdx => quote!(__cx.thread_idx.#a),
                     Builtin::BlockIdx => quote!(__cx.block_idx.#a),
@@ -394,7 +401,7 @@ impl<'a> Writer<'a> {
             }
             Expr::Len(a) => {
                 let name = &self.array_names[a.index()];
-                quote_spanned!(span.lo=> #name.len())
+                quote_spanned!(site(span.lo)=> #name.len())
             }
             Expr::Load { array, index } => {
                 let a = self.k.arrays.get(*array);
@@ -409,18 +416,20 @@ impl<'a> Writer<'a> {
                     .collect();
                 match (&a.kind, idx.len()) {
                     (ArrayKind::Global { .. }, _) => {
-                        quote_spanned!(span.lo=> #name.load(#(#idx,)* #loc)?)
+                        quote_spanned!(site(span.lo)=> #name.load(#(#idx,)* #loc)?)
                     }
-                    (_, 1) => quote_spanned!(span.lo=> #name.load1(#(#idx,)* #loc)?),
-                    _ => quote_spanned!(span.lo=> #name.load2(#(#idx,)* #loc)?),
+                    (_, 1) => quote_spanned!(site(span.lo)=> #name.load1(#(#idx,)* #loc)?),
+                    _ => quote_spanned!(site(span.lo)=> #name.load2(#(#idx,)* #loc)?),
                 }
             }
             Expr::Unary { op, expr } => {
                 let x = self.expr(*expr);
                 match op {
-                    UnaryOp::Neg if t.is_int() => quote_spanned!(span.lo=> (#x).wrapping_neg()),
-                    UnaryOp::Neg => quote_spanned!(span.lo=> (-(#x))),
-                    UnaryOp::Not => quote_spanned!(span.lo=> (!(#x))),
+                    UnaryOp::Neg if t.is_int() => {
+                        quote_spanned!(site(span.lo)=> (#x).wrapping_neg())
+                    }
+                    UnaryOp::Neg => quote_spanned!(site(span.lo)=> (-(#x))),
+                    UnaryOp::Not => quote_spanned!(site(span.lo)=> (!(#x))),
                 }
             }
             Expr::Binary { op, left, right } => {
@@ -433,12 +442,12 @@ impl<'a> Writer<'a> {
             Expr::Cast { expr, to } => {
                 let x = self.expr(*expr);
                 let t = scalar_tokens(*to, span);
-                quote_spanned!(span.lo=> ((#x) as #t))
+                quote_spanned!(site(span.lo)=> ((#x) as #t))
             }
             Expr::AssumeUniform(inner) => {
                 let v = self.expr(*inner);
                 let loc = self.loc(span);
-                quote_spanned!(span.lo=> ::cuphase::__private::sim::assume_uniform(#v, #loc)?)
+                quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::assume_uniform(#v, #loc)?)
             }
             Expr::Method {
                 method,
@@ -449,24 +458,26 @@ impl<'a> Writer<'a> {
                 let x = self.expr(*receiver);
                 let a: Vec<TokenStream> = args.iter().map(|a| self.expr(*a)).collect();
                 let loc = self.loc(span);
-                let name = Ident::new(method.name(), span.lo);
+                let name = Ident::new(method.name(), site(span.lo));
                 match method {
                     Method::Clamp => {
                         let (lo, hi) = (&a[0], &a[1]);
-                        quote_spanned!(span.lo=> ::cuphase::__private::sim::clamp(#x, #lo, #hi, #loc)?)
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::clamp(#x, #lo, #hi, #loc)?)
                     }
-                    Method::Abs if rt.is_int() => quote_spanned!(span.lo=> (#x).wrapping_abs()),
-                    Method::Pow => quote_spanned!(span.lo=> (#x).wrapping_pow(#(#a),*)),
+                    Method::Abs if rt.is_int() => {
+                        quote_spanned!(site(span.lo)=> (#x).wrapping_abs())
+                    }
+                    Method::Pow => quote_spanned!(site(span.lo)=> (#x).wrapping_pow(#(#a),*)),
                     Method::Min | Method::Max if rt.is_int() => {
-                        quote_spanned!(span.lo=> ::core::cmp::Ord::#name(#x, #(#a),*))
+                        quote_spanned!(site(span.lo)=> ::core::cmp::Ord::#name(#x, #(#a),*))
                     }
                     Method::Min => {
-                        quote_spanned!(span.lo=> ::cuphase::__private::sim::fmin(#x, #(#a),*))
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::fmin(#x, #(#a),*))
                     }
                     Method::Max => {
-                        quote_spanned!(span.lo=> ::cuphase::__private::sim::fmax(#x, #(#a),*))
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::fmax(#x, #(#a),*))
                     }
-                    _ => quote_spanned!(span.lo=> (#x).#name(#(#a),*)),
+                    _ => quote_spanned!(site(span.lo)=> (#x).#name(#(#a),*)),
                 }
             }
             Expr::UniformLoad { array, index } => {
@@ -480,9 +491,9 @@ impl<'a> Writer<'a> {
                     })
                     .collect();
                 if idx.len() == 1 {
-                    quote_spanned!(span.lo=> #name.load1(#(#idx,)* #loc)?)
+                    quote_spanned!(site(span.lo)=> #name.load1(#(#idx,)* #loc)?)
                 } else {
-                    quote_spanned!(span.lo=> #name.load2(#(#idx,)* #loc)?)
+                    quote_spanned!(site(span.lo)=> #name.load2(#(#idx,)* #loc)?)
                 }
             }
             Expr::Select {
@@ -493,7 +504,7 @@ impl<'a> Writer<'a> {
                 let c = self.expr(*cond);
                 let a = self.expr(*accept);
                 let r = self.expr(*reject);
-                quote_spanned!(span.lo=> (if #c { #a } else { #r }))
+                quote_spanned!(site(span.lo)=> (if #c { #a } else { #r }))
             }
         }
     }
@@ -510,41 +521,45 @@ impl<'a> Writer<'a> {
         let loc = self.loc(span);
         if lt.is_int() {
             match op {
-                BinaryOp::Add => return quote_spanned!(span.lo=> (#l).wrapping_add(#r)),
-                BinaryOp::Sub => return quote_spanned!(span.lo=> (#l).wrapping_sub(#r)),
-                BinaryOp::Mul => return quote_spanned!(span.lo=> (#l).wrapping_mul(#r)),
+                BinaryOp::Add => return quote_spanned!(site(span.lo)=> (#l).wrapping_add(#r)),
+                BinaryOp::Sub => return quote_spanned!(site(span.lo)=> (#l).wrapping_sub(#r)),
+                BinaryOp::Mul => return quote_spanned!(site(span.lo)=> (#l).wrapping_mul(#r)),
                 BinaryOp::Div => {
-                    return quote_spanned!(span.lo=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
+                    return quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
                 }
                 BinaryOp::Rem => {
-                    return quote_spanned!(span.lo=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
+                    return quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
                 }
-                BinaryOp::Shl => return quote_spanned!(span.lo=> (#l).wrapping_shl((#r) as u32)),
-                BinaryOp::Shr => return quote_spanned!(span.lo=> (#l).wrapping_shr((#r) as u32)),
+                BinaryOp::Shl => {
+                    return quote_spanned!(site(span.lo)=> (#l).wrapping_shl((#r) as u32))
+                }
+                BinaryOp::Shr => {
+                    return quote_spanned!(site(span.lo)=> (#l).wrapping_shr((#r) as u32))
+                }
                 _ => {}
             }
         }
         let sym: TokenStream = match op {
-            BinaryOp::Add => quote_spanned!(span.lo=> +),
-            BinaryOp::Sub => quote_spanned!(span.lo=> -),
-            BinaryOp::Mul => quote_spanned!(span.lo=> *),
-            BinaryOp::Div => quote_spanned!(span.lo=> /),
-            BinaryOp::Rem => quote_spanned!(span.lo=> %),
-            BinaryOp::BitAnd => quote_spanned!(span.lo=> &),
-            BinaryOp::BitOr => quote_spanned!(span.lo=> |),
-            BinaryOp::BitXor => quote_spanned!(span.lo=> ^),
-            BinaryOp::Shl => quote_spanned!(span.lo=> <<),
-            BinaryOp::Shr => quote_spanned!(span.lo=> >>),
-            BinaryOp::Eq => quote_spanned!(span.lo=> ==),
-            BinaryOp::Ne => quote_spanned!(span.lo=> !=),
-            BinaryOp::Lt => quote_spanned!(span.lo=> <),
-            BinaryOp::Le => quote_spanned!(span.lo=> <=),
-            BinaryOp::Gt => quote_spanned!(span.lo=> >),
-            BinaryOp::Ge => quote_spanned!(span.lo=> >=),
-            BinaryOp::And => quote_spanned!(span.lo=> &&),
-            BinaryOp::Or => quote_spanned!(span.lo=> ||),
+            BinaryOp::Add => quote_spanned!(site(span.lo)=> +),
+            BinaryOp::Sub => quote_spanned!(site(span.lo)=> -),
+            BinaryOp::Mul => quote_spanned!(site(span.lo)=> *),
+            BinaryOp::Div => quote_spanned!(site(span.lo)=> /),
+            BinaryOp::Rem => quote_spanned!(site(span.lo)=> %),
+            BinaryOp::BitAnd => quote_spanned!(site(span.lo)=> &),
+            BinaryOp::BitOr => quote_spanned!(site(span.lo)=> |),
+            BinaryOp::BitXor => quote_spanned!(site(span.lo)=> ^),
+            BinaryOp::Shl => quote_spanned!(site(span.lo)=> <<),
+            BinaryOp::Shr => quote_spanned!(site(span.lo)=> >>),
+            BinaryOp::Eq => quote_spanned!(site(span.lo)=> ==),
+            BinaryOp::Ne => quote_spanned!(site(span.lo)=> !=),
+            BinaryOp::Lt => quote_spanned!(site(span.lo)=> <),
+            BinaryOp::Le => quote_spanned!(site(span.lo)=> <=),
+            BinaryOp::Gt => quote_spanned!(site(span.lo)=> >),
+            BinaryOp::Ge => quote_spanned!(site(span.lo)=> >=),
+            BinaryOp::And => quote_spanned!(site(span.lo)=> &&),
+            BinaryOp::Or => quote_spanned!(site(span.lo)=> ||),
         };
-        quote_spanned!(span.lo=> ((#l) #sym (#r)))
+        quote_spanned!(site(span.lo)=> ((#l) #sym (#r)))
     }
 }
 
@@ -552,9 +567,9 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
     match l {
         Literal::Bool(b) => {
             if *b {
-                quote_spanned!(span.lo=> true)
+                quote_spanned!(site(span.lo)=> true)
             } else {
-                quote_spanned!(span.lo=> false)
+                quote_spanned!(site(span.lo)=> false)
             }
         }
         Literal::Int { value, .. } => {
@@ -565,11 +580,11 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
                     quote!(#lit)
                 }
                 Err(_) => {
-                    quote_spanned!(span.lo=> ::core::compile_error!("invalid integer literal"))
+                    quote_spanned!(site(span.lo)=> ::core::compile_error!("invalid integer literal"))
                 }
             };
             if *value < 0 {
-                quote_spanned!(span.lo=> (-#lit))
+                quote_spanned!(site(span.lo)=> (-#lit))
             } else {
                 lit
             }
@@ -581,7 +596,9 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
                     lit.set_span(span.lo);
                     quote!(#lit)
                 }
-                Err(_) => quote_spanned!(span.lo=> ::core::compile_error!("invalid float literal")),
+                Err(_) => {
+                    quote_spanned!(site(span.lo)=> ::core::compile_error!("invalid float literal"))
+                }
             }
         }
     }

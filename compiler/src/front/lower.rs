@@ -11,6 +11,8 @@ use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
 use std::collections::HashMap;
 
+mod inline;
+
 /// The result of lowering an expression in value position.
 enum Value {
     /// The expression's value.
@@ -28,6 +30,26 @@ type RangeParts = (Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>);
 enum Binding {
     Local(Handle<Local>),
     Array(Handle<Array>),
+    /// A helper's `&[T]` parameter bound to a writable array: reads only.
+    View(Handle<Array>),
+    /// A helper's `&mut T` parameter bound to a caller's variable, used as `*p`.
+    Ref(Handle<Local>),
+}
+
+/// One inlined helper call being lowered.
+struct CallFrame {
+    /// Index into the kernel's [`Helpers`](crate::helpers::Helpers).
+    helper: usize,
+    /// The call's span.
+    span: Span,
+    /// The helper's name.
+    name: String,
+    /// The variable that receives the result (none for helpers returning `()`).
+    result: Option<Handle<Local>>,
+    /// The label an early `return` breaks out of, once one needs it.
+    exit: Option<Handle<Label>>,
+    /// Whether the helper (or one it calls) writes shared memory.
+    wrote_shared: bool,
 }
 
 struct LoopFrame {
@@ -36,6 +58,10 @@ struct LoopFrame {
 
 struct Lowerer<'c> {
     cx: &'c mut Ctxt,
+    helpers: &'c crate::helpers::Helpers,
+    calls: Vec<CallFrame>,
+    /// The initialiser of each `let`, for guessing a generic helper's type arguments.
+    let_inits: HashMap<Handle<Local>, Handle<Expr>>,
     arrays: Arena<Array>,
     locals: Arena<Local>,
     exprs: Arena<Expr>,
@@ -48,9 +74,17 @@ struct Lowerer<'c> {
 
 /// Lowers a kernel function. Errors go to `cx`; the returned kernel is only meaningful when
 /// `cx` has none.
-pub fn lower_kernel(cx: &mut Ctxt, options: KernelOptions, func: &syn::ItemFn) -> Kernel {
+pub fn lower_kernel(
+    cx: &mut Ctxt,
+    options: KernelOptions,
+    func: &syn::ItemFn,
+    helpers: &crate::helpers::Helpers,
+) -> Kernel {
     let mut l = Lowerer {
         cx,
+        helpers,
+        calls: Vec::new(),
+        let_inits: HashMap::new(),
         arrays: Arena::default(),
         locals: Arena::default(),
         exprs: Arena::default(),
@@ -527,6 +561,9 @@ impl Lowerer<'_> {
             },
             ident.src(),
         );
+        if let Some(i) = init {
+            self.let_inits.insert(h, i);
+        }
         out.push(Stmt::Let { local: h, init }, span);
         self.bind(name, Binding::Local(h));
     }
@@ -778,7 +815,7 @@ impl Lowerer<'_> {
         }
         self.err(
             e.src(),
-            "a shared array's length must be an integer literal (const generics come later)",
+            "an array's length must be an integer literal (or a helper's const generic parameter)",
         );
         None
     }
@@ -861,6 +898,9 @@ impl Lowerer<'_> {
                 };
                 out.push(Stmt::Fence(scope), span);
             }
+            syn::Expr::Call(c) if is_helper_call(c) => {
+                self.lower_call(c, out, span, false);
+            }
             syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
                 if !c.args.is_empty() {
                     self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
@@ -905,7 +945,16 @@ impl Lowerer<'_> {
 
     fn barrier(&mut self, origin: BarrierOrigin, span: Span, out: &mut Block) {
         let index = self.barriers.len();
-        self.barriers.push(Barrier { span, origin });
+        let calls = self
+            .calls
+            .iter()
+            .map(|f| (f.span, f.name.clone()))
+            .collect();
+        self.barriers.push(Barrier {
+            span,
+            origin,
+            calls,
+        });
         out.push(Stmt::Barrier { index }, span);
     }
 
@@ -924,6 +973,16 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) => {
                 match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                     Some(Binding::Array(a)) => a,
+                    Some(Binding::View(_)) => {
+                        self.err(
+                            m.receiver.src(),
+                            format!(
+                                "`{}` writes, but this parameter of the helper is a read-only `&[T]`; declare it `&mut`",
+                                op.method()
+                            ),
+                        );
+                        return Value::Error;
+                    }
                     _ => {
                         self.err(
                             m.receiver.src(),
@@ -1614,6 +1673,10 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Return(r) => {
+                if !self.calls.is_empty() {
+                    self.lower_helper_return(r, out, span);
+                    return;
+                }
                 if let Some(v) = &r.expr {
                     self.err(v.src(), "a kernel returns `()`; `return` takes no value");
                     return;
@@ -1647,10 +1710,17 @@ impl Lowerer<'_> {
                         }
                         Some(Place::Local(h))
                     }
-                    Some(Binding::Array(_)) => {
+                    Some(Binding::Array(_) | Binding::View(_)) => {
                         self.err(
                             e.src(),
                             "cannot assign to a whole array; assign its elements",
+                        );
+                        None
+                    }
+                    Some(Binding::Ref(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a `&mut` reference; assign through it: `*{ident} = ..`"),
                         );
                         None
                     }
@@ -1663,8 +1733,43 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                let target = match strip_parens(&u.expr) {
+                    syn::Expr::Path(p) => {
+                        p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    }
+                    _ => None,
+                };
+                match target {
+                    Some(Binding::Ref(h)) => Some(Place::Local(h)),
+                    _ => {
+                        self.err(
+                            e.src(),
+                            "only a helper's `&mut` parameter can be assigned through `*`",
+                        );
+                        None
+                    }
+                }
+            }
             syn::Expr::Index(_) => {
+                if let Some(name) = index_base(e) {
+                    if let Some(Binding::View(_)) = self.lookup(&name) {
+                        self.cx.push(
+                            Diagnostic::new(
+                                e.src(),
+                                format!("cannot assign to `{name}[..]`: this helper parameter is a read-only `&[T]`"),
+                            )
+                            .note(format!("declare the parameter `{name}: &mut [T]`")),
+                        );
+                        return None;
+                    }
+                }
                 let (array, index) = self.lower_index(e, out)?;
+                if matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+                    for f in &mut self.calls {
+                        f.wrote_shared = true;
+                    }
+                }
                 let a = self.arrays.get(array);
                 if matches!(a.kind, ArrayKind::Local { mutable: false, .. }) {
                     let name = a.name.clone();
@@ -1726,8 +1831,8 @@ impl Lowerer<'_> {
                     .map(|i| i.to_string())
                     .unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Array(a)) => a,
-                    Some(Binding::Local(_)) => {
+                    Some(Binding::Array(a) | Binding::View(a)) => a,
+                    Some(Binding::Local(_) | Binding::Ref(_)) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
                     }
@@ -1806,9 +1911,16 @@ impl Lowerer<'_> {
                     syn::UnOp::Neg(_) => UnaryOp::Neg,
                     syn::UnOp::Not(_) => UnaryOp::Not,
                     syn::UnOp::Deref(_) => {
+                        if let syn::Expr::Path(p) = strip_parens(&u.expr) {
+                            if let Some(Binding::Ref(h)) =
+                                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                            {
+                                return Value::Expr(self.expr(Expr::Local(h), span));
+                            }
+                        }
                         self.err(
                             u.op.src(),
-                            "dereferencing (`*x`) is not supported in kernels",
+                            "dereferencing (`*x`) works only on a helper's `&mut` parameter",
                         );
                         return Value::Error;
                     }
@@ -1934,6 +2046,7 @@ impl Lowerer<'_> {
                     span,
                 ))
             }
+            syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
             syn::Expr::Call(c) => {
                 let name = call_name(c);
                 let n = name.clone().unwrap_or_default();
@@ -2066,7 +2179,14 @@ impl Lowerer<'_> {
             let name = ident.to_string();
             return match self.lookup(&name) {
                 Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
-                Some(Binding::Array(_)) => {
+                Some(Binding::Ref(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is a `&mut` reference; read it as `*{name}`"),
+                    );
+                    Value::Error
+                }
+                Some(Binding::Array(_) | Binding::View(_)) => {
                     self.err(
                         span,
                         format!("`{name}` is an array; index it (`{name}[i]`) or take its length"),
@@ -2152,7 +2272,8 @@ impl Lowerer<'_> {
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(id) = p.path.get_ident() {
-                    if let Some(Binding::Array(a)) = self.lookup(&id.to_string()) {
+                    if let Some(Binding::Array(a) | Binding::View(a)) = self.lookup(&id.to_string())
+                    {
                         if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. }) {
                             return Value::Expr(self.expr(Expr::Len(a), span));
                         }
@@ -2477,6 +2598,24 @@ fn int_min(t: Scalar) -> i128 {
         Scalar::I32 => i128::from(i32::MIN),
         Scalar::I64 => i128::from(i64::MIN),
         _ => 0,
+    }
+}
+
+/// Whether `c` calls a path that is not one of the language's functions: a `#[device]` helper.
+fn is_helper_call(c: &syn::ExprCall) -> bool {
+    match &*c.func {
+        syn::Expr::Path(p) => p.qself.is_none() && !crate::helpers::is_builtin(&p.path),
+        _ => false,
+    }
+}
+
+/// The name of the array an index expression `a[i][j]` starts from.
+fn index_base(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Index(ix) => index_base(&ix.expr),
+        syn::Expr::Paren(p) => index_base(&p.expr),
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
     }
 }
 

@@ -22,10 +22,14 @@ pub struct Checked {
 }
 
 /// Parses the attribute, lowers and type-checks a kernel function.
-pub fn check_kernel(attr: TokenStream, func: &syn::ItemFn) -> Result<Checked, Vec<Diagnostic>> {
+pub fn check_kernel(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    helpers: &crate::helpers::Helpers,
+) -> Result<Checked, Vec<Diagnostic>> {
     let mut cx = Ctxt::new();
     let options = lower::parse_options(&mut cx, attr);
-    let kernel = lower::lower_kernel(&mut cx, options, func);
+    let kernel = lower::lower_kernel(&mut cx, options, func, helpers);
     // Types of a kernel with lowering errors would only add noise.
     if !cx.has_errors() {
         let types = infer::infer(&mut cx, &kernel);
