@@ -246,8 +246,12 @@ impl Lowerer<'_> {
         // 3. The parameters.
         let mut scope = HashMap::new();
         for ((arg, pt), syn_arg) in args.iter().zip(&inputs).zip(&c.args) {
-            if let Some((name, b)) = self.bind_param(arg, pt, syn_arg, out) {
-                scope.insert(name, b);
+            match self.bind_param(arg, pt, syn_arg, out) {
+                Some((name, b)) => {
+                    scope.insert(name, b);
+                }
+                // Reported; the body would only add errors about the parameter.
+                None => return Value::Error,
             }
         }
         // 4. The result.
