@@ -377,6 +377,33 @@ fn reduce_expected() -> Vec<u64> {
 }
 
 /// A noisy signal for the per-thread median.
+/// Threads of the warp cases: 5 blocks of 48 (a full warp and a partial one each).
+const WARP_THREADS: usize = 240;
+
+fn warp_input() -> Vec<i32> {
+    (0..200).map(|i: i32| (i * 37) % 101 - 50).collect()
+}
+
+/// Every thread's value in the warp cases (0 past the input).
+fn warp_values() -> Vec<i32> {
+    let mut v = warp_input();
+    v.resize(WARP_THREADS, 0);
+    v
+}
+
+/// First thread and lane count of each warp of 1-D blocks of `block` threads.
+fn warps_of(block: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for b in 0..WARP_THREADS / block {
+        let mut base = 0;
+        while base < block {
+            out.push((b * block + base, (block - base).min(32)));
+            base += 32;
+        }
+    }
+    out
+}
+
 fn helper_input() -> Vec<f32> {
     (0..1000u32)
         .map(|i| ((i * 613) % 401) as f32 * 0.01 - 1.5)
@@ -492,6 +519,98 @@ fn original() -> Vec<Case> {
                 let mut v = bits_f32(&medians);
                 v.extend(table.iter().map(|t| u64::from(*t)));
                 v
+            },
+        },
+        Case {
+            name: "warp_sums",
+            run: |dev| {
+                let input = warp_input();
+                let inp = dev.upload(&input)?;
+                let mut down = dev.zeros::<i32>(WARP_THREADS)?;
+                let mut xor = dev.zeros::<f64>(WARP_THREADS)?;
+                crate::kernels::warp::warp_sums.launch(
+                    dev,
+                    Launch::new((WARP_THREADS / 48) as u32, 48),
+                    &mut down,
+                    &mut xor,
+                    &inp,
+                )?;
+                let mut v = bits_i32(&down.to_vec()?);
+                v.extend(xor.to_vec()?.iter().map(|x| x.to_bits()));
+                Ok(v)
+            },
+            expected: || {
+                let vals = warp_values();
+                let mut down = Vec::new();
+                let mut xor = Vec::new();
+                for (base, lanes) in warps_of(48) {
+                    let w = &vals[base..base + lanes];
+                    let mut s: Vec<i32> = w.to_vec();
+                    for d in [16, 8, 4, 2, 1] {
+                        let old = s.clone();
+                        for l in 0..lanes {
+                            let src = if l + d < lanes { old[l + d] } else { old[l] };
+                            s[l] = old[l].wrapping_add(src);
+                        }
+                    }
+                    let mut x: Vec<f64> = w.iter().map(|v| f64::from(*v) * 0.5).collect();
+                    for m in [1, 2, 4, 8, 16] {
+                        let old = x.clone();
+                        for l in 0..lanes {
+                            let src = if (l ^ m) < lanes { old[l ^ m] } else { old[l] };
+                            x[l] = old[l] + src;
+                        }
+                    }
+                    down.extend(s);
+                    xor.extend(x);
+                }
+                let mut v = bits_i32(&down);
+                v.extend(xor.iter().map(|x| x.to_bits()));
+                v
+            },
+        },
+        Case {
+            name: "warp_votes",
+            run: |dev| {
+                let input = warp_input();
+                let inp = dev.upload(&input)?;
+                let mut out = dev.zeros::<u32>(WARP_THREADS * 6)?;
+                crate::kernels::warp::warp_votes.launch(
+                    dev,
+                    Launch::new((WARP_THREADS / 48) as u32, 48),
+                    &mut out,
+                    &inp,
+                )?;
+                Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+            },
+            expected: || {
+                let vals = warp_values();
+                let mut out = Vec::new();
+                for (base, lanes) in warps_of(48) {
+                    let w = &vals[base..base + lanes];
+                    let ballot = (0..lanes)
+                        .filter(|l| w[*l] > 0)
+                        .fold(0u32, |m, l| m | (1 << l));
+                    let all = w.iter().all(|v| *v > -100);
+                    let any = w.contains(&7);
+                    for l in 0..lanes {
+                        let up = if l >= 3 { w[l - 3] } else { w[l] } as u8;
+                        let src = (l + 20) % 32;
+                        let far = if src < lanes { src + 100 } else { l + 100 } as u32;
+                        let flag = if l + 1 < lanes {
+                            w[l + 1] % 2 == 0
+                        } else {
+                            w[l] % 2 == 0
+                        };
+                        out.push(u64::from(ballot));
+                        out.push(u64::from(all as u32 + 2 * any as u32 + 4 * flag as u32));
+                        out.push(u64::from(w[0] as i16 as i32 as u32));
+                        out.push(u64::from(up));
+                        out.push(u64::from(far));
+                        out.push(l as u64);
+                    }
+                }
+                out
             },
         },
         Case {

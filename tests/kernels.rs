@@ -26,10 +26,14 @@ pub mod races;
 pub mod reverse;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
+#[path = "in/warp.rs"]
+pub mod warp;
 
 /// Every kernel's name and CUDA C.
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     vec![
+        (warp::warp_sums.name(), warp::warp_sums.cuda_source()),
+        (warp::warp_votes.name(), warp::warp_votes.cuda_source()),
         (
             helpers::helper_math.name(),
             helpers::helper_math.cuda_source(),

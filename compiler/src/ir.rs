@@ -804,6 +804,62 @@ impl AtomicOp {
     }
 }
 
+/// Warp-level collective operations. Each is reached by every thread of the block (the
+/// barrier analysis treats it like a barrier for divergence) and works over the threads of the
+/// thread's warp (32 consecutive linear thread ids; the last warp of a block may be partial).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `sync_warp()`.
+    Sync,
+    /// `warp_shuffle(v, lane)`: `v` of lane `lane % 32` (own `v` if that lane does not exist).
+    Shuffle,
+    /// `warp_shuffle_xor(v, m)`: `v` of lane `lane ^ (m % 32)`.
+    ShuffleXor,
+    /// `warp_shuffle_up(v, d)`: `v` of lane `lane - d` (own `v` below `d`).
+    ShuffleUp,
+    /// `warp_shuffle_down(v, d)`: `v` of lane `lane + d` (own `v` past the last lane).
+    ShuffleDown,
+    /// `warp_ballot(p)`: bit `i` set when lane `i`'s `p` holds.
+    Ballot,
+    /// `warp_all(p)`.
+    All,
+    /// `warp_any(p)`.
+    Any,
+}
+
+impl WarpOp {
+    /// Every operation with its Rust name.
+    pub const ALL: &'static [(&'static str, WarpOp)] = &[
+        ("sync_warp", WarpOp::Sync),
+        ("warp_shuffle", WarpOp::Shuffle),
+        ("warp_shuffle_xor", WarpOp::ShuffleXor),
+        ("warp_shuffle_up", WarpOp::ShuffleUp),
+        ("warp_shuffle_down", WarpOp::ShuffleDown),
+        ("warp_ballot", WarpOp::Ballot),
+        ("warp_all", WarpOp::All),
+        ("warp_any", WarpOp::Any),
+    ];
+    /// The operation named `name`.
+    pub fn from_name(name: &str) -> Option<WarpOp> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
+    }
+    /// The Rust name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, o)| *o == self)
+            .map_or("?", |(n, _)| n)
+    }
+    /// Number of arguments.
+    pub fn arity(self) -> usize {
+        match self {
+            WarpOp::Sync => 0,
+            WarpOp::Ballot | WarpOp::All | WarpOp::Any => 1,
+            _ => 2,
+        }
+    }
+}
+
 /// A place that can be assigned.
 #[derive(Clone, Debug)]
 pub enum Place {
@@ -914,6 +970,14 @@ pub enum Stmt {
         array: Handle<Array>,
         index: Handle<Expr>,
         value: Handle<Expr>,
+        result: Option<Handle<Local>>,
+    },
+    /// A warp operation; `value` is the shuffled value or the predicate, `lane` the lane,
+    /// mask or distance of a shuffle; the result goes to `result`.
+    Warp {
+        op: WarpOp,
+        value: Option<Handle<Expr>>,
+        lane: Option<Handle<Expr>>,
         result: Option<Handle<Local>>,
     },
     /// A nested scope `{ .. }`.

@@ -42,7 +42,32 @@ pub trait Scalar:
     /// Atomically replaces the element with `f(old)`; returns the old value.
     #[doc(hidden)]
     fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self;
+    /// The value's bits, as a warp operation moves them between lanes.
+    #[doc(hidden)]
+    fn to_lane_bits(self) -> u64;
+    /// The value back from [`Scalar::to_lane_bits`].
+    #[doc(hidden)]
+    fn from_lane_bits(b: u64) -> Self;
 }
+
+/// Integer values from their lane bits (`bool` is not an `as` target).
+trait FromLaneBits {
+    fn from_bits(b: u64) -> Self;
+}
+impl FromLaneBits for bool {
+    fn from_bits(b: u64) -> Self {
+        b != 0
+    }
+}
+macro_rules! from_lane_bits {
+    ($($t:ty),*) => {$(
+        impl FromLaneBits for $t {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+            fn from_bits(b: u64) -> Self { b as $t }
+        }
+    )*};
+}
+from_lane_bits!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 
 macro_rules! int_scalar {
     ($($t:ty => $cell:ty),* $(,)?) => {$(
@@ -62,6 +87,11 @@ macro_rules! int_scalar {
                     Ok(old) | Err(old) => old,
                 }
             }
+            #[inline(always)]
+            #[allow(clippy::cast_sign_loss, clippy::cast_lossless)]
+            fn to_lane_bits(self) -> u64 { self as u64 }
+            #[inline(always)]
+            fn from_lane_bits(b: u64) -> Self { <$t as FromLaneBits>::from_bits(b) }
         }
     )*};
 }
@@ -92,6 +122,11 @@ macro_rules! float_scalar {
                     Ok(old) | Err(old) => <$t>::from_bits(old),
                 }
             }
+            #[inline(always)]
+            fn to_lane_bits(self) -> u64 { u64::from(self.to_bits()) }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation)]
+            fn from_lane_bits(b: u64) -> Self { <$t>::from_bits(b as _) }
         }
     )*};
 }

@@ -780,6 +780,30 @@ impl Walker<'_> {
                 let _ = self.eval(*e);
                 self.flush(pend);
             }
+            // Not a barrier: a warp operation orders no shared-memory access between warps.
+            Stmt::Warp {
+                value,
+                lane,
+                result,
+                ..
+            } => {
+                for e in [value, lane].into_iter().flatten() {
+                    let _ = self.eval(*e);
+                }
+                self.flush(pend);
+                if let Some(r) = result {
+                    let sy = self.sym(
+                        (12, here, 0, true),
+                        true,
+                        self.types.local(*r).is_unsigned_int(),
+                        SymKind::Other,
+                    );
+                    self.env[r.index()] = Some(Val {
+                        aff: Affine::var(sy),
+                        exact: true,
+                    });
+                }
+            }
             Stmt::Barrier { .. } => {
                 self.flush(pend);
                 pend.items.clear();
@@ -1317,6 +1341,9 @@ fn assigned_locals(b: &Block) -> Vec<Handle<Local>> {
                     ..
                 } => out.push(*l),
                 Stmt::Atomic {
+                    result: Some(l), ..
+                }
+                | Stmt::Warp {
                     result: Some(l), ..
                 } => out.push(*l),
                 Stmt::Let { local, .. } => out.push(*local),

@@ -435,6 +435,23 @@ impl Analyzer<'_, '_> {
                 self.uniform_load_check(*e, st);
                 Flow::default()
             }
+            Stmt::Warp { op, result, .. } => {
+                if let Some(r) = cf {
+                    let what = format!(
+                        "`{}` (a warp operation, which every thread of the block must reach here)",
+                        op.name()
+                    );
+                    self.divergent_barrier(span, &what, r, &[], None);
+                }
+                if let Some(res) = result {
+                    st.vars[res.index()] = Uni::NonUniform(Rc::new(Origin {
+                        root_span: span,
+                        root: format!("`{}` (each thread gets its own lane's result)", op.name()),
+                        path: vec![self.k.locals.get(*res).name.clone()],
+                    }));
+                }
+                Flow::default()
+            }
             Stmt::Barrier { index } => {
                 if let Some(r) = cf {
                     let what = match self.k.barriers[*index].origin {

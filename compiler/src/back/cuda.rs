@@ -92,6 +92,50 @@ fn binary_prec(op: BinaryOp) -> u8 {
     }
 }
 
+/// The warp operations, over the threads of the calling thread's warp: 32 consecutive linear
+/// thread ids, fewer in the last warp of a block whose size is not a multiple of 32. A lane
+/// that does not exist is never read: the thread keeps its own value, as Rust's definition
+/// (and the simulator) says.
+const WARP_PRELUDE: &str = r#"
+// Warp operations over the existing lanes of this thread's warp.
+namespace cuphase {
+__device__ __forceinline__ unsigned int warp_lane() {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
+}
+__device__ __forceinline__ unsigned int warp_lanes() {
+    const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    const unsigned int rest = n - (t & ~31u);
+    return rest < 32u ? rest : 32u;
+}
+__device__ __forceinline__ unsigned int warp_mask() {
+    const unsigned int c = warp_lanes();
+    return c == 32u ? 0xffffffffu : (1u << c) - 1u;
+}
+template <typename T> __device__ __forceinline__ T warp_read(T v, unsigned int src, bool ok) {
+    ok = ok && src < warp_lanes();
+    const T r = __shfl_sync(warp_mask(), v, ok ? src : warp_lane());
+    return ok ? r : v;
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
+    return warp_read(v, lane & 31u, true);
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigned int m) {
+    return warp_read(v, warp_lane() ^ (m & 31u), true);
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
+    const unsigned int l = warp_lane();
+    return warp_read(v, l - d, d < 32u && l >= d);
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_down(T v, unsigned int d) {
+    return warp_read(v, warp_lane() + d, d < 32u);
+}
+__device__ __forceinline__ unsigned int warp_ballot(bool p) { return __ballot_sync(warp_mask(), p); }
+__device__ __forceinline__ bool warp_all(bool p) { return __all_sync(warp_mask(), p) != 0; }
+__device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask(), p) != 0; }
+}  // namespace cuphase
+"#;
+
 /// Whether C would promote the type to `int` in arithmetic (so results need truncating back).
 fn is_narrow(t: Scalar) -> bool {
     matches!(t, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
@@ -265,6 +309,8 @@ struct Writer<'a> {
     checks: bool,
     /// The kernel has the fault record parameters.
     uses_record: bool,
+    /// The kernel uses warp operations (their helpers are written).
+    uses_warp: bool,
     sites: Vec<FaultSite>,
     /// The statement being written evaluates a check inline.
     inline_check: bool,
@@ -302,6 +348,7 @@ impl<'a> Writer<'a> {
             loops: Vec::new(),
             checks,
             uses_record,
+            uses_warp: false,
             sites: Vec::new(),
             inline_check: false,
         }
@@ -336,6 +383,9 @@ impl<'a> Writer<'a> {
         );
         if self.uses_record {
             head.push_str(FAULT_PRELUDE);
+        }
+        if self.uses_warp {
+            head.push_str(WARP_PRELUDE);
         }
         if !self.helpers.is_empty() {
             head.push_str(
@@ -762,6 +812,46 @@ impl<'a> Writer<'a> {
                 self.map_to(span);
                 let v = self.expr(*e);
                 self.line(&format!("(void)({});", v.text));
+            }
+            Stmt::Warp {
+                op,
+                value,
+                lane,
+                result,
+            } => {
+                self.map_to(span);
+                self.uses_warp = true;
+                if *op == WarpOp::Sync {
+                    self.line("__syncwarp(cuphase::warp_mask());");
+                    return;
+                }
+                let (Some(v), Some(r)) = (value, result) else {
+                    return;
+                };
+                let t = self.types.expr(*v);
+                let vt = self.expr(*v).text;
+                let name = self.local_name(*r).to_string();
+                let call = match op {
+                    WarpOp::Ballot | WarpOp::All | WarpOp::Any => {
+                        format!("cuphase::{}({vt})", op.name())
+                    }
+                    _ => {
+                        let l = lane.map(|l| self.expr(l).text).unwrap_or_default();
+                        // `__shfl_sync` takes 32- and 64-bit values: narrow ones travel as
+                        // `int` or `unsigned int`.
+                        if is_narrow(t) || t == Scalar::Bool {
+                            let wide = if t.is_unsigned_int() {
+                                "unsigned int"
+                            } else {
+                                "int"
+                            };
+                            format!("({})cuphase::{}(({wide}){vt}, {l})", c_type(t), op.name())
+                        } else {
+                            format!("cuphase::{}({vt}, {l})", op.name())
+                        }
+                    }
+                };
+                self.line(&format!("{name} = {call};"));
             }
             Stmt::Panic {
                 message,

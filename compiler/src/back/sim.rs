@@ -355,6 +355,50 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*e);
                 quote_spanned!(site(span.lo)=> let _ = #v;)
             }
+            Stmt::Warp {
+                op,
+                value,
+                lane,
+                result,
+            } => {
+                let loc = self.loc(span);
+                let kind = Ident::new(
+                    match op {
+                        WarpOp::Sync => "Sync",
+                        WarpOp::Shuffle => "Shuffle",
+                        WarpOp::ShuffleXor => "ShuffleXor",
+                        WarpOp::ShuffleUp => "ShuffleUp",
+                        WarpOp::ShuffleDown => "ShuffleDown",
+                        WarpOp::Ballot => "Ballot",
+                        WarpOp::All => "All",
+                        WarpOp::Any => "Any",
+                    },
+                    site(span.lo),
+                );
+                let kind = quote!(::cuphase::__private::sim::WarpKind::#kind);
+                let (Some(v), Some(r)) = (value, result) else {
+                    return quote_spanned!(site(span.lo)=> __cx.warp(#kind, 0, 0, #loc).await;);
+                };
+                let rn = &self.local_names[r.index()];
+                let vt = self.types.expr(*v);
+                let ty = scalar_tokens(vt, span);
+                let v = self.expr(*v);
+                let arg = match lane {
+                    Some(l) => {
+                        let l = self.expr(*l);
+                        quote!((#l) as u32)
+                    }
+                    None => quote!(0u32),
+                };
+                let call = quote_spanned!(site(span.lo)=> __cx.warp(#kind, <#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg, #loc).await);
+                match op {
+                    WarpOp::Ballot => quote_spanned!(site(span.lo)=> #rn = #call as u32;),
+                    WarpOp::All | WarpOp::Any => quote_spanned!(site(span.lo)=> #rn = #call != 0;),
+                    _ => {
+                        quote_spanned!(site(span.lo)=> #rn = <#ty as ::cuphase::Scalar>::from_lane_bits(#call);)
+                    }
+                }
+            }
             // Simulated memory is sequentially consistent within a block and atomic across
             // blocks: a fence orders nothing more.
             Stmt::Fence(_) => {

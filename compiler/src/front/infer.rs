@@ -400,6 +400,39 @@ impl Infer<'_, '_> {
                 let vv = self.ev(*value);
                 self.constrain(vv, Class::Known(elem), self.k.exprs.span(*value));
             }
+            Stmt::Warp {
+                op,
+                value,
+                lane,
+                result,
+            } => {
+                if let Some(l) = lane {
+                    let lv = self.ev(*l);
+                    self.constrain(lv, Class::Known(Scalar::U32), self.k.exprs.span(*l));
+                }
+                let Some(v) = value else { return };
+                let vv = self.ev(*v);
+                let vspan = self.k.exprs.span(*v);
+                let rv = result.map(|r| self.local_var[r.index()]);
+                match op {
+                    WarpOp::Ballot | WarpOp::All | WarpOp::Any => {
+                        self.constrain(vv, Class::Known(Scalar::Bool), vspan);
+                        let rt = if *op == WarpOp::Ballot {
+                            Scalar::U32
+                        } else {
+                            Scalar::Bool
+                        };
+                        if let Some(rv) = rv {
+                            self.constrain(rv, Class::Known(rt), vspan);
+                        }
+                    }
+                    _ => {
+                        if let Some(rv) = rv {
+                            self.unify(rv, vv, vspan);
+                        }
+                    }
+                }
+            }
             Stmt::Block(b) => self.block(b),
             Stmt::Eval(_)
             | Stmt::Panic { .. }

@@ -552,6 +552,24 @@ impl Lowerer<'_> {
             },
             None => None,
         };
+        // `let x = <value lowering left in a temporary>`: the temporary becomes `x` (one
+        // variable in the output, named as the source names it).
+        if let Some(Expr::Local(t)) = init.map(|e| self.exprs.get(e).clone()) {
+            let tl = self.locals.get(t);
+            let fits = match (annotated, tl.annotated) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            if !mutable && tl.origin == LocalOrigin::Temp && fits {
+                let tl = self.locals.get_mut(t);
+                tl.name = name.clone();
+                if annotated.is_some() {
+                    tl.annotated = annotated;
+                }
+                self.bind(name, Binding::Local(t));
+                return;
+            }
+        }
         let h = self.locals.append(
             Local {
                 name: name.clone(),
@@ -900,6 +918,9 @@ impl Lowerer<'_> {
             }
             syn::Expr::Call(c) if is_helper_call(c) => {
                 self.lower_call(c, out, span, false);
+            }
+            syn::Expr::Call(c) if is_call_of(c, "sync_warp") => {
+                self.lower_warp(c, WarpOp::Sync, out, span);
             }
             syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
                 if !c.args.is_empty() {
@@ -2047,6 +2068,15 @@ impl Lowerer<'_> {
                 ))
             }
             syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
+            syn::Expr::Call(c) if call_name(c).and_then(|n| WarpOp::from_name(&n)).is_some() => {
+                match call_name(c).and_then(|n| WarpOp::from_name(&n)) {
+                    Some(WarpOp::Sync) | None => {
+                        self.err(span, "`sync_warp()` is a statement; it has no value");
+                        Value::Error
+                    }
+                    Some(op) => self.lower_warp(c, op, out, span),
+                }
+            }
             syn::Expr::Call(c) => {
                 let name = call_name(c);
                 let n = name.clone().unwrap_or_default();
@@ -2509,6 +2539,60 @@ impl Lowerer<'_> {
         }
         self.barrier(BarrierOrigin::UniformLoad, span, out);
         Value::Expr(self.expr(Expr::UniformLoad { array, index }, span))
+    }
+
+    /// A warp operation: its arguments, then the operation into a temporary.
+    fn lower_warp(&mut self, c: &syn::ExprCall, op: WarpOp, out: &mut Block, span: Span) -> Value {
+        if c.args.len() != op.arity() {
+            self.err(
+                span,
+                format!("`{}` takes {} argument(s)", op.name(), op.arity()),
+            );
+            return Value::Error;
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            match self.lower_value(a, out) {
+                Value::Expr(e) => args.push(e),
+                other => return other,
+            }
+        }
+        if op == WarpOp::Sync {
+            out.push(
+                Stmt::Warp {
+                    op,
+                    value: None,
+                    lane: None,
+                    result: None,
+                },
+                span,
+            );
+            return Value::Error;
+        }
+        let tmp = self.temp(span);
+        self.locals.get_mut(tmp).name = match op {
+            WarpOp::Ballot => "ballot",
+            WarpOp::All | WarpOp::Any => "vote",
+            _ => "shuffled",
+        }
+        .into();
+        out.push(
+            Stmt::Let {
+                local: tmp,
+                init: None,
+            },
+            span,
+        );
+        out.push(
+            Stmt::Warp {
+                op,
+                value: args.first().copied(),
+                lane: args.get(1).copied(),
+                result: Some(tmp),
+            },
+            span,
+        );
+        Value::Expr(self.expr(Expr::Local(tmp), span))
     }
 
     fn temp(&mut self, span: Span) -> Handle<Local> {

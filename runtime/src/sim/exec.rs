@@ -16,6 +16,10 @@ thread_local! {
     /// The barrier the thread being polled stopped at; set by [`Barrier::poll`], read by the
     /// block's scheduler right after the poll returns.
     static ARRIVED: Cell<Option<&'static Loc>> = const { Cell::new(None) };
+    /// What a thread that stopped at a warp operation brings to it.
+    static WARP_IN: Cell<Option<(WarpKind, u64, u32)>> = const { Cell::new(None) };
+    /// What the warp operation gives the thread being polled.
+    static WARP_OUT: Cell<u64> = const { Cell::new(0) };
 }
 
 /// The order in which the threads of a block run between two barriers. Kernels must not
@@ -211,6 +215,98 @@ impl ThreadCtx {
     }
 }
 
+/// The warp operations, as the simulator runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpKind {
+    /// `sync_warp()`.
+    Sync,
+    /// `warp_shuffle(v, lane)`.
+    Shuffle,
+    /// `warp_shuffle_xor(v, mask)`.
+    ShuffleXor,
+    /// `warp_shuffle_up(v, d)`.
+    ShuffleUp,
+    /// `warp_shuffle_down(v, d)`.
+    ShuffleDown,
+    /// `warp_ballot(p)`.
+    Ballot,
+    /// `warp_all(p)`.
+    All,
+    /// `warp_any(p)`.
+    Any,
+}
+
+impl ThreadCtx {
+    /// A warp operation at `loc` on `bits` (a value's lane bits, or a predicate as 0/1) with
+    /// `arg` (lane, mask or distance): await it for the result's bits. The whole block meets
+    /// at it, like at a barrier, but it does not end a phase: it orders no memory access.
+    #[inline(always)]
+    pub fn warp(&self, kind: WarpKind, bits: u64, arg: u32, loc: &'static Loc) -> WarpOp {
+        WarpOp {
+            loc,
+            input: (kind, bits, arg),
+            arrived: false,
+        }
+    }
+}
+
+/// The future of one warp operation.
+pub struct WarpOp {
+    loc: &'static Loc,
+    input: (WarpKind, u64, u32),
+    arrived: bool,
+}
+
+impl Future for WarpOp {
+    type Output = u64;
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u64> {
+        if self.arrived {
+            Poll::Ready(WARP_OUT.with(Cell::get))
+        } else {
+            self.arrived = true;
+            ARRIVED.with(|a| a.set(Some(self.loc)));
+            WARP_IN.with(|w| w.set(Some(self.input)));
+            Poll::Pending
+        }
+    }
+}
+
+/// The results of one warp operation that every thread of a block of `inputs.len()` threads
+/// reached: lanes are consecutive linear thread ids, 32 per warp, fewer in a partial last warp;
+/// a lane that does not exist is never read (the thread keeps its own value).
+fn warp_results(inputs: &[(WarpKind, u64, u32)]) -> Vec<u64> {
+    let n = inputs.len();
+    (0..n)
+        .map(|t| {
+            let (kind, own, arg) = inputs[t];
+            let lane = t % 32;
+            let base = t - lane;
+            let lanes = (n - base).min(32);
+            let read = |src: Option<usize>| match src {
+                Some(s) if s < lanes => inputs[base + s].1,
+                _ => own,
+            };
+            let arg = arg as usize;
+            let warp = &inputs[base..base + lanes];
+            match kind {
+                WarpKind::Sync => 0,
+                WarpKind::Shuffle => read(Some(arg % 32)),
+                WarpKind::ShuffleXor => read(Some(lane ^ (arg % 32))),
+                WarpKind::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
+                WarpKind::ShuffleDown => read((arg < 32).then(|| lane + arg)),
+                WarpKind::Ballot => warp
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| i.1 != 0)
+                    .fold(0u64, |m, (l, _)| m | (1u64 << l)),
+                WarpKind::All => u64::from(warp.iter().all(|i| i.1 != 0)),
+                WarpKind::Any => u64::from(warp.iter().any(|i| i.1 != 0)),
+            }
+        })
+        .collect()
+}
+
 /// The future of one barrier: pending once (the scheduler then knows where the thread waits),
 /// ready when polled again (the scheduler polls again only when the whole block has arrived).
 pub struct Barrier {
@@ -297,6 +393,8 @@ impl BlockCtx {
         let mut cx = Context::from_waker(Waker::noop());
         let mut phase = 0u32;
         let forward = self.options.order == ThreadOrder::Forward;
+        let mut warp_in: Vec<Option<(WarpKind, u64, u32)>> = vec![None; threads.len()];
+        let mut warp_out: Vec<u64> = Vec::new();
         loop {
             let mut waiting = 0usize;
             let mut done = 0usize;
@@ -326,6 +424,9 @@ impl BlockCtx {
                 // so each future stays at its address from its first poll to its drop.
                 let fut = unsafe { Pin::new_unchecked(fut) };
                 ARRIVED.with(|a| a.set(None));
+                if let Some(o) = warp_out.get(t) {
+                    WARP_OUT.with(|w| w.set(*o));
+                }
                 match fut.poll(&mut cx) {
                     Poll::Ready(Ok(())) => {
                         state[t] = State::Done;
@@ -342,6 +443,7 @@ impl BlockCtx {
                     }
                     Poll::Pending => match ARRIVED.with(|a| a.get()) {
                         Some(loc) => {
+                            warp_in[t] = WARP_IN.with(Cell::take);
                             state[t] = State::Waiting(loc);
                             waiting += 1;
                             match at {
@@ -366,7 +468,16 @@ impl BlockCtx {
             if mixed || done > 0 {
                 self.check_phase(&state, done)?;
             }
-            phase = phase.wrapping_add(1);
+            // Every thread waits at one place: a warp operation hands out its results and
+            // the phase goes on; a barrier ends the phase.
+            if warp_in.iter().all(Option::is_some) {
+                let inputs: Vec<(WarpKind, u64, u32)> = warp_in.iter().flatten().copied().collect();
+                warp_out = warp_results(&inputs);
+                warp_in.iter_mut().for_each(|w| *w = None);
+            } else {
+                warp_out.clear();
+                phase = phase.wrapping_add(1);
+            }
             for s in state.iter_mut() {
                 if matches!(s, State::Waiting(_)) {
                     *s = State::Running;

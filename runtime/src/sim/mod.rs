@@ -15,7 +15,7 @@ mod memory;
 mod ops;
 pub mod race;
 
-pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
+pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder, WarpKind};
 pub use memory::{Global, Shared};
 pub use ops::{
     clamp, div, fmax, fmin, range, rem, step_of, Distribution, SimDiv, SimInt, SimMinMax,

@@ -185,7 +185,7 @@ extern "C" __global__ void helper_reduce(
     }
 #line 100 "tests/in/helpers.rs"
     __syncthreads();
-    float tile_sum;
+    float total;
 #line 101 "tests/in/helpers.rs"
     {
 #line 66 "tests/in/helpers.rs"
@@ -204,10 +204,9 @@ extern "C" __global__ void helper_reduce(
         }
         __syncthreads();
 #line 75 "tests/in/helpers.rs"
-        tile_sum = tile[0u];
+        total = tile[0u];
     }
-#line 101 "tests/in/helpers.rs"
-    const float total = tile_sum;
+#line 102 "tests/in/helpers.rs"
     if (threadIdx.x == 0u) {
         if ((unsigned long long)blockIdx.x >= out_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)blockIdx.x, out_len); return; }
 #line 103 "tests/in/helpers.rs"

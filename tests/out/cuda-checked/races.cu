@@ -52,16 +52,15 @@ extern "C" __global__ void shared_read_after_write(
 #line 11 "tests/in/races.rs"
         tile[t] = t;
     }
-    unsigned int tmp;
+    unsigned int v;
 #line 13 "tests/in/races.rs"
     {
 #line 13 "tests/in/races.rs"
-        tmp = tile[cuphase::idx(cuphase_faults, (t + 1u) % 64u, 64ull, 1u)];
+        v = tile[cuphase::idx(cuphase_faults, (t + 1u) % 64u, 64ull, 1u)];
 #line 13 "tests/in/races.rs"
         if (cuphase_faults.hit) return;
     }
-#line 13 "tests/in/races.rs"
-    const unsigned int v = tmp;
+#line 14 "tests/in/races.rs"
     if ((unsigned long long)t >= out_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)t, out_len); return; }
 #line 14 "tests/in/races.rs"
     out[t] = v;
@@ -115,16 +114,15 @@ extern "C" __global__ void shared_write_after_read(
 #line 20 "tests/in/races.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
     const unsigned int t = threadIdx.x;
-    unsigned int tmp;
+    unsigned int v;
 #line 22 "tests/in/races.rs"
     {
 #line 22 "tests/in/races.rs"
-        tmp = tile[cuphase::idx(cuphase_faults, (t + 1u) % 64u, 64ull, 0u)];
+        v = tile[cuphase::idx(cuphase_faults, (t + 1u) % 64u, 64ull, 0u)];
 #line 22 "tests/in/races.rs"
         if (cuphase_faults.hit) return;
     }
-#line 22 "tests/in/races.rs"
-    const unsigned int v = tmp;
+#line 23 "tests/in/races.rs"
     {
         if ((unsigned long long)t >= 64ull) { cuphase::report(cuphase_faults, 1u, (unsigned long long)t, 64ull); return; }
 #line 24 "tests/in/races.rs"

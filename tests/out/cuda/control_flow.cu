@@ -51,26 +51,21 @@ extern "C" __global__ void control_flow(
             break;
         }
     }
-    long long tmp;
+    long long bonus;
 #line 34 "tests/in/control_flow.rs"
     {
         const unsigned int half = steps / 2u;
-        tmp = cuphase::wrapping_mul((long long)half, 10ll);
+        bonus = cuphase::wrapping_mul((long long)half, 10ll);
     }
-#line 34 "tests/in/control_flow.rs"
-    const long long bonus = tmp;
-#line 38 "tests/in/control_flow.rs"
-    long long tmp_1;
+    long long sign;
 #line 38 "tests/in/control_flow.rs"
     if (acc % 2ll == 0ll) {
         const long long x = acc / 2ll;
-        tmp_1 = x;
+        sign = x;
     } else {
 #line 41 "tests/in/control_flow.rs"
-        tmp_1 = acc % 3ll == 0ll ? cuphase::wrapping_neg(acc) : cuphase::wrapping_sub(acc, 1ll);
+        sign = acc % 3ll == 0ll ? cuphase::wrapping_neg(acc) : cuphase::wrapping_sub(acc, 1ll);
     }
-#line 38 "tests/in/control_flow.rs"
-    const long long sign = tmp_1;
 #line 46 "tests/in/control_flow.rs"
     out[g] = cuphase::wrapping_add(sign, bonus);
 }

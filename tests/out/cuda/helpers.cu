@@ -96,7 +96,7 @@ extern "C" __global__ void helper_reduce(
     }
 #line 100 "tests/in/helpers.rs"
     __syncthreads();
-    float tile_sum;
+    float total;
 #line 101 "tests/in/helpers.rs"
     {
 #line 66 "tests/in/helpers.rs"
@@ -111,10 +111,9 @@ extern "C" __global__ void helper_reduce(
         }
         __syncthreads();
 #line 75 "tests/in/helpers.rs"
-        tile_sum = tile[0u];
+        total = tile[0u];
     }
-#line 101 "tests/in/helpers.rs"
-    const float total = tile_sum;
+#line 102 "tests/in/helpers.rs"
     if (threadIdx.x == 0u) {
         out[blockIdx.x] = total;
     }

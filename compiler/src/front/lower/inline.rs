@@ -348,8 +348,7 @@ impl Lowerer<'_> {
         };
         let trailing = frame.wrote_shared && helper.options.trailing_sync;
         // A helper that is one expression is that expression at the call.
-        if let (Some((v, _)), true, None, false) =
-            (value, body.stmts.is_empty(), result, trailing)
+        if let (Some((v, _)), true, None, false) = (value, body.stmts.is_empty(), result, trailing)
         {
             return Value::Expr(v);
         }
