@@ -637,3 +637,29 @@ fn assert_panic_and_clamp_are_kernel_panics() {
         "{err}"
     );
 }
+
+/// `kernel_closure!`: a closure-shaped kernel is a value, launched like a `#[kernel]` fn, and
+/// may call helpers.
+#[test]
+fn closure_kernels_launch_and_call_helpers() {
+    use crate::kernels::helpers::math;
+    let saxpy = kernel_closure!(|out: &mut [f32], x: &[f32], a: f32| {
+        let i = global_idx().x;
+        if i < out.len() as u32 {
+            out[i] = math::square(a) * x[i] + out[i];
+        }
+    });
+    let dev = cpu();
+    let x: Vec<f32> = (0..300).map(|i| i as f32).collect();
+    let xs = dev.upload(&x).unwrap();
+    let mut out = dev.upload(&vec![1.0f32; 300]).unwrap();
+    saxpy
+        .launch(&dev, Launch::cover(300, 128), &mut out, &xs, 3.0)
+        .unwrap();
+    let got = out.to_vec().unwrap();
+    let want: Vec<f32> = x.iter().map(|v| 9.0 * v + 1.0).collect();
+    assert_eq!(got, want);
+    assert!(saxpy
+        .cuda_source()
+        .contains("__global__ void closure_kernel_"));
+}

@@ -325,6 +325,8 @@ pub struct KernelOptions {
     pub sync: SyncMode,
     /// `bounds_checks = true | false`; by default on in debug builds of the defining crate.
     pub bounds_checks: Option<bool>,
+    /// The kernel is a `kernel_closure!` closure: names it cannot resolve are captures.
+    pub closure: bool,
 }
 
 /// How the compiler treats shared-memory hazards.

@@ -128,6 +128,69 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_compiled(attr, &func, &file, &helpers::Helpers::default())
 }
 
+/// `kernel!(|a: &mut [f32], ..| { .. })`: a closure-shaped kernel, as an expression whose
+/// value is the kernel. Every parameter is typed; the closure captures nothing.
+pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
+    let closure: syn::ExprClosure = match syn::parse2(input) {
+        Ok(c) => c,
+        Err(e) => {
+            return syn::Error::new(
+                e.span(),
+                "`kernel_closure!` takes a closure with typed parameters: `kernel_closure!(|out: &mut [f32], x: f32| { .. })`",
+            )
+            .to_compile_error()
+        }
+    };
+    let mut errors = Vec::new();
+    for (what, present) in [
+        ("`move`", closure.capture.is_some()),
+        ("`async`", closure.asyncness.is_some()),
+        ("`static`", closure.movability.is_some()),
+        ("`const`", closure.constness.is_some()),
+    ] {
+        if present {
+            errors.push(syn::Error::new_spanned(
+                &closure,
+                format!("a `kernel_closure!` closure cannot be {what}"),
+            ));
+        }
+    }
+    let mut inputs = Vec::new();
+    for p in &closure.inputs {
+        match p {
+            syn::Pat::Type(pt) => inputs.push(pt.clone()),
+            other => errors.push(syn::Error::new_spanned(
+                other,
+                "every parameter of a `kernel_closure!` closure needs a type: `name: T`",
+            )),
+        }
+    }
+    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return e.to_compile_error();
+    }
+    let line = closure.or1_token.span.start().line;
+    let name = quote::format_ident!("closure_kernel_{}", line, span = closure.or1_token.span);
+    let output = &closure.output;
+    let body = match &*closure.body {
+        syn::Expr::Block(b) => b.block.clone(),
+        other => syn::parse_quote!({ #other }),
+    };
+    let func = syn::ItemFn {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        sig: syn::parse_quote!(fn #name(#(#inputs),*) #output),
+        block: Box::new(body),
+    };
+    let items = expand_kernel(
+        quote::quote!(__closure),
+        quote::ToTokens::to_token_stream(&func),
+    );
+    quote::quote!({ #items #name })
+}
+
 /// `#[device]`'s expansion.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     helpers::expand_device(attr, item)

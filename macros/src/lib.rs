@@ -40,6 +40,17 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     cuphase_compiler::expand_device(attr.into(), item.into()).into()
 }
 
+/// A closure-shaped kernel for quick prototypes: `kernel_closure!(|out: &mut [f32], k: f32| { .. })`
+/// is an expression whose value is the kernel (launch it like a `#[kernel]` fn). Every
+/// parameter is typed, and the closure captures nothing: a capture is a compile error.
+///
+/// (Named `kernel_closure!`, not `kernel!`: an attribute macro and a function-like macro
+/// cannot share one name in Rust's macro namespace, and `#[kernel]` has it.)
+#[proc_macro]
+pub fn kernel_closure(input: TokenStream) -> TokenStream {
+    cuphase_compiler::expand_kernel_closure(input.into()).into()
+}
+
 /// Internal: the continuation of a kernel's helper fetch. Not called directly.
 #[doc(hidden)]
 #[proc_macro]

@@ -32,6 +32,9 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
                 _ => return Err(syn::Error::new(lit.span(), "`sync` is \"check\" (hazards are errors) or \"auto\" (the compiler places barriers)")),
             };
             Ok(())
+        } else if meta.path.is_ident("__closure") {
+            options.closure = true;
+            Ok(())
         } else if meta.path.is_ident("bounds_checks") {
             let lit: syn::LitBool = meta.value()?.parse()?;
             options.bounds_checks = Some(lit.value);

@@ -60,6 +60,8 @@ struct Lowerer<'c> {
     cx: &'c mut Ctxt,
     helpers: &'c crate::helpers::Helpers,
     calls: Vec<CallFrame>,
+    /// The kernel is a `kernel_closure!` closure.
+    closure: bool,
     /// The initialiser of each `let`, for guessing a generic helper's type arguments.
     let_inits: HashMap<Handle<Local>, Handle<Expr>>,
     arrays: Arena<Array>,
@@ -85,6 +87,7 @@ pub fn lower_kernel(
         helpers,
         calls: Vec::new(),
         let_inits: HashMap::new(),
+        closure: options.closure,
         arrays: Arena::default(),
         locals: Arena::default(),
         exprs: Arena::default(),
@@ -2220,6 +2223,13 @@ impl Lowerer<'_> {
                     self.err(
                         span,
                         format!("`{name}` is an array; index it (`{name}[i]`) or take its length"),
+                    );
+                    Value::Error
+                }
+                None if self.closure => {
+                    self.cx.push(
+                        Diagnostic::new(span, format!("a `kernel_closure!` closure cannot capture `{name}`: a kernel runs on the GPU, where the host's variables do not exist"))
+                            .note(format!("pass it as a parameter: `|.., {name}: T| ..`, and at launch")),
                     );
                     Value::Error
                 }
