@@ -245,6 +245,35 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
     let ei = g.expr(ti, 3);
     let ef = g.expr(tf, 3);
     let shared = g.rng.below(3) == 0;
+    // One kernel in three calls helpers (drawn from `extra`, so a seed's other code stays):
+    // one with an early return over a concrete type, one generic, one with a `&mut` parameter.
+    let mut helper_calls = String::new();
+    if g.extra.below(3) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let saved = std::mem::replace(&mut g.vars, vec![("x".into(), "i64"), ("y".into(), "i64")]);
+        let t = *g.rng.pick(INTS);
+        g.vars = vec![("x".into(), t), ("y".into(), t)];
+        let e1 = g.expr(t, 2);
+        let e2 = g.expr(t, 2);
+        let c = g.cond(1);
+        let _ = writeln!(
+            out,
+            "#[device]\nfn h{i}(x: {t}, y: {t}) -> {t} {{\n    let z: {t} = {e1};\n    if {c} {{\n        return z;\n    }}\n    {e2}\n}}\n"
+        );
+        let op = *g.rng.pick(&["+", "-", "*"]);
+        let _ = writeln!(out, "#[device]\nfn gh{i}<T: Num>(x: T, y: T) -> T {{\n    x {op} y\n}}\n");
+        let _ = writeln!(out, "#[device]\nfn m{i}(acc: &mut i64, v: {t}) {{\n    *acc = *acc ^ (v as i64);\n}}\n");
+        g.vars = saved;
+        let a1 = g.expr(t, 2);
+        let a2 = g.expr(t, 2);
+        let a3 = g.expr(t, 1);
+        let a4 = g.expr(t, 1);
+        let _ = writeln!(
+            helper_calls,
+            "        let hv: {t} = h{i}({a1}, {a2});\n        m{i}(&mut ri, hv);\n        m{i}(&mut ri, gh{i}({a3}, {a4}));"
+        );
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
     let _ = writeln!(out, "#[kernel]\npub fn k{i}(oi: &mut [i64], of: &mut [f64], xa: &[i64], xb: &[f32], xc: &[f64], p: i32, q: u32) {{");
     if shared {
         let _ = writeln!(out, "    let tile = shared::<[i64; 64]>();");
@@ -260,6 +289,7 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         out,
         "        ri = ({ei}) as i64;\n        rf = ({ef}) as f64;"
     );
+    out.push_str(&helper_calls);
     // One kernel in three also folds a thread-local array into `ri` (drawn from `extra`).
     if g.extra.below(3) == 0 {
         std::mem::swap(&mut g.rng, &mut g.extra);
