@@ -36,13 +36,15 @@
 //! The kernel language, the barrier rules and the host API are described in the README.
 
 pub use cuphase_macros::{device, kernel, kernel_closure};
-pub use cuphase_runtime::{Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar, Stream};
+pub use cuphase_runtime::{
+    Buffer, Device, Dim3, Error, Float, Int, Launch, LaunchTarget, Num, Scalar, Stream,
+};
 
 /// Everything a kernel file needs: `use cuphase::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        device, kernel, kernel_closure, Buffer, Device, Dim3, Error, Launch, LaunchTarget, Scalar,
-        Stream,
+        device, kernel, kernel_closure, Buffer, Device, Dim3, Error, Float, Int, Launch,
+        LaunchTarget, Num, Scalar, Stream,
     };
 }
 

@@ -32,6 +32,14 @@ pub mod warp;
 /// Every kernel's name and CUDA C.
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     vec![
+        (
+            helpers::generic_axpy.name::<f32>(),
+            helpers::generic_axpy.cuda_source::<f32>(),
+        ),
+        (
+            helpers::generic_axpy.name::<f64>(),
+            helpers::generic_axpy.cuda_source::<f64>(),
+        ),
         (warp::warp_sums.name(), warp::warp_sums.cuda_source()),
         (warp::warp_votes.name(), warp::warp_votes.cuda_source()),
         (

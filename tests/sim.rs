@@ -663,3 +663,35 @@ fn closure_kernels_launch_and_call_helpers() {
         .cuda_source()
         .contains("__global__ void closure_kernel_"));
 }
+
+/// A generic kernel launches the instance its argument types select.
+#[test]
+fn generic_kernels_pick_the_instance_of_their_arguments() {
+    use crate::kernels::helpers::generic_axpy;
+    let dev = cpu();
+    let x32: Vec<f32> = (0..100).map(|i| i as f32 * 0.5).collect();
+    let xs = dev.upload(&x32).unwrap();
+    let mut out = dev.upload(&vec![2.0f32; 100]).unwrap();
+    generic_axpy
+        .launch(&dev, Launch::cover(100, 64), &mut out, &xs, 3.0f32)
+        .unwrap();
+    let want: Vec<f32> = x32.iter().map(|x| 9.0 * x + 2.0 + 1.0).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+
+    let x64: Vec<f64> = (0..100).map(|i| f64::from(i) * 0.25).collect();
+    let xs = dev.upload(&x64).unwrap();
+    let mut out = dev.upload(&vec![1.0f64; 100]).unwrap();
+    generic_axpy
+        .launch(&dev, Launch::cover(100, 64), &mut out, &xs, 0.5f64)
+        .unwrap();
+    let want: Vec<f64> = x64.iter().map(|x| 0.25 * x + 1.0 + 1.0).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+
+    assert_eq!(generic_axpy.name::<f64>(), "generic_axpy_f64");
+    assert!(generic_axpy
+        .cuda_source::<f32>()
+        .contains("__global__ void generic_axpy_f32("));
+    assert!(generic_axpy
+        .cuda_source::<f64>()
+        .contains("double* __restrict__ out"));
+}

@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod back;
 pub mod diag;
 pub mod front;
+pub mod generic;
 pub mod helpers;
 pub mod ir;
 
@@ -204,6 +205,9 @@ pub fn expand_compiled(
     file: &str,
     helpers: &helpers::Helpers,
 ) -> TokenStream {
+    if !func.sig.generics.params.is_empty() {
+        return generic::expand(attr, func, file, helpers);
+    }
     // A bug in cuphase must not look like a bug in the user's code: report it as an error.
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         compile_with(attr, func, file, helpers)

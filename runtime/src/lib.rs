@@ -19,7 +19,7 @@ pub use device::{BackendRef, Device, LaunchTarget, Stream};
 pub use error::Error;
 pub use kernel::{FaultKind, FaultSite, KernelInfo};
 pub use launch::{Dim3, Launch};
-pub use scalar::Scalar;
+pub use scalar::{Float, Int, Num, Scalar};
 
 /// A compile-time check that `T` is a kernel scalar; used by generated code.
 #[doc(hidden)]

@@ -132,3 +132,17 @@ macro_rules! float_scalar {
 }
 
 float_scalar! { f32 => AtomicU32, f64 => AtomicU64 }
+
+/// Scalars with arithmetic: every integer and float type (bound of generic kernels and
+/// helpers: `T: Num`).
+pub trait Num: Scalar {}
+/// The integer types (`T: Int`).
+pub trait Int: Num {}
+/// The float types (`T: Float`).
+pub trait Float: Num {}
+macro_rules! marker {
+    ($tr:ident: $($t:ty),*) => {$( impl $tr for $t {} )*};
+}
+marker!(Num: i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
+marker!(Int: i8, i16, i32, i64, u8, u16, u32, u64, usize);
+marker!(Float: f32, f64);

@@ -103,3 +103,12 @@ pub fn helper_reduce(out: &mut [f32], input: &[f32]) {
         out[block_idx().x] = total;
     }
 }
+
+/// A generic kernel: instantiated for `f32` and `f64`, each instance checked and compiled.
+#[kernel]
+pub fn generic_axpy<T: Float>(out: &mut [T], x: &[T], a: T) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        out[i] = math::square(a) * x[i] + out[i] + 1 as T;
+    }
+}
