@@ -570,6 +570,38 @@ fn original() -> Vec<Case> {
             },
         },
         Case {
+            name: "dyn_reverse",
+            run: |dev| {
+                let input = reverse_input();
+                let inp = dev.upload(&input)?;
+                let mut out = dev.zeros::<f32>(input.len())?;
+                // 96 threads per block, 96 floats of dynamic shared memory.
+                crate::kernels::warp::dyn_reverse.launch(
+                    dev,
+                    Launch::cover(input.len(), 96).shared_bytes(96 * 4),
+                    &mut out,
+                    &inp,
+                )?;
+                Ok(bits_f32(&out.to_vec()?))
+            },
+            expected: || {
+                let input = reverse_input();
+                let n = input.len();
+                let out: Vec<f32> = (0..n)
+                    .map(|i| {
+                        let (b, t) = (i / 96, i % 96);
+                        let src = b * 96 + (95 - t);
+                        if src < n {
+                            input[src]
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                bits_f32(&out)
+            },
+        },
+        Case {
             name: "warp_votes",
             run: |dev| {
                 let input = warp_input();

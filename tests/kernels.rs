@@ -41,6 +41,7 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             helpers::generic_axpy.cuda_source::<f64>(),
         ),
         (warp::warp_sums.name(), warp::warp_sums.cuda_source()),
+        (warp::dyn_reverse.name(), warp::dyn_reverse.cuda_source()),
         (warp::warp_votes.name(), warp::warp_votes.cuda_source()),
         (
             helpers::helper_math.name(),

@@ -402,8 +402,9 @@ pub enum ArrayKind {
     /// A `&[T]` (`mutable == false`) or `&mut [T]` parameter in global memory.
     Global { mutable: bool },
     /// `shared::<[T; N]>()` (one dimension) or `shared::<[[T; W]; H]>()` (`dims == [H, W]`):
-    /// block-local memory. Dimensions are listed outermost first.
-    Shared { dims: Vec<u64> },
+    /// block-local memory. Dimensions are listed outermost first. `shared_slice::<T>()` is
+    /// `dynamic`: one dimension whose length the launch sets (`dims == [0]`, unknown here).
+    Shared { dims: Vec<u64>, dynamic: bool },
     /// `let mut a = [v; N]` (or `[[v; W]; H]`): an array private to each thread. Assignable
     /// when declared `mut`.
     Local { dims: Vec<u64>, mutable: bool },
@@ -414,8 +415,15 @@ impl Array {
     pub fn rank(&self) -> usize {
         match &self.kind {
             ArrayKind::Global { .. } => 1,
-            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => dims.len(),
+            ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => dims.len(),
         }
+    }
+}
+
+impl ArrayKind {
+    /// Whether this is the dynamic shared array (`shared_slice`).
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self, ArrayKind::Shared { dynamic: true, .. })
     }
 }
 

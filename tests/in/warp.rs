@@ -56,3 +56,25 @@ pub fn warp_votes(out: &mut [u32], input: &[i32]) {
         out[o + 5] = lane;
     }
 }
+
+/// A dynamic shared array, sized by the launch (`Launch::shared_bytes`): a block reversal
+/// whatever the block size.
+#[kernel]
+pub fn dyn_reverse(out: &mut [f32], input: &[f32]) {
+    let buf = shared_slice::<f32>();
+    let t = thread_idx().x;
+    let n = block_dim().x;
+    let i = block_idx().x * n + t;
+    if (t as usize) < buf.len() {
+        buf[t] = if i < input.len() as u32 {
+            input[i]
+        } else {
+            0.0
+        };
+    }
+    sync_block_threads();
+    let r = n - 1 - t;
+    if i < out.len() as u32 && (r as usize) < buf.len() {
+        out[i] = buf[r];
+    }
+}

@@ -1060,10 +1060,15 @@ impl Walker<'_> {
         if self.seen.contains(&(a.id, x.id)) {
             return;
         }
-        let ArrayKind::Shared { dims } = &self.k.arrays.get(x.array).kind else {
+        let ArrayKind::Shared { dims, dynamic } = &self.k.arrays.get(x.array).kind else {
             return;
         };
-        let dims = dims.clone();
+        // A dynamic array's length is the launch's: unbounded here.
+        let dims = if *dynamic {
+            vec![u64::MAX]
+        } else {
+            dims.clone()
+        };
         let carried = &p.carried;
         let syms = self.syms.clone();
         let fa = |s: Var| Self::var_of(&syms, s, true, carried);

@@ -446,7 +446,7 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
         .arrays
         .iter()
         .filter_map(|(_, a)| match &a.kind {
-            ArrayKind::Shared { dims } => Some((a, dims)),
+            ArrayKind::Shared { dims, .. } => Some((a, dims)),
             _ => None,
         })
         .collect();
@@ -456,6 +456,14 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
     }
     let mut total = 0;
     for (a, dims) in &shared {
+        if a.kind.is_dynamic() {
+            let _ = writeln!(
+                t,
+                "  {}: [{}] (dynamic: `Launch::shared_bytes` sizes it)",
+                a.name, a.elem
+            );
+            continue;
+        }
         let count: u64 = dims.iter().product();
         let bytes = count * a.elem.size_bytes();
         total += bytes;
@@ -466,7 +474,7 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
         let _ = writeln!(t, "  {}: {ty}, {bytes} bytes", a.name);
     }
     if !shared.is_empty() {
-        let _ = writeln!(t, "  total: {total} bytes per block");
+        let _ = writeln!(t, "  total: {total} bytes per block (static)");
     }
     let mut indices = Vec::new();
     barrier_indices(&k.body, &mut indices);

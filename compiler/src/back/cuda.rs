@@ -96,6 +96,17 @@ fn binary_prec(op: BinaryOp) -> u8 {
 /// thread ids, fewer in the last warp of a block whose size is not a multiple of 32. A lane
 /// that does not exist is never read: the thread keeps its own value, as Rust's definition
 /// (and the simulator) says.
+const DYNAMIC_SHARED_PRELUDE: &str = r#"
+namespace cuphase {
+// The bytes of dynamic shared memory this launch has (`Launch::shared_bytes`).
+__device__ __forceinline__ unsigned int dynamic_shared_bytes() {
+    unsigned int n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
+}  // namespace cuphase
+"#;
+
 const WARP_PRELUDE: &str = r#"
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
@@ -311,6 +322,8 @@ struct Writer<'a> {
     uses_record: bool,
     /// The kernel uses warp operations (their helpers are written).
     uses_warp: bool,
+    /// The kernel has a dynamic shared array.
+    uses_dynamic_shared: bool,
     sites: Vec<FaultSite>,
     /// The statement being written evaluates a check inline.
     inline_check: bool,
@@ -325,7 +338,9 @@ impl<'a> Writer<'a> {
         for (_, a) in k.arrays.iter() {
             array_names.push(namer.call(&a.name));
             len_names.push(match a.kind {
-                ArrayKind::Global { .. } => namer.call(&format!("{}_len", a.name)),
+                ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
+                    namer.call(&format!("{}_len", a.name))
+                }
                 ArrayKind::Shared { .. } | ArrayKind::Local { .. } => String::new(),
             });
         }
@@ -349,6 +364,7 @@ impl<'a> Writer<'a> {
             checks,
             uses_record,
             uses_warp: false,
+            uses_dynamic_shared: false,
             sites: Vec::new(),
             inline_check: false,
         }
@@ -386,6 +402,9 @@ impl<'a> Writer<'a> {
         }
         if self.uses_warp {
             head.push_str(WARP_PRELUDE);
+        }
+        if self.uses_dynamic_shared {
+            head.push_str(DYNAMIC_SHARED_PRELUDE);
         }
         if !self.helpers.is_empty() {
             head.push_str(
@@ -551,7 +570,25 @@ impl<'a> Writer<'a> {
         }
         self.indent += 1;
         for (h, a) in k.arrays.iter() {
-            if let ArrayKind::Shared { dims } = &a.kind {
+            if let ArrayKind::Shared { dynamic: true, .. } = &a.kind {
+                // The launch sizes it: `Launch::shared_bytes`.
+                self.map_to(k.arrays.span(h));
+                let ct = c_type(a.elem);
+                let name = self.array_names[h.index()].clone();
+                let len = self.len_names[h.index()].clone();
+                self.uses_dynamic_shared = true;
+                self.line(
+                    "extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];",
+                );
+                self.line(&format!(
+                    "{ct}* const {name} = reinterpret_cast<{ct}*>(cuphase_dynamic_shared);"
+                ));
+                self.line(&format!(
+                    "const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
+                ));
+                continue;
+            }
+            if let ArrayKind::Shared { dims, .. } = &a.kind {
                 self.map_to(k.arrays.span(h));
                 let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
                 self.line(&format!(
@@ -620,8 +657,10 @@ impl<'a> Writer<'a> {
     /// The length of dimension `d` of an array, as C text.
     fn dim_len(&self, array: Handle<Array>, d: usize) -> String {
         match &self.k.arrays.get(array).kind {
-            ArrayKind::Global { .. } => self.len_names[array.index()].clone(),
-            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => {
+            ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
+                self.len_names[array.index()].clone()
+            }
+            ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => {
                 format!("{}ull", dims.get(d).copied().unwrap_or(0))
             }
         }
@@ -630,8 +669,8 @@ impl<'a> Writer<'a> {
     /// Whether index `d` of `array` is a literal inside a fixed dimension: no check needed.
     fn statically_in_bounds(&self, array: Handle<Array>, d: usize, ix: Handle<Expr>) -> bool {
         let dims = match &self.k.arrays.get(array).kind {
-            ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => dims,
-            ArrayKind::Global { .. } => return false,
+            ArrayKind::Shared { dynamic: true, .. } | ArrayKind::Global { .. } => return false,
+            ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => dims,
         };
         match (self.k.exprs.get(ix), dims.get(d)) {
             (Expr::Literal(Literal::Int { value, .. }), Some(n)) => {

@@ -68,7 +68,10 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
         .arrays
         .iter()
         .filter_map(|(_, a)| match &a.kind {
-            ArrayKind::Shared { dims } => Some(dims.iter().product::<u64>() * a.elem.size_bytes()),
+            ArrayKind::Shared {
+                dims,
+                dynamic: false,
+            } => Some(dims.iter().product::<u64>() * a.elem.size_bytes()),
             _ => None,
         })
         .sum();

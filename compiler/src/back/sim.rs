@@ -78,14 +78,20 @@ impl<'a> Writer<'a> {
         let mut block_args = Vec::new();
         let mut shared_decls = Vec::new();
         for (h, a) in k.arrays.iter() {
-            if let ArrayKind::Shared { dims } = &a.kind {
+            if let ArrayKind::Shared { dims, dynamic } = &a.kind {
                 let name = &self.array_names[h.index()];
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 let dims = dims.iter().map(|d| *d as usize);
                 let label = &a.name;
-                shared_decls.push(quote! {
-                    let #name = __block.shared::<#elem>(&[#(#dims),*], #label);
-                });
+                if *dynamic {
+                    shared_decls.push(quote! {
+                        let #name = __block.shared::<#elem>(&[__block.dynamic_len::<#elem>()], #label);
+                    });
+                } else {
+                    shared_decls.push(quote! {
+                        let #name = __block.shared::<#elem>(&[#(#dims),*], #label);
+                    });
+                }
                 thread_params.push(quote!(#name: &::cuphase::__private::sim::Shared<#elem>));
                 thread_args.push(quote!(&#name));
             }

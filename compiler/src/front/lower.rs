@@ -34,6 +34,8 @@ enum Binding {
     View(Handle<Array>),
     /// A helper's `&mut T` parameter bound to a caller's variable, used as `*p`.
     Ref(Handle<Local>),
+    /// A name whose declaration was reported as an error: uses report nothing more.
+    Poisoned,
 }
 
 /// One inlined helper call being lowered.
@@ -504,12 +506,19 @@ impl Lowerer<'_> {
                         "leave out the type: `shared::<[T; N]>()` names it",
                     );
                 }
-                if let Some((elem, dims)) = shared {
+                let Some((elem, dims)) = shared else {
+                    self.bind(name, Binding::Poisoned);
+                    return;
+                };
+                {
                     let array = self.arrays.append(
                         Array {
                             name: name.clone(),
                             elem,
-                            kind: ArrayKind::Shared { dims },
+                            kind: ArrayKind::Shared {
+                                dynamic: dims.is_empty(),
+                                dims: if dims.is_empty() { vec![0] } else { dims },
+                            },
                         },
                         span,
                     );
@@ -520,7 +529,12 @@ impl Lowerer<'_> {
         }
         if let Some(init) = &local.init {
             if let syn::Expr::Repeat(rep) = strip_parens(&init.expr) {
+                let before = self.arrays.len();
                 self.lower_local_array(&name, ident.src(), mutable, annotated_ty, rep, out, span);
+                if self.arrays.len() == before {
+                    // Reported: later uses of the name add nothing.
+                    self.bind(name, Binding::Poisoned);
+                }
                 return;
             }
         }
@@ -753,6 +767,50 @@ impl Lowerer<'_> {
         self.bind(name.to_string(), Binding::Array(array));
     }
 
+    /// `shared_slice::<T>()`: the kernel's dynamic shared array (one per kernel).
+    fn shared_slice_decl(
+        &mut self,
+        call: &syn::ExprCall,
+        last: &syn::PathSegment,
+    ) -> Option<(Scalar, Vec<u64>)> {
+        if !call.args.is_empty() {
+            self.err(
+                call.args.src(),
+                "`shared_slice` takes no arguments: `shared_slice::<T>()`; the launch sizes it with `Launch::shared_bytes`",
+            );
+            return None;
+        }
+        let elem = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => match type_to_scalar(t) {
+                    Some(s) => s,
+                    None => {
+                        self.cx.push(unsupported_type(t));
+                        return None;
+                    }
+                },
+                _ => None?,
+            },
+            _ => {
+                self.err(
+                    last.src(),
+                    "write the element type: `shared_slice::<f32>()`",
+                );
+                return None;
+            }
+        };
+        if let Some((h, _)) = self.arrays.iter().find(|(_, a)| a.kind.is_dynamic()) {
+            let first = self.arrays.span(h);
+            self.cx.push(
+                Diagnostic::new(call.src(), "a kernel has one dynamic shared array")
+                    .label(first, "the first `shared_slice` is here")
+                    .note("CUDA gives a block one dynamic shared allocation: use this one array for everything, at different offsets"),
+            );
+            return None;
+        }
+        Some((elem, Vec::new()))
+    }
+
     fn try_shared_decl(&mut self, e: &syn::Expr) -> Option<Option<(Scalar, Vec<u64>)>> {
         let syn::Expr::Call(call) = e else {
             return None;
@@ -761,6 +819,9 @@ impl Lowerer<'_> {
             return None;
         };
         let last = p.path.segments.last()?;
+        if last.ident == "shared_slice" {
+            return Some(self.shared_slice_decl(call, last));
+        }
         if last.ident != "shared" {
             return None;
         }
@@ -1748,6 +1809,7 @@ impl Lowerer<'_> {
                         );
                         None
                     }
+                    Some(Binding::Poisoned) => None,
                     None => {
                         self.err(
                             e.src(),
@@ -1856,6 +1918,7 @@ impl Lowerer<'_> {
                     .unwrap_or_default();
                 match self.lookup(&name) {
                     Some(Binding::Array(a) | Binding::View(a)) => a,
+                    Some(Binding::Poisoned) => return None,
                     Some(Binding::Local(_) | Binding::Ref(_)) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
@@ -2212,6 +2275,7 @@ impl Lowerer<'_> {
             let name = ident.to_string();
             return match self.lookup(&name) {
                 Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
+                Some(Binding::Poisoned) => Value::Error,
                 Some(Binding::Ref(_)) => {
                     self.err(
                         span,
@@ -2314,8 +2378,20 @@ impl Lowerer<'_> {
                 if let Some(id) = p.path.get_ident() {
                     if let Some(Binding::Array(a) | Binding::View(a)) = self.lookup(&id.to_string())
                     {
-                        if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. }) {
+                        if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. })
+                            || self.arrays.get(a).kind.is_dynamic()
+                        {
                             return Value::Expr(self.expr(Expr::Len(a), span));
+                        }
+                        if let ArrayKind::Shared { dims, .. } = &self.arrays.get(a).kind {
+                            let n = dims.first().copied().unwrap_or(0);
+                            return Value::Expr(self.expr(
+                                Expr::Literal(Literal::Int {
+                                    value: i128::from(n),
+                                    suffix: Some(Scalar::Usize),
+                                }),
+                                span,
+                            ));
                         }
                         if let ArrayKind::Local { dims, .. } = &self.arrays.get(a).kind {
                             let n = dims.first().copied().unwrap_or(0);

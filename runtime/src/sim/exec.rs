@@ -132,6 +132,7 @@ impl SimBackend {
                     options: self.options,
                     shared_races: self.options.race_detection
                         && !(self.options.trust_compiler && info.shared_proven),
+                    dynamic_shared_bytes: launch.shared_bytes,
                 };
                 block(&ctx).err().map(|e| (linear, e))
             })
@@ -153,6 +154,7 @@ pub struct BlockCtx {
     grid_dim: Dim3,
     options: SimOptions,
     shared_races: bool,
+    dynamic_shared_bytes: u32,
 }
 
 /// The indices of one GPU thread.
@@ -357,6 +359,12 @@ impl BlockCtx {
         Shared::new(dims, name, self.shared_races)
     }
 
+    /// The length of the dynamic shared array of `T`: the launch's `shared_bytes` over the
+    /// element size, as on the GPU.
+    pub fn dynamic_len<T: Scalar>(&self) -> usize {
+        self.dynamic_shared_bytes as usize / std::mem::size_of::<T>()
+    }
+
     fn order(&self, n: usize, phase: u32) -> Vec<usize> {
         let mut v: Vec<usize> = (0..n).collect();
         match self.options.order {
@@ -544,6 +552,7 @@ mod tests {
             grid_dim: Dim3::new(1, 1, 1),
             options: SimOptions::default(),
             shared_races: true,
+            dynamic_shared_bytes: 0,
         }
     }
 

@@ -117,6 +117,15 @@ impl<T: Scalar> Shared<T> {
             shadow,
         }
     }
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
     /// Reads `a[i]` of a one-dimensional array.
     #[inline(always)]
     pub fn load1(&self, i: usize, loc: &'static Loc) -> Result<T, Fault> {

@@ -728,7 +728,7 @@ impl Lowerer<'_> {
                     bound.entry(n).or_insert(GenericArg::Type(arr.elem));
                 }
                 let adims = match &arr.kind {
-                    ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => dims.clone(),
+                    ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => dims.clone(),
                     ArrayKind::Global { .. } => Vec::new(),
                 };
                 for (d, n) in dims.iter().zip(adims) {
@@ -945,7 +945,8 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let adims = match &arr.kind {
-                    ArrayKind::Shared { dims } | ArrayKind::Local { dims, .. } => {
+                    ArrayKind::Shared { dynamic: true, .. } => None,
+                    ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => {
                         Some(dims.clone())
                     }
                     ArrayKind::Global { .. } => None,
