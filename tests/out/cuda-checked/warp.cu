@@ -338,13 +338,14 @@ extern "C" __global__ void dyn_reverse(
 #line 69 "tests/in/warp.rs"
         if (cuphase_faults.hit) return;
     }
+#line 75 "tests/in/warp.rs"
     __syncthreads();
     const unsigned int r = n - 1u - t;
     if ((i < (unsigned int)out_len) && ((unsigned long long)r < buf_len)) {
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)i, out_len); return; }
-#line 74 "tests/in/warp.rs"
+#line 78 "tests/in/warp.rs"
         out[i] = buf[cuphase::idx(cuphase_faults, r, buf_len, 3u)];
-#line 74 "tests/in/warp.rs"
+#line 78 "tests/in/warp.rs"
         if (cuphase_faults.hit) return;
     }
 }

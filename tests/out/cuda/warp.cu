@@ -196,6 +196,7 @@ extern "C" __global__ void dyn_reverse(
     if ((unsigned long long)t < buf_len) {
         buf[t] = i < (unsigned int)input_len ? input[i] : 0.0f;
     }
+#line 75 "tests/in/warp.rs"
     __syncthreads();
     const unsigned int r = n - 1u - t;
     if ((i < (unsigned int)out_len) && ((unsigned long long)r < buf_len)) {
