@@ -36,6 +36,8 @@
 //! The kernel language, the barrier rules and the host API are described in the README.
 
 pub use cuphase_macros::{device, kernel, kernel_closure};
+/// The `half` crate, whose `f16` and `bf16` kernels compute with.
+pub use cuphase_runtime::half;
 pub use cuphase_runtime::{
     Buffer, Device, Dim3, Error, Float, Int, Launch, LaunchTarget, Num, Scalar, Stream,
 };

@@ -3,6 +3,7 @@
 //! across back ends, and has a host reference for the simulator tests.
 
 use crate::kernels::*;
+use cuphase::half::{bf16, f16};
 use cuphase::prelude::*;
 
 /// A case: its name, the run on a device, and the expected outputs computed on the host.
@@ -377,6 +378,16 @@ fn reduce_expected() -> Vec<u64> {
 }
 
 /// A noisy signal for the per-thread median.
+fn half_inputs() -> (Vec<f16>, Vec<bf16>) {
+    let xs = (0..200)
+        .map(|i: i32| f16::from_f32(((i * 37) % 101 - 50) as f32 * 0.125))
+        .collect();
+    let ys = (0..200)
+        .map(|i: i32| bf16::from_f32(((i * 13) % 29) as f32 * 0.5 - 3.0))
+        .collect();
+    (xs, ys)
+}
+
 /// Threads of the warp cases: 5 blocks of 48 (a full warp and a partial one each).
 const WARP_THREADS: usize = 240;
 
@@ -566,6 +577,61 @@ fn original() -> Vec<Case> {
                 }
                 let mut v = bits_i32(&down);
                 v.extend(xor.iter().map(|x| x.to_bits()));
+                v
+            },
+        },
+        Case {
+            name: "half_math",
+            run: |dev| {
+                let (xs, ys) = half_inputs();
+                let n = xs.len();
+                let xs = dev.upload(&xs)?;
+                let ys = dev.upload(&ys)?;
+                let mut h = dev.zeros::<f16>(3 * n)?;
+                let mut b = dev.zeros::<bf16>(2 * n)?;
+                let mut flags = dev.zeros::<u32>(2 * n)?;
+                crate::kernels::half::half_math.launch(
+                    dev,
+                    Launch::new(n.div_ceil(64) as u32, 64),
+                    &mut h,
+                    &mut b,
+                    &mut flags,
+                    &xs,
+                    &ys,
+                )?;
+                let mut v: Vec<u64> = h.to_vec()?.iter().map(|x| u64::from(x.to_bits())).collect();
+                v.extend(b.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                v.extend(flags.to_vec()?.iter().map(|x| u64::from(*x)));
+                Ok(v)
+            },
+            expected: || {
+                let (xs, ys) = half_inputs();
+                let n = xs.len();
+                let threads = n.div_ceil(64) * 64;
+                let x_of = |i: usize| if i < n { xs[i] } else { f16::ZERO };
+                let y_of = |i: usize| if i < n { ys[i] } else { bf16::ONE };
+                let yb_of = |i: usize| y_of(i) * bf16::from_f32(1.5) - bf16::from_f32(0.25);
+                let mut h = Vec::new();
+                let mut b = Vec::new();
+                let mut flags = Vec::new();
+                for i in 0..threads.min(n) {
+                    let (blk, t) = (i / 64, i % 64);
+                    let x = x_of(i);
+                    let other = x_of(blk * 64 + 63 - t);
+                    let k = f16::from_f32(0.1);
+                    let prod = x * other + k;
+                    let quot = (x - other) / (k + f16::ONE);
+                    let yb = yb_of(i);
+                    let up = yb_of(i ^ 1);
+                    h.extend([prod, -prod, f16::from_f32(yb.to_f32())]);
+                    b.extend([yb, up]);
+                    let f =
+                        (x < other) as u32 + 2 * (prod >= quot) as u32 + 4 * (y_of(i) == yb) as u32;
+                    flags.extend([f, ((quot.to_f32() * 100.0) as i32) as u32]);
+                }
+                let mut v: Vec<u64> = h.iter().map(|x| u64::from(x.to_bits())).collect();
+                v.extend(b.iter().map(|x| u64::from(x.to_bits())));
+                v.extend(flags.iter().map(|x| u64::from(*x)));
                 v
             },
         },

@@ -12,6 +12,8 @@ pub mod classic;
 pub mod control_flow;
 #[path = "in/faults.rs"]
 pub mod faults;
+#[path = "in/half.rs"]
+pub mod half;
 #[path = "in/helpers.rs"]
 pub mod helpers;
 #[path = "in/locals.rs"]
@@ -40,6 +42,7 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             helpers::generic_axpy.name::<f64>(),
             helpers::generic_axpy.cuda_source::<f64>(),
         ),
+        (half::half_math.name(), half::half_math.cuda_source()),
         (warp::warp_sums.name(), warp::warp_sums.cuda_source()),
         (warp::dyn_reverse.name(), warp::dyn_reverse.cuda_source()),
         (warp::warp_votes.name(), warp::warp_votes.cuda_source()),

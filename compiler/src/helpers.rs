@@ -110,7 +110,9 @@ pub fn is_builtin(p: &syn::Path) -> bool {
         return BUILTIN_FNS.contains(&id.as_str());
     }
     let first = p.segments.first().map(|s| s.ident.to_string());
-    matches!(first.as_deref(), Some(t) if crate::ir::Scalar::from_rust_name(t).is_some())
+    matches!(first.as_deref(), Some(t) if crate::ir::Scalar::from_rust_name(t).is_some() || t == "half")
+        || (first.as_deref() == Some("cuphase")
+            && p.segments.iter().nth(1).is_some_and(|s| s.ident == "half"))
 }
 
 /// The paths of the helpers a function calls, in order of first appearance, each once.

@@ -211,6 +211,10 @@ pub enum Scalar {
     Usize,
     F32,
     F64,
+    /// `half::f16`: IEEE binary16. Arithmetic rounds the `f32` result, as the `half` crate does.
+    F16,
+    /// `half::bf16`: bfloat16, likewise computed through `f32`.
+    Bf16,
 }
 
 impl Scalar {
@@ -229,6 +233,8 @@ impl Scalar {
             "usize" => Scalar::Usize,
             "f32" => Scalar::F32,
             "f64" => Scalar::F64,
+            "f16" => Scalar::F16,
+            "bf16" => Scalar::Bf16,
             _ => return None,
         })
     }
@@ -247,6 +253,8 @@ impl Scalar {
             Scalar::Usize => "usize",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::F16 => "f16",
+            Scalar::Bf16 => "bf16",
         }
     }
     /// Whether the type is an integer type.
@@ -266,13 +274,17 @@ impl Scalar {
     }
     /// Whether the type is a floating-point type.
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
+        matches!(self, Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16)
+    }
+    /// Whether the type is `half::f16` or `half::bf16` (computed through `f32`).
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::Bf16)
     }
     /// Width in bits.
     pub fn bits(self) -> u32 {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
-            Scalar::I16 | Scalar::U16 => 16,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 16,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
         }

@@ -17,6 +17,7 @@ pub mod sim;
 pub use buffer::Buffer;
 pub use device::{BackendRef, Device, LaunchTarget, Stream};
 pub use error::Error;
+pub use half;
 pub use kernel::{FaultKind, FaultSite, KernelInfo};
 pub use launch::{Dim3, Launch};
 pub use scalar::{Float, Int, Num, Scalar};

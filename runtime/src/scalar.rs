@@ -133,6 +133,38 @@ macro_rules! float_scalar {
 
 float_scalar! { f32 => AtomicU32, f64 => AtomicU64 }
 
+macro_rules! half_scalar {
+    ($($t:ty => $name:literal),* $(,)?) => {$(
+        impl sealed::Sealed for $t {}
+        impl Scalar for $t {
+            type Cell = AtomicU16;
+            const NAME: &'static str = $name;
+            #[inline(always)]
+            fn new_cell(v: Self) -> Self::Cell { AtomicU16::new(v.to_bits()) }
+            #[inline(always)]
+            fn load(c: &Self::Cell) -> Self { <$t>::from_bits(c.load(Ordering::Relaxed)) }
+            #[inline(always)]
+            fn store(c: &Self::Cell, v: Self) { c.store(v.to_bits(), Ordering::Relaxed) }
+            #[inline(always)]
+            fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
+                let r = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                    Some(f(<$t>::from_bits(old)).to_bits())
+                });
+                match r {
+                    Ok(old) | Err(old) => <$t>::from_bits(old),
+                }
+            }
+            #[inline(always)]
+            fn to_lane_bits(self) -> u64 { u64::from(self.to_bits()) }
+            #[inline(always)]
+            #[allow(clippy::cast_possible_truncation)]
+            fn from_lane_bits(b: u64) -> Self { <$t>::from_bits(b as u16) }
+        }
+    )*};
+}
+
+half_scalar! { half::f16 => "f16", half::bf16 => "bf16" }
+
 /// Scalars with arithmetic: every integer and float type (bound of generic kernels and
 /// helpers: `T: Num`).
 pub trait Num: Scalar {}
@@ -143,6 +175,6 @@ pub trait Float: Num {}
 macro_rules! marker {
     ($tr:ident: $($t:ty),*) => {$( impl $tr for $t {} )*};
 }
-marker!(Num: i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
+marker!(Num: i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64, half::f16, half::bf16);
 marker!(Int: i8, i16, i32, i64, u8, u16, u32, u64, usize);
-marker!(Float: f32, f64);
+marker!(Float: f32, f64, half::f16, half::bf16);

@@ -74,8 +74,37 @@ pub fn c_type(t: Scalar) -> &'static str {
         Scalar::U64 | Scalar::Usize => "unsigned long long",
         Scalar::F32 => "float",
         Scalar::F64 => "double",
+        Scalar::F16 => "cuphase::f16",
+        Scalar::Bf16 => "cuphase::bf16",
     }
 }
+
+/// `half::f16` and `half::bf16` live as their bits; arithmetic converts to `f32` and rounds
+/// back (round to nearest even), as the `half` crate computes them.
+const HALF_PRELUDE: &str = r#"
+// `f16` and `bf16` as their bits, computed through `float`.
+namespace cuphase {
+typedef unsigned short f16;
+typedef unsigned short bf16;
+__device__ __forceinline__ float f16_to_f32(f16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ f16 f16_from_f32(float f) {
+    f16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ float bf16_to_f32(bf16 h) { return __uint_as_float((unsigned int)h << 16); }
+__device__ __forceinline__ bf16 bf16_from_f32(float f) {
+    bf16 h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (unsigned short)(h ^ 0x8000u); }
+}  // namespace cuphase
+"#;
 
 fn binary_prec(op: BinaryOp) -> u8 {
     match op {
@@ -324,6 +353,8 @@ struct Writer<'a> {
     uses_warp: bool,
     /// The kernel has a dynamic shared array.
     uses_dynamic_shared: bool,
+    /// The kernel computes with `f16` or `bf16`.
+    uses_half: bool,
     sites: Vec<FaultSite>,
     /// The statement being written evaluates a check inline.
     inline_check: bool,
@@ -365,6 +396,7 @@ impl<'a> Writer<'a> {
             uses_record,
             uses_warp: false,
             uses_dynamic_shared: false,
+            uses_half: false,
             sites: Vec::new(),
             inline_check: false,
         }
@@ -399,6 +431,19 @@ impl<'a> Writer<'a> {
         );
         if self.uses_record {
             head.push_str(FAULT_PRELUDE);
+        }
+        let half_params = self.k.params.iter().any(|p| match p.kind {
+            ParamKind::Scalar { ty, .. } => ty.is_half(),
+            ParamKind::Slice { array } => self.k.arrays.get(array).elem.is_half(),
+        });
+        let half_data = self.k.arrays.iter().any(|(_, a)| a.elem.is_half())
+            || self
+                .k
+                .locals
+                .iter()
+                .any(|(h, _)| self.types.local(h).is_half());
+        if self.uses_half || half_params || half_data {
+            head.push_str(HALF_PRELUDE);
         }
         if self.uses_warp {
             head.push_str(WARP_PRELUDE);
@@ -878,8 +923,8 @@ impl<'a> Writer<'a> {
                         let l = lane.map(|l| self.expr(l).text).unwrap_or_default();
                         // `__shfl_sync` takes 32- and 64-bit values: narrow ones travel as
                         // `int` or `unsigned int`.
-                        if is_narrow(t) || t == Scalar::Bool {
-                            let wide = if t.is_unsigned_int() {
+                        if is_narrow(t) || t == Scalar::Bool || t.is_half() {
+                            let wide = if t.is_unsigned_int() || t.is_half() {
                                 "unsigned int"
                             } else {
                                 "int"
@@ -1437,6 +1482,9 @@ impl<'a> Writer<'a> {
                 let l = self.expr(left);
                 let r = self.expr(right);
                 let span = self.k.exprs.span(h);
+                if lt.is_half() {
+                    return self.half_binary(op, lt, l, r);
+                }
                 if let Some(call) = self.checked_division(op, lt, right, &l, &r, span) {
                     return call;
                 }
@@ -1509,6 +1557,15 @@ impl<'a> Writer<'a> {
 
     /// `r as to`, with Rust's meaning.
     fn convert(&mut self, r: Rendered, from: Scalar, to: Scalar) -> Rendered {
+        // `half` types convert through `float`, as the simulator does.
+        if from.is_half() && from != to {
+            let f = self.half_to_f32(from, &r);
+            return self.convert(f, Scalar::F32, to);
+        }
+        if to.is_half() && from != to {
+            let f = self.convert(r, from, Scalar::F32);
+            return self.half_from_f32(to, &f);
+        }
         if from == to
             || (matches!(from, Scalar::U64 | Scalar::Usize)
                 && matches!(to, Scalar::U64 | Scalar::Usize))
@@ -1536,7 +1593,36 @@ impl<'a> Writer<'a> {
         Rendered::atom(format!("cuphase::{name}({})", args.join(", ")))
     }
 
+    /// `r` of half type `t` as a `float`.
+    fn half_to_f32(&mut self, t: Scalar, r: &Rendered) -> Rendered {
+        self.uses_half = true;
+        Rendered::atom(format!("cuphase::{}_to_f32({})", t.rust_name(), r.text))
+    }
+
+    /// A `float` rounded to half type `t`.
+    fn half_from_f32(&mut self, t: Scalar, r: &Rendered) -> Rendered {
+        self.uses_half = true;
+        Rendered::atom(format!("cuphase::{}_from_f32({})", t.rust_name(), r.text))
+    }
+
+    /// `l op r` on `f16`/`bf16`: computed in `float`, rounded back (comparisons need no
+    /// rounding).
+    fn half_binary(&mut self, op: BinaryOp, t: Scalar, l: Rendered, r: Rendered) -> Rendered {
+        let l = self.half_to_f32(t, &l);
+        let r = self.half_to_f32(t, &r);
+        let v = self.binary(op, Scalar::F32, Scalar::F32, l, r);
+        if op.is_comparison() {
+            v
+        } else {
+            self.half_from_f32(t, &v)
+        }
+    }
+
     fn unary(&mut self, op: UnaryOp, t: Scalar, r: Rendered) -> Rendered {
+        if op == UnaryOp::Neg && t.is_half() {
+            self.uses_half = true;
+            return Rendered::atom(format!("cuphase::half_neg({})", r.text));
+        }
         match op {
             UnaryOp::Neg if matches!(t, Scalar::I32 | Scalar::I64) => {
                 self.helper("wrapping_neg", t, &[&r])

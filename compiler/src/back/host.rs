@@ -13,6 +13,9 @@ use quote::{format_ident, quote, quote_spanned};
 
 fn scalar_tokens(t: Scalar) -> TokenStream {
     let id = Ident::new(t.rust_name(), Span::call_site());
+    if t.is_half() {
+        return quote!(::cuphase::half::#id);
+    }
     quote!(#id)
 }
 

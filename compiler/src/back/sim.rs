@@ -45,6 +45,9 @@ fn site(at: proc_macro2::Span) -> proc_macro2::Span {
 fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
     let span: Span = span.into();
     let id = Ident::new(t.rust_name(), site(span.lo));
+    if t.is_half() {
+        return quote!(::cuphase::half::#id);
+    }
     quote!(#id)
 }
 
@@ -490,7 +493,17 @@ impl<'a> Writer<'a> {
                 self.binary(*op, lt, rt, l, r, span)
             }
             Expr::Cast { expr, to } => {
-                let x = self.expr(*expr);
+                // `half` types convert through `f32`, on both back ends.
+                let from = self.types.expr(*expr);
+                let mut x = self.expr(*expr);
+                if from.is_half() {
+                    let ft = scalar_tokens(from, span);
+                    x = quote_spanned!(site(span.lo)=> #ft::to_f32(#x));
+                }
+                if to.is_half() {
+                    let t = scalar_tokens(*to, span);
+                    return quote_spanned!(site(span.lo)=> #t::from_f32((#x) as f32));
+                }
                 let t = scalar_tokens(*to, span);
                 quote_spanned!(site(span.lo)=> ((#x) as #t))
             }

@@ -128,7 +128,7 @@ impl Infer<'_, '_> {
                 }
             }
             (Class::Known(t), Class::Float) | (Class::Float, Class::Known(t)) => {
-                t.is_float().then_some(Class::Known(t))
+                (t.is_float() && !t.is_half()).then_some(Class::Known(t))
             }
             (Class::Int { index: i }, Class::Int { index: j }) => {
                 Some(Class::Int { index: i || j })
@@ -140,6 +140,18 @@ impl Infer<'_, '_> {
             Some(c) => {
                 self.parent[rb] = ra;
                 self.class[ra] = c;
+            }
+            None if matches!((ca, cb), (Class::Known(t), Class::Float) | (Class::Float, Class::Known(t)) if t.is_half()) =>
+            {
+                let t = match (ca, cb) {
+                    (Class::Known(t), _) | (_, Class::Known(t)) => t,
+                    _ => Scalar::F16,
+                };
+                self.cx.push(
+                    Diagnostic::new(span, format!("a float literal is not a `{t}`")).note(format!(
+                        "write `{t}::from_f32(1.5)`, as with the `half` crate"
+                    )),
+                );
             }
             None => {
                 let msg = format!(
@@ -531,7 +543,19 @@ impl Infer<'_, '_> {
                     Expr::Method { receiver, .. } => types.expr(*receiver),
                     _ => types.expr(h),
                 };
-                let ok = if m.float_only() {
+                let ok = if t.is_half() {
+                    self.cx.push(
+                        Diagnostic::new(
+                            span,
+                            format!("no method `{}` on `{t}` in kernels", m.name()),
+                        )
+                        .note(format!(
+                            "compute in `f32`: `x.to_f32().{}(..)`, then `{t}::from_f32(..)`",
+                            m.name()
+                        )),
+                    );
+                    true
+                } else if m.float_only() {
                     t.is_float()
                 } else if m.int_only() {
                     t.is_int()

@@ -144,10 +144,10 @@ fn expr_kind_name(e: &syn::Expr) -> &'static str {
 
 fn type_to_scalar(ty: &syn::Type) -> Option<Scalar> {
     match ty {
-        syn::Type::Path(p) if p.qself.is_none() => {
+        syn::Type::Path(p) if p.qself.is_none() => half_path(&p.path).or_else(|| {
             let seg = p.path.get_ident()?;
             Scalar::from_rust_name(&seg.to_string())
-        }
+        }),
         syn::Type::Group(g) => type_to_scalar(&g.elem),
         syn::Type::Paren(p) => type_to_scalar(&p.elem),
         _ => None,
@@ -2133,6 +2133,32 @@ impl Lowerer<'_> {
                     span,
                 ))
             }
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if half_conversion(&p.path).is_some()) =>
+            {
+                let Some((to, from)) = (match &*c.func {
+                    syn::Expr::Path(p) => half_conversion(&p.path),
+                    _ => None,
+                }) else {
+                    return Value::Error;
+                };
+                let (1, Some(arg)) = (c.args.len(), c.args.first()) else {
+                    self.err(span, format!("`{to}::from_{from}` takes one `{from}`"));
+                    return Value::Error;
+                };
+                match self.lower_value(arg, out) {
+                    Value::Expr(x) => {
+                        // `f16::from_f32(1.5)`: the literal is an `f32`.
+                        if let Expr::Literal(Literal::Float { suffix, .. }) = self.exprs.get_mut(x)
+                        {
+                            if suffix.is_none() {
+                                *suffix = Some(from);
+                            }
+                        }
+                        Value::Expr(self.expr(Expr::Cast { expr: x, to }, span))
+                    }
+                    other => other,
+                }
+            }
             syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
             syn::Expr::Call(c) if call_name(c).and_then(|n| WarpOp::from_name(&n)).is_some() => {
                 match call_name(c).and_then(|n| WarpOp::from_name(&n)) {
@@ -2303,6 +2329,35 @@ impl Lowerer<'_> {
                 }
             };
         }
+        // `f16::ZERO`, `bf16::ONE`.
+        if p.qself.is_none() && p.path.segments.len() >= 2 {
+            let mut tp = p.path.clone();
+            let konst = tp.segments.pop().map(|s| s.into_value().ident.to_string());
+            let segs: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
+                tp.segments.into_iter().collect();
+            let tp = syn::Path {
+                leading_colon: None,
+                segments: segs,
+            };
+            if let (Some(t), Some(k)) = (half_path(&tp), konst) {
+                let digits = match k.as_str() {
+                    "ZERO" => "0.0",
+                    "ONE" => "1.0",
+                    _ => {
+                        self.err(span, format!("`{t}::{k}` is not supported in kernels; the constants are `ZERO` and `ONE` (or `{t}::from_f32(..)`)"));
+                        return Value::Error;
+                    }
+                };
+                let lit = self.expr(
+                    Expr::Literal(Literal::Float {
+                        digits: digits.into(),
+                        suffix: Some(Scalar::F32),
+                    }),
+                    span,
+                );
+                return Value::Expr(self.expr(Expr::Cast { expr: lit, to: t }, span));
+            }
+        }
         // `u32::MAX`, `i64::MIN`, ...
         if p.path.segments.len() == 2 && p.qself.is_none() {
             let ty = p.path.segments[0].ident.to_string();
@@ -2373,6 +2428,18 @@ impl Lowerer<'_> {
 
     fn lower_method(&mut self, m: &syn::ExprMethodCall, out: &mut Block) -> Value {
         let span = m.src();
+        // `h.to_f32()`, `h.to_f64()` of `half` values.
+        if m.args.is_empty() && (m.method == "to_f32" || m.method == "to_f64") {
+            let to = if m.method == "to_f32" {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            };
+            return match self.lower_value(&m.receiver, out) {
+                Value::Expr(x) => Value::Expr(self.expr(Expr::Cast { expr: x, to }, span)),
+                other => other,
+            };
+        }
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(id) = p.path.get_ident() {
@@ -2769,6 +2836,44 @@ fn int_min(t: Scalar) -> i128 {
         Scalar::I64 => i128::from(i64::MIN),
         _ => 0,
     }
+}
+
+/// `half::f16`, `half::bf16` (also through `cuphase::half`).
+fn half_path(p: &syn::Path) -> Option<Scalar> {
+    let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (last, prefix) = names.split_last()?;
+    let t = match last.as_str() {
+        "f16" => Scalar::F16,
+        "bf16" => Scalar::Bf16,
+        _ => return None,
+    };
+    let ok = match prefix {
+        [] => true,
+        [h] => h == "half",
+        [c, h] => c == "cuphase" && h == "half",
+        _ => false,
+    };
+    ok.then_some(t)
+}
+
+/// `f16::from_f32`-style conversions: the half type and the source type the function takes.
+fn half_conversion(p: &syn::Path) -> Option<(Scalar, Scalar)> {
+    let mut type_path = p.clone();
+    let func = type_path.segments.pop()?.into_value().ident.to_string();
+    // `pop` leaves a trailing `::`; rebuild the type path from its segments.
+    let segs: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
+        type_path.segments.into_iter().collect();
+    let tp = syn::Path {
+        leading_colon: None,
+        segments: segs,
+    };
+    let t = half_path(&tp)?;
+    let from = match func.as_str() {
+        "from_f32" => Scalar::F32,
+        "from_f64" => Scalar::F64,
+        _ => return None,
+    };
+    Some((t, from))
 }
 
 /// Whether `c` calls a path that is not one of the language's functions: a `#[device]` helper.
