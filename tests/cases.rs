@@ -581,6 +581,29 @@ fn original() -> Vec<Case> {
             },
         },
         Case {
+            name: "local_closures",
+            run: |dev| {
+                let input: Vec<i64> = (0..300).map(|i| (i * 7) % 90 - 20).collect();
+                let inp = dev.upload(&input)?;
+                let mut out = dev.zeros::<i64>(input.len())?;
+                crate::kernels::helpers::local_closures.launch(
+                    dev,
+                    Launch::cover(input.len(), 128),
+                    &mut out,
+                    &inp,
+                )?;
+                Ok(bits_i64(&out.to_vec()?))
+            },
+            expected: || {
+                let input: Vec<i64> = (0..300).map(|i| (i * 7) % 90 - 20).collect();
+                let out: Vec<i64> = input
+                    .iter()
+                    .map(|&v| 3 * v + 10 + v.min(50) + (v + 2) + 1000)
+                    .collect();
+                bits_i64(&out)
+            },
+        },
+        Case {
             name: "half_math",
             run: |dev| {
                 let (xs, ys) = half_inputs();

@@ -43,6 +43,10 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             helpers::generic_axpy.cuda_source::<f64>(),
         ),
         (half::half_math.name(), half::half_math.cuda_source()),
+        (
+            helpers::local_closures.name(),
+            helpers::local_closures.cuda_source(),
+        ),
         (warp::warp_sums.name(), warp::warp_sums.cuda_source()),
         (warp::dyn_reverse.name(), warp::dyn_reverse.cuda_source()),
         (warp::warp_votes.name(), warp::warp_votes.cuda_source()),

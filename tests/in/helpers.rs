@@ -112,3 +112,28 @@ pub fn generic_axpy<T: Float>(out: &mut [T], x: &[T], a: T) {
         out[i] = math::square(a) * x[i] + out[i] + 1 as T;
     }
 }
+
+/// Local closures: inlined at each call, seeing the variables of where they are written.
+#[kernel]
+pub fn local_closures(out: &mut [i64], input: &[i64]) {
+    let i = global_idx().x;
+    let base = 10i64;
+    let scale = |x: i64| x * 3 + base;
+    let base = 1000i64;
+    let mut count = 0i64;
+    let mut bump = |d: i64| {
+        count += d;
+    };
+    if i < out.len() as u32 {
+        let v = input[i];
+        bump(v);
+        bump(2);
+        let clamp = |x: i64| -> i64 {
+            if x > 50 {
+                return 50;
+            }
+            x
+        };
+        out[i] = scale(v) + clamp(v) + count + base;
+    }
+}

@@ -36,12 +36,24 @@ enum Binding {
     Ref(Handle<Local>),
     /// A name whose declaration was reported as an error: uses report nothing more.
     Poisoned,
+    /// A local closure, by index into the lowerer's closures.
+    Closure(usize),
 }
 
-/// One inlined helper call being lowered.
+/// A local closure: its syntax and the bindings it sees (those where it was written).
+#[derive(Clone)]
+struct ClosureDef {
+    expr: syn::ExprClosure,
+    scopes: Vec<HashMap<String, Binding>>,
+}
+
+/// One inlined helper (or local closure) call being lowered.
 struct CallFrame {
-    /// Index into the kernel's [`Helpers`](crate::helpers::Helpers).
-    helper: usize,
+    /// Index into the kernel's [`Helpers`](crate::helpers::Helpers); `None` for a closure.
+    helper: Option<usize>,
+    /// The helper whose callee table resolves calls in this body (a closure's is its
+    /// enclosing helper's).
+    resolve_in: Option<usize>,
     /// The call's span.
     span: Span,
     /// The helper's name.
@@ -64,6 +76,8 @@ struct Lowerer<'c> {
     calls: Vec<CallFrame>,
     /// The kernel is a `kernel_closure!` closure.
     closure: bool,
+    /// Local closures (`let f = |x| ..;`), inlined at each call.
+    closures: Vec<ClosureDef>,
     /// The initialiser of each `let`, for guessing a generic helper's type arguments.
     let_inits: HashMap<Handle<Local>, Handle<Expr>>,
     arrays: Arena<Array>,
@@ -90,6 +104,7 @@ pub fn lower_kernel(
         calls: Vec::new(),
         let_inits: HashMap::new(),
         closure: options.closure,
+        closures: Vec::new(),
         arrays: Arena::default(),
         locals: Arena::default(),
         exprs: Arena::default(),
@@ -528,6 +543,18 @@ impl Lowerer<'_> {
             }
         }
         if let Some(init) = &local.init {
+            if let syn::Expr::Closure(cl) = strip_parens(&init.expr) {
+                if let Some(ty) = annotated_ty {
+                    self.err(ty.src(), "leave out the type of a closure binding");
+                }
+                let idx = self.closures.len();
+                self.closures.push(ClosureDef {
+                    expr: cl.clone(),
+                    scopes: self.scopes.clone(),
+                });
+                self.bind(name, Binding::Closure(idx));
+                return;
+            }
             if let syn::Expr::Repeat(rep) = strip_parens(&init.expr) {
                 let before = self.arrays.len();
                 self.lower_local_array(&name, ident.src(), mutable, annotated_ty, rep, out, span);
@@ -1810,6 +1837,13 @@ impl Lowerer<'_> {
                         None
                     }
                     Some(Binding::Poisoned) => None,
+                    Some(Binding::Closure(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a closure; it cannot be assigned"),
+                        );
+                        None
+                    }
                     None => {
                         self.err(
                             e.src(),
@@ -1919,6 +1953,13 @@ impl Lowerer<'_> {
                 match self.lookup(&name) {
                     Some(Binding::Array(a) | Binding::View(a)) => a,
                     Some(Binding::Poisoned) => return None,
+                    Some(Binding::Closure(_)) => {
+                        self.err(
+                            cur.src(),
+                            format!("`{name}` is a closure; call it: `{name}(..)`"),
+                        );
+                        return None;
+                    }
                     Some(Binding::Local(_) | Binding::Ref(_)) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
@@ -2302,6 +2343,13 @@ impl Lowerer<'_> {
             return match self.lookup(&name) {
                 Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
                 Some(Binding::Poisoned) => Value::Error,
+                Some(Binding::Closure(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is a closure; kernels call closures (`{name}(..)`) but do not pass them as values"),
+                    );
+                    Value::Error
+                }
                 Some(Binding::Ref(_)) => {
                     self.err(
                         span,

@@ -135,8 +135,13 @@ impl Lowerer<'_> {
         let syn::Expr::Path(p) = &*c.func else {
             return Value::Error;
         };
+        if let Some(Binding::Closure(idx)) =
+            p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+        {
+            return self.lower_closure_call(idx, c, out, span, want_value);
+        }
         let written = path_key(&p.path);
-        let from = self.calls.last().map(|f| f.helper);
+        let from = self.calls.last().and_then(|f| f.resolve_in);
         let helpers = self.helpers;
         let Some((hid, helper)) = helpers
             .resolve(from, &p.path)
@@ -152,7 +157,7 @@ impl Lowerer<'_> {
             return Value::Error;
         };
         let hname = helper.func.sig.ident.to_string();
-        if let Some(pos) = self.calls.iter().position(|f| f.helper == hid) {
+        if let Some(pos) = self.calls.iter().position(|f| f.helper == Some(hid)) {
             let mut chain: Vec<String> = self.calls[pos..]
                 .iter()
                 .map(|f| format!("`{}`", f.name))
@@ -297,7 +302,8 @@ impl Lowerer<'_> {
         let saved_loops = std::mem::take(&mut self.loops);
         let saved_unsafe = std::mem::replace(&mut self.in_unsafe, false);
         self.calls.push(CallFrame {
-            helper: hid,
+            helper: Some(hid),
+            resolve_in: Some(hid),
             span,
             name: hname.clone(),
             result,
@@ -393,6 +399,180 @@ impl Lowerer<'_> {
         if trailing {
             self.barrier(BarrierOrigin::TrailingSync(hname), span, out);
         }
+        match result {
+            Some(r) => Value::Expr(self.expr(Expr::Local(r), span)),
+            None => Value::Error,
+        }
+    }
+
+    /// A call of a local closure: inlined, its body seeing the bindings of where it was
+    /// written (so captured variables are the same variables) and its parameters.
+    fn lower_closure_call(
+        &mut self,
+        idx: usize,
+        c: &syn::ExprCall,
+        out: &mut Block,
+        span: Span,
+        want_value: bool,
+    ) -> Value {
+        let Some(def) = self.closures.get(idx).cloned() else {
+            return Value::Error;
+        };
+        let name = match &*c.func {
+            syn::Expr::Path(p) => path_key(&p.path),
+            _ => "closure".into(),
+        };
+        if def.expr.inputs.len() != c.args.len() {
+            self.err(
+                span,
+                format!(
+                    "`{name}` takes {} argument(s) but {} were given",
+                    def.expr.inputs.len(),
+                    c.args.len()
+                ),
+            );
+            return Value::Error;
+        }
+        if let Some(m) = &def.expr.capture {
+            let _ = m;
+        }
+        // The arguments, in the caller's scope, into the parameters.
+        let mut scope = HashMap::new();
+        for (arg, pat) in c.args.iter().zip(&def.expr.inputs) {
+            let (pat, ty) = match pat {
+                syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+                other => (other, None),
+            };
+            let syn::Pat::Ident(pi) = pat else {
+                self.err(pat.src(), "closure parameters must be plain names");
+                return Value::Error;
+            };
+            let annotated = match ty {
+                Some(t) => match type_to_scalar(t) {
+                    Some(s) => Some(s),
+                    None => {
+                        self.cx.push(unsupported_type(t));
+                        return Value::Error;
+                    }
+                },
+                None => None,
+            };
+            let Value::Expr(v) = self.lower_value(arg, out) else {
+                return Value::Error;
+            };
+            let h = self.locals.append(
+                Local {
+                    name: pi.ident.to_string(),
+                    mutable: pi.mutability.is_some(),
+                    annotated,
+                    origin: LocalOrigin::Let,
+                },
+                pi.ident.src(),
+            );
+            self.let_inits.insert(h, v);
+            out.push(
+                Stmt::Let {
+                    local: h,
+                    init: Some(v),
+                },
+                arg.src(),
+            );
+            scope.insert(pi.ident.to_string(), Binding::Local(h));
+        }
+        let ret = match &def.expr.output {
+            syn::ReturnType::Type(_, t) => match type_to_scalar(t) {
+                Some(s) => Some(s),
+                None => {
+                    self.cx.push(unsupported_type(t));
+                    return Value::Error;
+                }
+            },
+            syn::ReturnType::Default => None,
+        };
+        let result = want_value.then(|| {
+            let r = self.locals.append(
+                Local {
+                    name: name.clone(),
+                    mutable: false,
+                    annotated: ret,
+                    origin: LocalOrigin::Temp,
+                },
+                span,
+            );
+            out.push(
+                Stmt::Let {
+                    local: r,
+                    init: None,
+                },
+                span,
+            );
+            r
+        });
+        let mut scopes = def.scopes.clone();
+        scopes.push(scope);
+        let saved_scopes = std::mem::replace(&mut self.scopes, scopes);
+        let saved_loops = std::mem::take(&mut self.loops);
+        let resolve_in = self.calls.last().and_then(|f| f.resolve_in);
+        self.calls.push(CallFrame {
+            helper: None,
+            resolve_in,
+            span,
+            name: name.clone(),
+            result,
+            exit: None,
+            wrote_shared: false,
+        });
+        let mut body = Block::default();
+        let (stmts, tail): (&[syn::Stmt], Option<&syn::Expr>) = match &*def.expr.body {
+            syn::Expr::Block(b) => split_tail(&b.block),
+            other => (&[], Some(other)),
+        };
+        self.scopes.push(HashMap::new());
+        self.lower_stmts(stmts, &mut body, true);
+        match (tail, result) {
+            (Some(t), Some(r)) => {
+                if let Value::Expr(v) = self.lower_value(t, &mut body) {
+                    body.push(
+                        Stmt::Assign {
+                            place: Place::Local(r),
+                            op: None,
+                            value: v,
+                        },
+                        t.src(),
+                    );
+                }
+            }
+            (Some(t), None) => self.lower_stmt_expr(t, &mut body),
+            (None, Some(_)) => {
+                let ends =
+                    matches!(&*def.expr.body, syn::Expr::Block(b) if super::ends_in_jump(&b.block));
+                if !ends {
+                    self.err(
+                        def.expr.body.src(),
+                        format!("`{name}` has no value: its body ends with `;`"),
+                    );
+                }
+            }
+            (None, None) => {}
+        }
+        self.scopes.pop();
+        let frame = self.calls.pop();
+        self.scopes = saved_scopes;
+        self.loops = saved_loops;
+        if let Some(exit) = frame.and_then(|f| f.exit) {
+            body.push(Stmt::Break { label: Some(exit) }, span);
+            let mut wrapped = Block::default();
+            wrapped.push(
+                Stmt::Loop {
+                    label: Some(exit),
+                    kind: LoopKind::Infinite,
+                    body,
+                },
+                span,
+            );
+            body = wrapped;
+        }
+        out.push(Stmt::Block(body), span);
         match result {
             Some(r) => Value::Expr(self.expr(Expr::Local(r), span)),
             None => Value::Error,
