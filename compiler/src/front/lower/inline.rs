@@ -433,9 +433,6 @@ impl Lowerer<'_> {
             );
             return Value::Error;
         }
-        if let Some(m) = &def.expr.capture {
-            let _ = m;
-        }
         // The arguments, in the caller's scope, into the parameters.
         let mut scope = HashMap::new();
         for (arg, pat) in c.args.iter().zip(&def.expr.inputs) {
