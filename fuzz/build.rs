@@ -261,8 +261,14 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
             "#[device]\nfn h{i}(x: {t}, y: {t}) -> {t} {{\n    let z: {t} = {e1};\n    if {c} {{\n        return z;\n    }}\n    {e2}\n}}\n"
         );
         let op = *g.rng.pick(&["+", "-", "*"]);
-        let _ = writeln!(out, "#[device]\nfn gh{i}<T: Num>(x: T, y: T) -> T {{\n    x {op} y\n}}\n");
-        let _ = writeln!(out, "#[device]\nfn m{i}(acc: &mut i64, v: {t}) {{\n    *acc = *acc ^ (v as i64);\n}}\n");
+        let _ = writeln!(
+            out,
+            "#[device]\nfn gh{i}<T: Num>(x: T, y: T) -> T {{\n    x {op} y\n}}\n"
+        );
+        let _ = writeln!(
+            out,
+            "#[device]\nfn m{i}(acc: &mut i64, v: {t}) {{\n    *acc = *acc ^ (v as i64);\n}}\n"
+        );
         g.vars = saved;
         let a1 = g.expr(t, 2);
         let a2 = g.expr(t, 2);
@@ -306,7 +312,42 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         let _ = writeln!(out, "        ri = ri ^ (la[t % {len}] as i64);");
         std::mem::swap(&mut g.rng, &mut g.extra);
     }
+    // One kernel in three: half-precision arithmetic (drawn from `extra`).
+    if g.extra.below(3) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let ht = *g.rng.pick(&["f16", "bf16"]);
+        let x = g.expr("f32", 2);
+        let lit = [0.5f32, 1.5, -2.25, 3.0e2, 1.0e-2][g.rng.below(5) as usize];
+        let op1 = *g.rng.pick(&["+", "-", "*", "/"]);
+        let op2 = *g.rng.pick(&["+", "-", "*"]);
+        let _ = writeln!(out, "        let hx = {ht}::from_f32({x});");
+        let _ = writeln!(
+            out,
+            "        let hy = (hx {op1} {ht}::from_f32({lit:?})) {op2} -hx;"
+        );
+        let _ = writeln!(
+            out,
+            "        rf = rf + hy.to_f64() + (hx < hy) as i32 as f64;"
+        );
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
     let _ = writeln!(out, "    }}");
+    // One kernel in three: warp operations, where every thread of the block is (drawn from
+    // `extra`).
+    if g.extra.below(3) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let op = *g.rng.pick(&[
+            "warp_shuffle_xor",
+            "warp_shuffle_down",
+            "warp_shuffle_up",
+            "warp_shuffle",
+        ]);
+        let lane = g.rng.below(40);
+        let _ = writeln!(out, "    ri = ri ^ {op}(ri, {lane}u32);");
+        let _ = writeln!(out, "    rf = rf + {op}(rf, {lane}u32);");
+        let _ = writeln!(out, "    ri = ri + warp_ballot(ri > 0) as i64 + warp_any(rf > 1.0) as i64 + 2 * warp_all(ri != 3) as i64;");
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
     if shared {
         let _ = writeln!(
             out,
@@ -339,7 +380,7 @@ fn main() {
         vars: Vec::new(),
         extra: Rng(0xD1B5_4A32_D192_ED03 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     };
-    let mut out = String::from("use cuphase::prelude::*;\n\n");
+    let mut out = String::from("use cuphase::half::{bf16, f16};\nuse cuphase::prelude::*;\n\n");
     for i in 0..n {
         kernel(&mut g, i, &mut out);
     }
