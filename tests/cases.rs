@@ -378,6 +378,16 @@ fn reduce_expected() -> Vec<u64> {
 }
 
 /// A noisy signal for the per-thread median.
+fn narrow_inputs() -> (Vec<i16>, Vec<i8>) {
+    let words = (0..200i32)
+        .map(|i| [i16::MIN, -1, 0, 1, i16::MAX, -12345][(i % 6) as usize].wrapping_add(i as i16))
+        .collect();
+    let bytes = (0..200i32)
+        .map(|i| [i8::MIN, -1, 0, 1, i8::MAX][(i % 5) as usize].wrapping_add((i / 5) as i8))
+        .collect();
+    (words, bytes)
+}
+
 fn half_inputs() -> (Vec<f16>, Vec<bf16>) {
     let xs = (0..200)
         .map(|i: i32| f16::from_f32(((i * 37) % 101 - 50) as f32 * 0.125))
@@ -578,6 +588,34 @@ fn original() -> Vec<Case> {
                 let mut v = bits_i32(&down);
                 v.extend(xor.iter().map(|x| x.to_bits()));
                 v
+            },
+        },
+        Case {
+            name: "narrow_abs",
+            run: |dev| {
+                let (words, bytes) = narrow_inputs();
+                let w = dev.upload(&words)?;
+                let b = dev.upload(&bytes)?;
+                let mut out = dev.zeros::<i64>(2 * words.len())?;
+                crate::kernels::arithmetic::narrow_abs.launch(
+                    dev,
+                    Launch::cover(words.len(), 64),
+                    &mut out,
+                    &w,
+                    &b,
+                )?;
+                Ok(bits_i64(&out.to_vec()?))
+            },
+            expected: || {
+                let (words, bytes) = narrow_inputs();
+                let mut out = Vec::new();
+                for (w, b) in words.iter().zip(&bytes) {
+                    let pick = (if *w < 0 { i16::MIN } else { *w }).wrapping_abs();
+                    out.push(i64::from(pick) + i64::from(w.wrapping_abs()));
+                    let pb = (if *b < 0 { i8::MIN } else { *b }).wrapping_abs();
+                    out.push(i64::from(pb) ^ i64::from(b.wrapping_abs()));
+                }
+                bits_i64(&out)
             },
         },
         Case {

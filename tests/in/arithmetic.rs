@@ -36,3 +36,17 @@ pub fn arithmetic(
         floats[4] = -x;
     }
 }
+
+/// `abs` of narrow integers widened afterwards, with `MIN` chosen by a select (the shape the
+/// differential test found: `i16::MIN.abs()` came back from the GPU as +32768 once widened).
+#[kernel]
+pub fn narrow_abs(out: &mut [i64], words: &[i16], bytes: &[i8]) {
+    let i = global_idx().x;
+    if i < out.len() as u32 / 2 {
+        let w = words[i];
+        let b = bytes[i];
+        let pick = (if w < 0 { -32768i16 } else { w }).abs();
+        out[2 * i] = pick as i64 + w.abs() as i64;
+        out[2 * i + 1] = (if b < 0 { -128i8 } else { b }).abs() as i64 ^ (b.abs() as i64);
+    }
+}

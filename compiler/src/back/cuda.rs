@@ -469,6 +469,10 @@ impl<'a> Writer<'a> {
                     "wrapping_add" => format!("return ({ct})(({ut})a + ({ut})b);"),
                     "wrapping_sub" => format!("return ({ct})(({ut})a - ({ut})b);"),
                     "wrapping_mul" => format!("return ({ct})(({ut})a * ({ut})b);"),
+                    // Narrow types through `int`: NVVM turned the other form into PTX
+                    // `abs.s16`, which ptxas computed in 32 bits (i16::MIN.abs() came back as
+                    // +32768 once widened; found by the differential test).
+                    "wrapping_abs" if is_narrow(*t) => format!("return ({ct})::abs((int)a);"),
                     "wrapping_abs" => format!("return a < 0 ? ({ct})(0 - ({ut})a) : a;"),
                     "wrapping_pow" => format!(
                         "{wt} r = 1, b = ({ut})a; while (e) {{ if (e & 1u) r = ({ut})(r * b); b = ({ut})(b * b); e >>= 1; }} return ({ct})r;"
