@@ -581,16 +581,7 @@ impl Lowerer<'_> {
                 Value::Diverges => return,
                 Value::Error => {
                     // Bind the name anyway so that later uses do not report spurious errors.
-                    let h = self.locals.append(
-                        Local {
-                            name: name.clone(),
-                            mutable,
-                            annotated,
-                            origin: LocalOrigin::Let,
-                        },
-                        ident.src(),
-                    );
-                    self.bind(name, Binding::Local(h));
+                    self.bind(name, Binding::Poisoned);
                     return;
                 }
             },

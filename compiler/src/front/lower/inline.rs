@@ -135,10 +135,19 @@ impl Lowerer<'_> {
         let syn::Expr::Path(p) = &*c.func else {
             return Value::Error;
         };
-        if let Some(Binding::Closure(idx)) =
-            p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
-        {
-            return self.lower_closure_call(idx, c, out, span, want_value);
+        match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+            Some(Binding::Closure(idx)) => {
+                return self.lower_closure_call(idx, c, out, span, want_value)
+            }
+            Some(Binding::Poisoned) => return Value::Error,
+            Some(Binding::Local(_) | Binding::Ref(_)) => {
+                self.err(
+                    span,
+                    format!("`{}` is a variable, not a function", path_key(&p.path)),
+                );
+                return Value::Error;
+            }
+            _ => {}
         }
         let written = path_key(&p.path);
         let from = self.calls.last().and_then(|f| f.resolve_in);
