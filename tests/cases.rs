@@ -591,6 +591,54 @@ fn original() -> Vec<Case> {
             },
         },
         Case {
+            name: "const_block_sum",
+            run: |dev| {
+                let input = reduce_input();
+                let inp = dev.upload(&input)?;
+                let mut v = Vec::new();
+                let mut out = dev.zeros::<f32>(input.len().div_ceil(128))?;
+                crate::kernels::helpers::const_block_sum::<128>.launch(
+                    dev,
+                    Launch::new(input.len().div_ceil(128) as u32, 128),
+                    &mut out,
+                    &inp,
+                )?;
+                v.extend(bits_f32(&out.to_vec()?));
+                let mut out = dev.zeros::<f32>(input.len().div_ceil(256))?;
+                crate::kernels::helpers::const_block_sum::<256>.launch(
+                    dev,
+                    Launch::new(input.len().div_ceil(256) as u32, 256),
+                    &mut out,
+                    &inp,
+                )?;
+                v.extend(bits_f32(&out.to_vec()?));
+                Ok(v)
+            },
+            expected: || {
+                let input = reduce_input();
+                let mut v = Vec::new();
+                for n in [128usize, 256] {
+                    let sums: Vec<f32> = input
+                        .chunks(n)
+                        .map(|c| {
+                            let mut t = vec![0.0f32; n];
+                            t[..c.len()].copy_from_slice(c);
+                            let mut s = n / 2;
+                            while s > 0 {
+                                for i in 0..s {
+                                    t[i] += t[i + s];
+                                }
+                                s /= 2;
+                            }
+                            t[0]
+                        })
+                        .collect();
+                    v.extend(bits_f32(&sums));
+                }
+                v
+            },
+        },
+        Case {
             name: "narrow_abs",
             run: |dev| {
                 let (words, bytes) = narrow_inputs();

@@ -44,6 +44,10 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
         ),
         (half::half_math.name(), half::half_math.cuda_source()),
         (
+            helpers::const_block_sum::<64>.name(),
+            helpers::const_block_sum::<64>.cuda_source(),
+        ),
+        (
             arithmetic::narrow_abs.name(),
             arithmetic::narrow_abs.cuda_source(),
         ),

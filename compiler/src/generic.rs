@@ -87,12 +87,10 @@ fn params(func: &syn::ItemFn) -> Result<Vec<(Ident, Vec<Scalar>)>, Vec<Diagnosti
                     ),
                 }
             }
-            syn::GenericParam::Const(c) => errors.push(
-                Diagnostic::new(
-                    crate::ir::Span::of(c),
-                    "const parameters of kernels are not supported; give the kernel a literal (a `#[device]` helper may take `const N`)",
-                ),
-            ),
+            syn::GenericParam::Const(c) => errors.push(Diagnostic::new(
+                crate::ir::Span::of(c),
+                "a kernel takes type parameters or const parameters, not both",
+            )),
             syn::GenericParam::Lifetime(l) => errors.push(Diagnostic::new(
                 crate::ir::Span::of(l),
                 "kernels take no lifetime parameters",

@@ -386,6 +386,9 @@ pub struct Param {
     pub kind: ParamKind,
     /// Span of the whole `name: Type` pair.
     pub span: Span,
+    /// A const generic parameter (`const N: u32`): a scalar the host glue takes from the
+    /// kernel value's type (`k::<256>`) and passes at launch.
+    pub generic: bool,
 }
 
 /// What a kernel parameter is.
@@ -416,7 +419,13 @@ pub enum ArrayKind {
     /// `shared::<[T; N]>()` (one dimension) or `shared::<[[T; W]; H]>()` (`dims == [H, W]`):
     /// block-local memory. Dimensions are listed outermost first. `shared_slice::<T>()` is
     /// `dynamic`: one dimension whose length the launch sets (`dims == [0]`, unknown here).
-    Shared { dims: Vec<u64>, dynamic: bool },
+    Shared {
+        dims: Vec<u64>,
+        dynamic: bool,
+        /// `shared::<[T; N]>()` with `N` a const parameter of the kernel: a dynamic array whose
+        /// byte size the host glue sets to `N * size_of::<T>()`.
+        len_param: Option<String>,
+    },
     /// `let mut a = [v; N]` (or `[[v; W]; H]`): an array private to each thread. Assignable
     /// when declared `mut`.
     Local { dims: Vec<u64>, mutable: bool },

@@ -205,7 +205,13 @@ pub fn expand_compiled(
     file: &str,
     helpers: &helpers::Helpers,
 ) -> TokenStream {
-    if !func.sig.generics.params.is_empty() {
+    if func
+        .sig
+        .generics
+        .params
+        .iter()
+        .any(|p| matches!(p, syn::GenericParam::Type(_)))
+    {
         return generic::expand(attr, func, file, helpers);
     }
     // A bug in cuphase must not look like a bug in the user's code: report it as an error.

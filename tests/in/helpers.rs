@@ -137,3 +137,29 @@ pub fn local_closures(out: &mut [i64], input: &[i64]) {
         out[i] = scale(v) + clamp(v) + count + base;
     }
 }
+
+/// A const generic kernel: `N` is the block size and the length of its shared array (the
+/// launch's dynamic shared memory, sized by the kernel value: `const_block_sum::<128>`).
+#[kernel]
+pub fn const_block_sum<const N: u32>(out: &mut [f32], input: &[f32]) {
+    let tile = shared::<[f32; N]>();
+    let t = thread_idx().x;
+    let i = block_idx().x * N + t;
+    tile[t] = if i < input.len() as u32 {
+        input[i]
+    } else {
+        0.0
+    };
+    sync_block_threads();
+    let mut s = N / 2;
+    while s > 0 {
+        if t < s {
+            tile[t] += tile[t + s];
+        }
+        sync_block_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        out[block_idx().x] = tile[0];
+    }
+}

@@ -8,8 +8,19 @@ fn roots<T: Num>(out: &mut [T]) {
 }
 
 #[kernel]
-fn sized<const N: u32>(out: &mut [u32]) {
-    out[0] = N;
+fn mixed<T: Num, const N: u32>(out: &mut [T]) {
+    out[0] = out[N];
+}
+
+/// Two arrays sized at launch cannot share the one dynamic allocation.
+#[kernel]
+fn two<const N: u32>(out: &mut [u32]) {
+    let a = shared::<[u32; N]>();
+    let b = shared::<[u32; N]>();
+    let t = thread_idx().x;
+    a[t] = t;
+    b[t] = t;
+    out[t] = a[t] + b[t];
 }
 
 fn main() {}

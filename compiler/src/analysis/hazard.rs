@@ -1060,7 +1060,7 @@ impl Walker<'_> {
         if self.seen.contains(&(a.id, x.id)) {
             return;
         }
-        let ArrayKind::Shared { dims, dynamic } = &self.k.arrays.get(x.array).kind else {
+        let ArrayKind::Shared { dims, dynamic, .. } = &self.k.arrays.get(x.array).kind else {
             return;
         };
         // A dynamic array's length is the launch's: unbounded here.

@@ -456,6 +456,17 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
     }
     let mut total = 0;
     for (a, dims) in &shared {
+        if let ArrayKind::Shared {
+            len_param: Some(n), ..
+        } = &a.kind
+        {
+            let _ = writeln!(
+                t,
+                "  {}: [{}; {n}] (sized at launch by the const parameter `{n}`)",
+                a.name, a.elem
+            );
+            continue;
+        }
         if a.kind.is_dynamic() {
             let _ = writeln!(
                 t,

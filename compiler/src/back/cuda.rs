@@ -632,9 +632,28 @@ impl<'a> Writer<'a> {
                 self.line(&format!(
                     "{ct}* const {name} = reinterpret_cast<{ct}*>(cuphase_dynamic_shared);"
                 ));
-                self.line(&format!(
-                    "const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
-                ));
+                let sized_by = match &a.kind {
+                    ArrayKind::Shared {
+                        len_param: Some(n), ..
+                    } => k
+                        .params
+                        .iter()
+                        .find(|p| p.name == *n)
+                        .and_then(|p| match p.kind {
+                            ParamKind::Scalar { local, .. } => {
+                                Some(self.local_name(local).to_string())
+                            }
+                            ParamKind::Slice { .. } => None,
+                        }),
+                    _ => None,
+                };
+                match sized_by {
+                    // The launch gives it `N` elements (the host glue sets the bytes).
+                    Some(n) => self.line(&format!("const unsigned long long {len} = {n};")),
+                    None => self.line(&format!(
+                        "const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
+                    )),
+                }
                 continue;
             }
             if let ArrayKind::Shared { dims, .. } = &a.kind {

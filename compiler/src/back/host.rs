@@ -74,6 +74,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
             ArrayKind::Shared {
                 dims,
                 dynamic: false,
+                ..
             } => Some(dims.iter().product::<u64>() * a.elem.size_bytes()),
             _ => None,
         })
@@ -81,6 +82,23 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
     let static_shared_bytes = u32::try_from(static_shared_bytes).unwrap_or(u32::MAX);
     let vis = &func.vis;
     let name = &func.sig.ident;
+    let generics = &func.sig.generics;
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
+    // A shared array sized by a const parameter: the launch's dynamic shared memory.
+    let shared_sizing = k.arrays.iter().find_map(|(_, a)| match &a.kind {
+        ArrayKind::Shared {
+            len_param: Some(n), ..
+        } => {
+            let n = Ident::new(n, Span::call_site());
+            let size = a.elem.size_bytes();
+            Some(quote! {
+                let __launch = __launch.shared_bytes(
+                    u32::try_from((#n as u64).saturating_mul(#size)).unwrap_or(u32::MAX),
+                );
+            })
+        }
+        _ => None,
+    });
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let info = format_ident!("__CUPHASE_KERNEL_{}", name);
     let info_unchecked = format_ident!("__CUPHASE_KERNEL_UNCHECKED_{}", name);
@@ -94,9 +112,18 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
     let mut cuda_args = Vec::new();
     let mut sim_prep = Vec::new();
     let mut sim_args = Vec::new();
+    let mut const_prep = Vec::new();
     for p in &k.params {
         let pname = Ident::new(&p.name, p.span.lo);
         match p.kind {
+            ParamKind::Scalar { ty, .. } if p.generic => {
+                // `k::<256>`: the value comes from the kernel value's type.
+                let cname = format_ident!("__const_{}", p.name);
+                let t = scalar_tokens(ty);
+                const_prep.push(quote!(let #cname: #t = #pname;));
+                cuda_args.push(quote!(__args.arg(&#cname);));
+                sim_args.push(quote!(#cname));
+            }
             ParamKind::Scalar { .. } => {
                 cuda_args.push(quote!(__args.arg(&#pname);));
                 sim_args.push(quote!(#pname));
@@ -188,12 +215,12 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
         #(#docs)*
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #name;
+        #vis struct #name #generics;
 
         #checked_static
         #unchecked_static
 
-        impl #name {
+        impl #impl_generics #name #ty_generics {
             #[doc(hidden)]
             fn __info(&self) -> &'static ::cuphase::__private::KernelInfo {
                 #select
@@ -227,6 +254,8 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
                 #[allow(unused_imports)]
                 use ::cuphase::__private::PushKernelArg as _;
                 #(#elem_checks)*
+                #(#const_prep)*
+                #shared_sizing
                 let __info = self.__info();
                 __launch.validate_for(__info)?;
                 match __target.device().__backend() {
@@ -265,6 +294,15 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
 pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
     let vis = &func.vis;
     let name = &func.sig.ident;
+    // Const parameters stay (`k::<256>` must still name the value); others go.
+    let mut generics = func.sig.generics.clone();
+    generics.params = generics
+        .params
+        .into_iter()
+        .filter(|p| matches!(p, syn::GenericParam::Const(c) if c.default.is_none()))
+        .collect();
+    generics.where_clause = None;
+    let (impl_generics, ty_generics, _) = generics.split_for_impl();
     let launch = launch_params(func).map(|params| {
         quote! {
             #[allow(clippy::too_many_arguments, unused_variables)]
@@ -282,8 +320,8 @@ pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
         #errors
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #name;
-        impl #name {
+        #vis struct #name #generics;
+        impl #impl_generics #name #ty_generics {
             #launch
 
             /// Empty: the kernel did not compile.

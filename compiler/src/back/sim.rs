@@ -54,6 +54,11 @@ fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
 impl<'a> Writer<'a> {
     fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
         let mut namer = super::namer::Namer::default();
+        // A const generic parameter's name is taken by the kernel type's parameter: its value
+        // travels under another name.
+        for p in k.params.iter().filter(|p| p.generic) {
+            let _ = namer.call(&p.name);
+        }
         let local_names = k
             .locals
             .iter()
@@ -81,7 +86,7 @@ impl<'a> Writer<'a> {
         let mut block_args = Vec::new();
         let mut shared_decls = Vec::new();
         for (h, a) in k.arrays.iter() {
-            if let ArrayKind::Shared { dims, dynamic } = &a.kind {
+            if let ArrayKind::Shared { dims, dynamic, .. } = &a.kind {
                 let name = &self.array_names[h.index()];
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 let dims = dims.iter().map(|d| *d as usize);

@@ -78,6 +78,10 @@ struct Lowerer<'c> {
     closure: bool,
     /// Local closures (`let f = |x| ..;`), inlined at each call.
     closures: Vec<ClosureDef>,
+    /// The kernel's const generic parameters.
+    const_params: Vec<String>,
+    /// The const parameter that sizes the shared array being declared.
+    pending_len_param: Option<String>,
     /// The initialiser of each `let`, for guessing a generic helper's type arguments.
     let_inits: HashMap<Handle<Local>, Handle<Expr>>,
     arrays: Arena<Array>,
@@ -105,6 +109,17 @@ pub fn lower_kernel(
         let_inits: HashMap::new(),
         closure: options.closure,
         closures: Vec::new(),
+        const_params: func
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                _ => None,
+            })
+            .collect(),
+        pending_len_param: None,
         arrays: Arena::default(),
         locals: Arena::default(),
         exprs: Arena::default(),
@@ -233,11 +248,24 @@ impl Lowerer<'_> {
                 "a kernel takes no `extern` ABI; cuphase chooses it",
             );
         }
-        if let Some(p) = sig.generics.params.first() {
-            self.err(
-                p.src(),
-                "generic kernels are not supported yet; write the kernel for concrete types",
-            );
+        for p in &sig.generics.params {
+            match p {
+                syn::GenericParam::Const(c) => {
+                    if type_to_scalar(&c.ty).is_none_or(|t| !t.is_int()) {
+                        self.err(c.ty.src(), "a const parameter of a kernel is an integer: `const N: u32` or `const N: usize`");
+                    }
+                    if let Some(d) = &c.default {
+                        self.err(d.src(), "const parameters of kernels take no defaults");
+                    }
+                }
+                other => self.err(
+                    other.src(),
+                    "a generic kernel is compiled per instance by `#[kernel]`; compile one instance",
+                ),
+            }
+        }
+        if let Some(w) = &sig.generics.where_clause {
+            self.err(w.src(), "`where` clauses are not supported on kernels");
         }
         if let Some(v) = &sig.variadic {
             self.err(v.src(), "a kernel cannot be variadic");
@@ -254,6 +282,37 @@ impl Lowerer<'_> {
     }
 
     fn lower_params(&mut self, sig: &syn::Signature) -> Vec<Param> {
+        let mut params = self.lower_value_params(sig);
+        // Const generic parameters: scalars passed at launch, after the others.
+        for p in &sig.generics.params {
+            if let syn::GenericParam::Const(c) = p {
+                let Some(ty) = type_to_scalar(&c.ty).filter(|t| t.is_int()) else {
+                    continue;
+                };
+                let name = c.ident.to_string();
+                let span = c.src();
+                let local = self.locals.append(
+                    Local {
+                        name: name.clone(),
+                        mutable: false,
+                        annotated: Some(ty),
+                        origin: LocalOrigin::Param,
+                    },
+                    span,
+                );
+                self.bind(name.clone(), Binding::Local(local));
+                params.push(Param {
+                    name,
+                    kind: ParamKind::Scalar { local, ty },
+                    span,
+                    generic: true,
+                });
+            }
+        }
+        params
+    }
+
+    fn lower_value_params(&mut self, sig: &syn::Signature) -> Vec<Param> {
         let mut params = Vec::new();
         for input in &sig.inputs {
             let pt = match input {
@@ -320,6 +379,7 @@ impl Lowerer<'_> {
                     name,
                     kind: ParamKind::Slice { array },
                     span,
+                    generic: false,
                 });
             } else {
                 let Some(ty) = type_to_scalar(&pt.ty) else {
@@ -340,6 +400,7 @@ impl Lowerer<'_> {
                     name,
                     kind: ParamKind::Scalar { local, ty },
                     span,
+                    generic: false,
                 });
             }
         }
@@ -526,6 +587,7 @@ impl Lowerer<'_> {
                     return;
                 };
                 {
+                    let len_param = self.pending_len_param.take();
                     let array = self.arrays.append(
                         Array {
                             name: name.clone(),
@@ -533,6 +595,7 @@ impl Lowerer<'_> {
                             kind: ArrayKind::Shared {
                                 dynamic: dims.is_empty(),
                                 dims: if dims.is_empty() { vec![0] } else { dims },
+                                len_param,
                             },
                         },
                         span,
@@ -869,6 +932,36 @@ impl Lowerer<'_> {
                 return Some(None);
             }
         };
+        // `[T; N]` with `N` a const parameter of the kernel: the launch sizes it.
+        if let syn::Type::Array(a) = ty {
+            if let syn::Expr::Path(p) = &a.len {
+                let param = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .filter(|n| self.const_params.contains(n));
+                if let Some(n) = param {
+                    let Some(elem) = type_to_scalar(&a.elem) else {
+                        self.err(
+                            a.elem.src(),
+                            "an array sized by a const parameter has one dimension: `shared::<[T; N]>()`",
+                        );
+                        return Some(None);
+                    };
+                    if let Some((h, _)) = self.arrays.iter().find(|(_, a)| a.kind.is_dynamic()) {
+                        let first = self.arrays.span(h);
+                        self.cx.push(
+                            Diagnostic::new(ty.src(), "a kernel has one shared array sized at launch (by a const parameter or `shared_slice`)")
+                                .label(first, "the first one is here")
+                                .note("size the others with literals, or carve this one array into parts"),
+                        );
+                        return Some(None);
+                    }
+                    self.pending_len_param = Some(n);
+                    return Some(Some((elem, Vec::new())));
+                }
+            }
+        }
         let mut dims = Vec::new();
         let mut cur = ty;
         loop {
