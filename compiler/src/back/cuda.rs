@@ -647,11 +647,14 @@ impl<'a> Writer<'a> {
                         }),
                     _ => None,
                 };
+                // Read by `.len()` and bounds checks, so possibly by neither.
                 match sized_by {
                     // The launch gives it `N` elements (the host glue sets the bytes).
-                    Some(n) => self.line(&format!("const unsigned long long {len} = {n};")),
+                    Some(n) => self.line(&format!(
+                        "[[maybe_unused]] const unsigned long long {len} = {n};"
+                    )),
                     None => self.line(&format!(
-                        "const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
+                        "[[maybe_unused]] const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
                     )),
                 }
                 continue;

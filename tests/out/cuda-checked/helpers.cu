@@ -385,7 +385,7 @@ extern "C" __global__ void const_block_sum(
 #line 145 "tests/in/helpers.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 145 "tests/in/helpers.rs"
-    const unsigned long long tile_len = N;
+    [[maybe_unused]] const unsigned long long tile_len = N;
 #line 145 "tests/in/helpers.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
     const unsigned int t = threadIdx.x;
@@ -395,14 +395,15 @@ extern "C" __global__ void const_block_sum(
     tile[t] = i < (unsigned int)input_len ? input[cuphase::idx(cuphase_faults, i, input_len, 1u)] : 0.0f;
 #line 148 "tests/in/helpers.rs"
     if (cuphase_faults.hit) return;
+#line 153 "tests/in/helpers.rs"
     __syncthreads();
     unsigned int s = N / 2u;
     while (s > 0u) {
         if (t < s) {
             if ((unsigned long long)t >= tile_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)t, tile_len); return; }
-#line 153 "tests/in/helpers.rs"
+#line 157 "tests/in/helpers.rs"
             tile[t] += tile[cuphase::idx(cuphase_faults, t + s, tile_len, 3u)];
-#line 153 "tests/in/helpers.rs"
+#line 157 "tests/in/helpers.rs"
             if (cuphase_faults.hit) return;
         }
         __syncthreads();
@@ -410,9 +411,9 @@ extern "C" __global__ void const_block_sum(
     }
     if (t == 0u) {
         if ((unsigned long long)blockIdx.x >= out_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)blockIdx.x, out_len); return; }
-#line 159 "tests/in/helpers.rs"
+#line 163 "tests/in/helpers.rs"
         out[blockIdx.x] = tile[cuphase::idx(cuphase_faults, 0u, tile_len, 5u)];
-#line 159 "tests/in/helpers.rs"
+#line 163 "tests/in/helpers.rs"
         if (cuphase_faults.hit) return;
     }
 }

@@ -209,10 +209,11 @@ extern "C" __global__ void const_block_sum(
 #line 145 "tests/in/helpers.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 145 "tests/in/helpers.rs"
-    const unsigned long long tile_len = N;
+    [[maybe_unused]] const unsigned long long tile_len = N;
     const unsigned int t = threadIdx.x;
     const unsigned int i = blockIdx.x * N + t;
     tile[t] = i < (unsigned int)input_len ? input[i] : 0.0f;
+#line 153 "tests/in/helpers.rs"
     __syncthreads();
     unsigned int s = N / 2u;
     while (s > 0u) {

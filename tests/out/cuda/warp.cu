@@ -189,7 +189,7 @@ extern "C" __global__ void dyn_reverse(
 #line 64 "tests/in/warp.rs"
     float* const buf = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 64 "tests/in/warp.rs"
-    const unsigned long long buf_len = cuphase::dynamic_shared_bytes() / sizeof(float);
+    [[maybe_unused]] const unsigned long long buf_len = cuphase::dynamic_shared_bytes() / sizeof(float);
     const unsigned int t = threadIdx.x;
     const unsigned int n = blockDim.x;
     const unsigned int i = blockIdx.x * n + t;
