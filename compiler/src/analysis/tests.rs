@@ -571,3 +571,130 @@ fn auto_mode_explains_when_no_barrier_can_help() {
         "{e}"
     );
 }
+
+/// The CTS "functions" family, for `#[device]` helpers (inlined, so each call is analysed in
+/// its context): barriers reached through calls, uniformity of results and `&mut` parameters,
+/// trailing sync, recursion.
+#[test]
+fn helper_verdicts() {
+    const HELPERS: &[&str] = &[
+        "#[device] fn wait() { sync_block_threads(); }",
+        "#[device] fn twice(x: u32) -> u32 { x * 2 }",
+        "#[device] fn mine() -> u32 { thread_idx().x }",
+        "#[device] fn set_mine(v: &mut u32) { *v = thread_idx().x; }",
+        "#[device] fn set_uniform(v: &mut u32, n: u32) { *v = n + 1; }",
+        "#[device] fn nested() { wait(); }",
+        "#[device] fn store(tile: &mut [f32; 64], v: f32) { tile[thread_idx().x] = v; }",
+        "#[device(trailing_sync = false)] fn store_nosync(tile: &mut [f32; 64], v: f32) { tile[thread_idx().x] = v; }",
+        "#[device] fn early(x: u32) -> u32 { if x > 3 { return 1; } sync_block_threads(); 2 }",
+        "#[device] fn ping(n: u32) -> u32 { pong(n) }",
+        "#[device] fn pong(n: u32) -> u32 { ping(n) }",
+    ];
+    let cases: &[(&str, &str, bool, &str)] = &[
+        ("barrier helper, uniform call", "wait();", true, ""),
+        (
+            "barrier helper under divergent if",
+            "if thread_idx().x < 4 { wait(); }",
+            false,
+            "this call of `wait`",
+        ),
+        (
+            "barrier through two helpers",
+            "if thread_idx().x < 4 { nested(); }",
+            false,
+            "through `wait`",
+        ),
+        (
+            "uniform result of uniform argument",
+            "let m = twice(n); for _i in 0..m { wait(); }",
+            true,
+            "",
+        ),
+        (
+            "non-uniform result of uniform argument",
+            "let m = twice(thread_idx().x); for _i in 0..m { wait(); }",
+            false,
+            "not reached by every thread",
+        ),
+        (
+            "helper reading thread_idx",
+            "if mine() < 4 { wait(); }",
+            false,
+            "not reached by every thread",
+        ),
+        (
+            "&mut made non-uniform",
+            "let mut v = 0u32; set_mine(&mut v); if v < 4 { wait(); }",
+            false,
+            "not reached by every thread",
+        ),
+        (
+            "&mut kept uniform",
+            "let mut v = 0u32; set_uniform(&mut v, n); if v < 4 { wait(); }",
+            true,
+            "",
+        ),
+        (
+            "trailing sync orders the read",
+            "store(&mut tile, 1.0); out[0] = tile[63 - thread_idx().x];",
+            true,
+            "",
+        ),
+        (
+            "no trailing sync: the read races",
+            "store_nosync(&mut tile, 1.0); out[0] = tile[63 - thread_idx().x];",
+            false,
+            "data race",
+        ),
+        (
+            "trailing sync at a divergent call",
+            "if thread_idx().x < 4 { store(&mut tile, 1.0); } out[0] = tile[63 - thread_idx().x];",
+            false,
+            "ends on a barrier",
+        ),
+        (
+            "redundant trailing sync at a divergent call",
+            "if thread_idx().x < 4 { store(&mut tile, 1.0); }",
+            true,
+            "",
+        ),
+        (
+            "early return before a barrier, uniform argument",
+            "out[0] = early(n) as f32;",
+            true,
+            "",
+        ),
+        (
+            "early return before a barrier, divergent argument",
+            "out[0] = early(thread_idx().x) as f32;",
+            false,
+            "not reached by every thread",
+        ),
+        (
+            "recursion",
+            "out[0] = ping(n) as f32;",
+            false,
+            "recursive call",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (case, body, accept, needle) in cases {
+        let src = format!("{SIGNATURE} {{\n    let tile = shared::<[f32; 64]>();\n{body}\n}}");
+        let got = crate::compile_str_with_helpers("", &src, HELPERS, "k.rs")
+            .map(|_| ())
+            .map_err(|d| {
+                d.iter()
+                    .map(|d| d.full_message())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        match (got, accept) {
+            (Ok(()), true) => {}
+            (Err(e), false) if e.contains(needle) => {}
+            (Err(e), false) => failures.push(format!("{case}: rejected without {needle:?}:\n{e}")),
+            (Ok(()), false) => failures.push(format!("{case}: accepted, should be rejected")),
+            (Err(e), true) => failures.push(format!("{case}: rejected, should be accepted:\n{e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
