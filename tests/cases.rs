@@ -356,15 +356,15 @@ fn matmul_expected() -> Vec<u64> {
     bits_f32(&c)
 }
 
-fn reduce_expected() -> Vec<u64> {
-    // The tree's order, on the host.
-    let input = reduce_input();
-    let sums: Vec<f32> = input
-        .chunks(256)
+/// Block sums of `input` in blocks of `n`, in the tree order of the reduction kernels (on the
+/// host, so the float sums are the same).
+fn tree_sums(input: &[f32], n: usize) -> Vec<f32> {
+    input
+        .chunks(n)
         .map(|c| {
-            let mut buf = [0.0f32; 256];
+            let mut buf = vec![0.0f32; n];
             buf[..c.len()].copy_from_slice(c);
-            let mut s = 128;
+            let mut s = n / 2;
             while s > 0 {
                 for t in 0..s {
                     buf[t] += buf[t + s];
@@ -373,8 +373,11 @@ fn reduce_expected() -> Vec<u64> {
             }
             buf[0]
         })
-        .collect();
-    bits_f32(&sums)
+        .collect()
+}
+
+fn reduce_expected() -> Vec<u64> {
+    bits_f32(&tree_sums(&reduce_input(), 256))
 }
 
 /// A noisy signal for the per-thread median.
@@ -616,25 +619,8 @@ fn original() -> Vec<Case> {
             },
             expected: || {
                 let input = reduce_input();
-                let mut v = Vec::new();
-                for n in [128usize, 256] {
-                    let sums: Vec<f32> = input
-                        .chunks(n)
-                        .map(|c| {
-                            let mut t = vec![0.0f32; n];
-                            t[..c.len()].copy_from_slice(c);
-                            let mut s = n / 2;
-                            while s > 0 {
-                                for i in 0..s {
-                                    t[i] += t[i + s];
-                                }
-                                s /= 2;
-                            }
-                            t[0]
-                        })
-                        .collect();
-                    v.extend(bits_f32(&sums));
-                }
+                let mut v = bits_f32(&tree_sums(&input, 128));
+                v.extend(bits_f32(&tree_sums(&input, 256)));
                 v
             },
         },
@@ -871,26 +857,8 @@ fn original() -> Vec<Case> {
                 )?;
                 Ok(bits_f32(&out.to_vec()?))
             },
-            expected: || {
-                let input = reduce_input();
-                let sums: Vec<f32> = input
-                    .chunks(256)
-                    .map(|c| {
-                        // The helper's tree order.
-                        let mut t = [0.0f32; 256];
-                        t[..c.len()].copy_from_slice(c);
-                        let mut s = 128;
-                        while s > 0 {
-                            for i in 0..s {
-                                t[i] += t[i + s];
-                            }
-                            s /= 2;
-                        }
-                        t[0]
-                    })
-                    .collect();
-                bits_f32(&sums)
-            },
+            // The helper's tree order is the kernel's.
+            expected: reduce_expected,
         },
         Case {
             name: "local_scopes",

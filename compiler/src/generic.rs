@@ -11,7 +11,7 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::Scalar;
-use proc_macro2::{Ident, TokenStream, TokenTree};
+use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::HashMap;
 
@@ -34,15 +34,35 @@ fn admitted(bound: &str) -> Option<Vec<Scalar>> {
     })
 }
 
-fn substitute(ts: TokenStream, map: &HashMap<String, Scalar>) -> TokenStream {
+/// What a helper's generic parameter is bound to at one call.
+#[derive(Clone, Copy)]
+pub(crate) enum GenericArg {
+    /// A type argument.
+    Type(Scalar),
+    /// A const argument and its type.
+    Const(i128, Scalar),
+}
+
+/// Rewrites every identifier token that names a generic parameter.
+pub(crate) fn substitute(ts: TokenStream, args: &HashMap<String, GenericArg>) -> TokenStream {
     ts.into_iter()
         .map(|t| match t {
-            TokenTree::Ident(id) => match map.get(&id.to_string()) {
-                Some(s) => TokenTree::Ident(Ident::new(s.rust_name(), id.span())),
+            TokenTree::Ident(id) => match args.get(&id.to_string()) {
+                Some(GenericArg::Type(s)) => {
+                    TokenTree::Ident(proc_macro2::Ident::new(s.rust_name(), id.span()))
+                }
+                Some(GenericArg::Const(v, ty)) => {
+                    let mut lit = Literal::i128_suffixed(*v);
+                    if let Ok(l) = format!("{v}{}", ty.rust_name()).parse::<Literal>() {
+                        lit = l;
+                    }
+                    lit.set_span(id.span());
+                    TokenTree::Literal(lit)
+                }
                 None => TokenTree::Ident(id),
             },
             TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), substitute(g.stream(), map));
+                let mut ng = proc_macro2::Group::new(g.delimiter(), substitute(g.stream(), args));
                 ng.set_span(g.span());
                 TokenTree::Group(ng)
             }
@@ -172,10 +192,10 @@ pub fn expand(
         })
         .collect();
     for types in &all {
-        let map: HashMap<String, Scalar> = params
+        let map: HashMap<String, GenericArg> = params
             .iter()
             .zip(types)
-            .map(|((i, _), t)| (i.to_string(), *t))
+            .map(|((i, _), t)| (i.to_string(), GenericArg::Type(*t)))
             .collect();
         let suffix: Vec<&str> = types.iter().map(|t| t.rust_name()).collect();
         let inst_name = format_ident!("{}_{}", name, suffix.join("_"), span = name.span());

@@ -74,6 +74,15 @@ pub fn compile_str(
     source: &str,
     file: &str,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
+    let (attr, func) = parse_source(attr, source)?;
+    compile(attr, &func, file)
+}
+
+/// The attribute tokens and the function of kernel source text.
+fn parse_source(
+    attr: &str,
+    source: &str,
+) -> Result<(TokenStream, syn::ItemFn), Vec<diag::Diagnostic>> {
     let func: syn::ItemFn =
         syn::parse_str(source).map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
     let attr: TokenStream = attr.parse().map_err(|e: proc_macro2::LexError| {
@@ -82,7 +91,7 @@ pub fn compile_str(
             e.to_string(),
         )]
     })?;
-    compile(attr, &func, file)
+    Ok((attr, func))
 }
 
 /// Compiles kernel source text that calls helpers given as source text (`#[device]` items
@@ -93,14 +102,7 @@ pub fn compile_str_with_helpers(
     helper_sources: &[&str],
     file: &str,
 ) -> Result<Compiled, Vec<diag::Diagnostic>> {
-    let func: syn::ItemFn =
-        syn::parse_str(source).map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
-    let attr: TokenStream = attr.parse().map_err(|e: proc_macro2::LexError| {
-        vec![diag::Diagnostic::new(
-            proc_macro2::Span::call_site(),
-            e.to_string(),
-        )]
-    })?;
+    let (attr, func) = parse_source(attr, source)?;
     let helpers = helpers::collect_from_sources(&func, helper_sources)
         .map_err(|e| vec![diag::Diagnostic::new(e.span(), e.to_string())])?;
     compile_with(attr, &func, file, &helpers)

@@ -13,18 +13,11 @@ use super::{
     split_tail, strip_parens, type_to_scalar, unsupported_type, Binding, CallFrame, Lowerer, Value,
 };
 use crate::diag::Diagnostic;
+use crate::generic::{substitute, GenericArg};
 use crate::helpers::path_key;
 use crate::ir::*;
-use proc_macro2::{Literal as PmLiteral, TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::HashMap;
-
-/// What a helper's generic parameter is bound to at one call.
-#[derive(Clone, Copy)]
-enum GenericArg {
-    Type(Scalar),
-    Const(i128, Scalar),
-}
 
 /// A generic parameter of a helper.
 struct GenericParam {
@@ -81,32 +74,23 @@ fn type_ident(ty: &syn::Type) -> Option<String> {
     }
 }
 
-/// Rewrites every identifier token that names a generic parameter.
-fn substitute(ts: TokenStream, args: &HashMap<String, GenericArg>) -> TokenStream {
-    ts.into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(id) => match args.get(&id.to_string()) {
-                Some(GenericArg::Type(s)) => {
-                    TokenTree::Ident(proc_macro2::Ident::new(s.rust_name(), id.span()))
-                }
-                Some(GenericArg::Const(v, ty)) => {
-                    let mut lit = PmLiteral::i128_suffixed(*v);
-                    if let Ok(l) = format!("{v}{}", ty.rust_name()).parse::<PmLiteral>() {
-                        lit = l;
-                    }
-                    lit.set_span(id.span());
-                    TokenTree::Literal(lit)
-                }
-                None => TokenTree::Ident(id),
-            },
-            TokenTree::Group(g) => {
-                let mut ng = proc_macro2::Group::new(g.delimiter(), substitute(g.stream(), args));
-                ng.set_span(g.span());
-                TokenTree::Group(ng)
-            }
-            other => other,
-        })
-        .collect()
+/// An inlined body that an early `return` leaves: the body inside a loop labelled `exit` that
+/// runs once (the `return`s break out of it).
+fn with_exit(mut body: Block, exit: Option<Handle<Label>>, span: Span) -> Block {
+    let Some(exit) = exit else {
+        return body;
+    };
+    body.push(Stmt::Break { label: Some(exit) }, span);
+    let mut wrapped = Block::default();
+    wrapped.push(
+        Stmt::Loop {
+            label: Some(exit),
+            kind: LoopKind::Infinite,
+            body,
+        },
+        span,
+    );
+    wrapped
 }
 
 /// Whether a block contains a `return` (outside closures).
@@ -391,20 +375,7 @@ impl Lowerer<'_> {
                 span,
             );
         }
-        if let Some(exit) = frame.exit {
-            body.push(Stmt::Break { label: Some(exit) }, span);
-            let mut wrapped = Block::default();
-            wrapped.push(
-                Stmt::Loop {
-                    label: Some(exit),
-                    kind: LoopKind::Infinite,
-                    body,
-                },
-                span,
-            );
-            body = wrapped;
-        }
-        out.push(Stmt::Block(body), span);
+        out.push(Stmt::Block(with_exit(body, frame.exit, span)), span);
         if trailing {
             self.barrier(BarrierOrigin::TrailingSync(hname), span, out);
         }
@@ -565,20 +536,8 @@ impl Lowerer<'_> {
         let frame = self.calls.pop();
         self.scopes = saved_scopes;
         self.loops = saved_loops;
-        if let Some(exit) = frame.and_then(|f| f.exit) {
-            body.push(Stmt::Break { label: Some(exit) }, span);
-            let mut wrapped = Block::default();
-            wrapped.push(
-                Stmt::Loop {
-                    label: Some(exit),
-                    kind: LoopKind::Infinite,
-                    body,
-                },
-                span,
-            );
-            body = wrapped;
-        }
-        out.push(Stmt::Block(body), span);
+        let exit = frame.and_then(|f| f.exit);
+        out.push(Stmt::Block(with_exit(body, exit, span)), span);
         match result {
             Some(r) => Value::Expr(self.expr(Expr::Local(r), span)),
             None => Value::Error,
