@@ -58,7 +58,25 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
     }
 }
 
-/// Hand-written CUDA C of the same two algorithms, as a CUDA programmer would write them.
+/// A warp-shuffle reduction: each warp sums its 32 values, lane 0 writes the sum.
+#[kernel]
+pub fn warp_reduce(out: &mut [u32], input: &[u32]) {
+    let i = global_idx().x;
+    let mut v = 0u32;
+    if i < input.len() as u32 {
+        v = input[i];
+    }
+    let mut d = 16u32;
+    while d > 0 {
+        v += warp_shuffle_down(v, d);
+        d /= 2;
+    }
+    if lane_id() == 0 && i / 32 < out.len() as u32 {
+        out[i / 32] = v;
+    }
+}
+
+/// Hand-written CUDA C of the same algorithms, as a CUDA programmer would write them.
 const HANDWRITTEN: &str = r#"
 extern "C" __global__ void reverse_ref(float* __restrict__ out, unsigned long long out_len,
                                        const float* __restrict__ in, unsigned long long in_len) {
@@ -86,6 +104,14 @@ extern "C" __global__ void matmul_ref(float* __restrict__ c, const float* __rest
         __syncthreads();
     }
     if (row < n && col < n) c[row * n + col] = acc;
+}
+
+extern "C" __global__ void warp_reduce_ref(unsigned int* __restrict__ out, unsigned long long out_len,
+                                           const unsigned int* __restrict__ in, unsigned long long in_len) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int v = i < in_len ? in[i] : 0u;
+    for (unsigned int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffffu, v, d);
+    if ((threadIdx.x & 31u) == 0 && i / 32 < out_len) out[i / 32] = v;
 }
 "#;
 
@@ -217,6 +243,48 @@ fn bench(dev: &Device) -> BenchResult<bool> {
         } else {
             " RESULTS DIFFER"
         }
+    );
+
+    // warp_reduce: 2^28 u32 in, one sum per warp out.
+    let n: usize = 1 << 28;
+    let host: Vec<u32> = (0..n)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+        .collect();
+    let input = dev.upload(&host)?;
+    let mut out = dev.zeros::<u32>(n / 32)?;
+    let launch = Launch::cover(n, 256);
+    let ours = time_ms(&stream, 5, 50, || {
+        Ok(warp_reduce.launch(dev, launch, &mut out, &input)?)
+    })?;
+    let f = load_handwritten(dev, "warp_reduce_ref")?;
+    let in_ref = stream.clone_htod(&host)?;
+    let mut out_ref = stream.alloc_zeros::<u32>(n / 32)?;
+    let (nn, no) = (n as u64, (n / 32) as u64);
+    let cfg = LaunchConfig {
+        grid_dim: (launch.grid.x, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let theirs = time_ms(&stream, 5, 50, || {
+        let mut b = stream.launch_builder(&f);
+        b.arg(&mut out_ref).arg(&no).arg(&in_ref).arg(&nn);
+        // SAFETY: the arguments match `warp_reduce_ref`'s parameters.
+        unsafe { b.launch(cfg) }?;
+        Ok(())
+    })?;
+    let got = out.to_vec()?;
+    let want: Vec<u32> = host
+        .chunks(32)
+        .map(|c| c.iter().fold(0u32, |a, x| a.wrapping_add(*x)))
+        .collect();
+    let ok = got == want && got == stream.clone_dtoh(&out_ref)?;
+    all_ok &= ok;
+    let gbs = |ms: f64| n as f64 * 4.0 / (ms * 1e-3) / 1e9;
+    println!(
+        "| warp_reduce (shuffles), 2^28 u32 | {ours:.3} | {theirs:.3} | {:.3} | {:.0} GB/s read{} |",
+        theirs / ours,
+        gbs(ours),
+        if ok { ", equal to the host and hand-written" } else { " WRONG RESULT" }
     );
     Ok(all_ok)
 }
