@@ -38,23 +38,24 @@ __device__ __forceinline__ unsigned int warp_mask() {
     const unsigned int c = warp_lanes();
     return c == 32u ? 0xffffffffu : (1u << c) - 1u;
 }
-template <typename T> __device__ __forceinline__ T warp_read(T v, unsigned int src, bool ok) {
-    ok = ok && src < warp_lanes();
-    const T r = __shfl_sync(warp_mask(), v, ok ? src : warp_lane());
-    return ok ? r : v;
-}
 template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
-    return warp_read(v, lane & 31u, true);
+    const unsigned int src = lane & 31u;
+    const T r = __shfl_sync(warp_mask(), v, src);
+    return src < warp_lanes() ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigned int m) {
-    return warp_read(v, warp_lane() ^ (m & 31u), true);
+    const T r = __shfl_xor_sync(warp_mask(), v, m & 31u);
+    return (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
-    const unsigned int l = warp_lane();
-    return warp_read(v, l - d, d < 32u && l >= d);
+    // Lanes below this one always exist; the hardware keeps `v` below `d`.
+    const T r = __shfl_up_sync(warp_mask(), v, d < 32u ? d : 0u);
+    return d < 32u ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_down(T v, unsigned int d) {
-    return warp_read(v, warp_lane() + d, d < 32u);
+    // The hardware keeps `v` past lane 31; a partial warp's missing lanes are never read.
+    const T r = __shfl_down_sync(warp_mask(), v, d < 32u ? d : 0u);
+    return d < 32u && warp_lane() + d < warp_lanes() ? r : v;
 }
 __device__ __forceinline__ unsigned int warp_ballot(bool p) { return __ballot_sync(warp_mask(), p); }
 __device__ __forceinline__ bool warp_all(bool p) { return __all_sync(warp_mask(), p) != 0; }
