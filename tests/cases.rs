@@ -401,8 +401,9 @@ fn half_inputs() -> (Vec<f16>, Vec<bf16>) {
     (xs, ys)
 }
 
-/// Threads of the warp cases: 5 blocks of 48 (a full warp and a partial one each).
-const WARP_THREADS: usize = 240;
+/// Threads of the warp cases: 10 blocks of 48 (a full warp and a partial one each), or 5 of
+/// 96 (whole warps: the runtime launches the kernels' whole-warp variant).
+const WARP_THREADS: usize = 480;
 
 fn warp_input() -> Vec<i32> {
     (0..200).map(|i: i32| (i * 37) % 101 - 50).collect()
@@ -550,46 +551,52 @@ fn original() -> Vec<Case> {
             run: |dev| {
                 let input = warp_input();
                 let inp = dev.upload(&input)?;
-                let mut down = dev.zeros::<i32>(WARP_THREADS)?;
-                let mut xor = dev.zeros::<f64>(WARP_THREADS)?;
-                crate::kernels::warp::warp_sums.launch(
-                    dev,
-                    Launch::new((WARP_THREADS / 48) as u32, 48),
-                    &mut down,
-                    &mut xor,
-                    &inp,
-                )?;
-                let mut v = bits_i32(&down.to_vec()?);
-                v.extend(xor.to_vec()?.iter().map(|x| x.to_bits()));
+                let mut v = Vec::new();
+                for block in [48, 96] {
+                    let mut down = dev.zeros::<i32>(WARP_THREADS)?;
+                    let mut xor = dev.zeros::<f64>(WARP_THREADS)?;
+                    crate::kernels::warp::warp_sums.launch(
+                        dev,
+                        Launch::new((WARP_THREADS / block) as u32, block as u32),
+                        &mut down,
+                        &mut xor,
+                        &inp,
+                    )?;
+                    v.extend(bits_i32(&down.to_vec()?));
+                    v.extend(xor.to_vec()?.iter().map(|x| x.to_bits()));
+                }
                 Ok(v)
             },
             expected: || {
                 let vals = warp_values();
-                let mut down = Vec::new();
-                let mut xor = Vec::new();
-                for (base, lanes) in warps_of(48) {
-                    let w = &vals[base..base + lanes];
-                    let mut s: Vec<i32> = w.to_vec();
-                    for d in [16, 8, 4, 2, 1] {
-                        let old = s.clone();
-                        for l in 0..lanes {
-                            let src = if l + d < lanes { old[l + d] } else { old[l] };
-                            s[l] = old[l].wrapping_add(src);
+                let mut v = Vec::new();
+                for block in [48, 96] {
+                    let mut down = Vec::new();
+                    let mut xor = Vec::new();
+                    for (base, lanes) in warps_of(block) {
+                        let w = &vals[base..base + lanes];
+                        let mut s: Vec<i32> = w.to_vec();
+                        for d in [16, 8, 4, 2, 1] {
+                            let old = s.clone();
+                            for l in 0..lanes {
+                                let src = if l + d < lanes { old[l + d] } else { old[l] };
+                                s[l] = old[l].wrapping_add(src);
+                            }
                         }
-                    }
-                    let mut x: Vec<f64> = w.iter().map(|v| f64::from(*v) * 0.5).collect();
-                    for m in [1, 2, 4, 8, 16] {
-                        let old = x.clone();
-                        for l in 0..lanes {
-                            let src = if (l ^ m) < lanes { old[l ^ m] } else { old[l] };
-                            x[l] = old[l] + src;
+                        let mut x: Vec<f64> = w.iter().map(|v| f64::from(*v) * 0.5).collect();
+                        for m in [1, 2, 4, 8, 16] {
+                            let old = x.clone();
+                            for l in 0..lanes {
+                                let src = if (l ^ m) < lanes { old[l ^ m] } else { old[l] };
+                                x[l] = old[l] + src;
+                            }
                         }
+                        down.extend(s);
+                        xor.extend(x);
                     }
-                    down.extend(s);
-                    xor.extend(x);
+                    v.extend(bits_i32(&down));
+                    v.extend(xor.iter().map(|x| x.to_bits()));
                 }
-                let mut v = bits_i32(&down);
-                v.extend(xor.iter().map(|x| x.to_bits()));
                 v
             },
         },

@@ -31,8 +31,34 @@ pub mod tiled_matmul;
 #[path = "in/warp.rs"]
 pub mod warp;
 
-/// Every kernel's name and CUDA C.
+/// Every kernel's name and CUDA C (with the whole-warp variants of the warp kernels).
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
+    let mut v = main_sources();
+    for (name, full) in [
+        (
+            warp::warp_sums.name(),
+            warp::warp_sums.__full_warp_sources(),
+        ),
+        (
+            warp::warp_votes.name(),
+            warp::warp_votes.__full_warp_sources(),
+        ),
+        (
+            half::half_math.name(),
+            half::half_math.__full_warp_sources(),
+        ),
+    ] {
+        assert_eq!(
+            full.len(),
+            2,
+            "{name} has warp operations: two whole-warp variants"
+        );
+        v.extend(full.iter().map(|s| (name, *s)));
+    }
+    v
+}
+
+fn main_sources() -> Vec<(&'static str, &'static str)> {
     vec![
         (
             helpers::generic_axpy.name::<f32>(),

@@ -31,6 +31,9 @@ pub struct Compiled {
     pub cuda_unchecked: back::cuda::CudaKernel,
     /// The kernel with bounds checks (what debug builds run by default).
     pub cuda_checked: back::cuda::CudaKernel,
+    /// For a kernel with warp operations, the variants (unchecked, checked) the runtime
+    /// launches when the block is a whole number of warps.
+    pub cuda_full_warps: Option<(back::cuda::CudaKernel, back::cuda::CudaKernel)>,
     /// What the barrier analyses found and did.
     pub report: analysis::Report,
 }
@@ -58,7 +61,14 @@ pub fn compile_with(
         back::cuda::write_kernel_checked(&checked.kernel, &checked.types, file, false);
     let cuda_checked =
         back::cuda::write_kernel_checked(&checked.kernel, &checked.types, file, true);
+    let cuda_full_warps = back::cuda::uses_warp_ops(&checked.kernel).then(|| {
+        (
+            back::cuda::write_kernel_variant(&checked.kernel, &checked.types, file, false, true),
+            back::cuda::write_kernel_variant(&checked.kernel, &checked.types, file, true, true),
+        )
+    });
     Ok(Compiled {
+        cuda_full_warps,
         cuda: cuda_unchecked.source.clone(),
         cuda_unchecked,
         cuda_checked,

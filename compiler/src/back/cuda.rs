@@ -136,7 +136,7 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 }  // namespace cuphase
 "#;
 
-const WARP_PRELUDE: &str = r#"
+const WARP_LANES: &str = r#"
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
 __device__ __forceinline__ unsigned int warp_lane() {
@@ -152,7 +152,21 @@ __device__ __forceinline__ unsigned int warp_mask() {
     const unsigned int c = warp_lanes();
     return c == 32u ? 0xffffffffu : (1u << c) - 1u;
 }
-template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
+"#;
+
+/// The same for the variant the runtime launches when the block is a whole number of warps:
+/// every lane exists, and the literal full mask spares each shuffle a convergence check.
+const WARP_LANES_FULL: &str = r#"
+// This variant runs blocks that are whole warps: every lane exists.
+namespace cuphase {
+__device__ __forceinline__ unsigned int warp_lane() {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
+}
+__device__ __forceinline__ unsigned int warp_lanes() { return 32u; }
+__device__ __forceinline__ unsigned int warp_mask() { return 0xffffffffu; }
+"#;
+
+const WARP_PRELUDE: &str = r#"template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
     const unsigned int src = lane & 31u;
     const T r = __shfl_sync(warp_mask(), v, src);
     return src < warp_lanes() ? r : v;
@@ -247,11 +261,37 @@ pub fn write_kernel_checked(
     file: &str,
     bounds_checks: bool,
 ) -> CudaKernel {
+    write_kernel_variant(k, types, file, bounds_checks, false)
+}
+
+/// Whether the kernel uses warp operations (and so has a variant for whole-warp blocks).
+pub fn uses_warp_ops(k: &Kernel) -> bool {
+    fn block(b: &Block) -> bool {
+        b.stmts.iter().any(|s| match s {
+            Stmt::Warp { .. } => true,
+            Stmt::If { accept, reject, .. } => block(accept) || block(reject),
+            Stmt::Loop { body, .. } | Stmt::Block(body) => block(body),
+            _ => false,
+        })
+    }
+    block(&k.body)
+}
+
+/// Writes one variant of a kernel: with or without bounds checks, and (`full_warps`) the one
+/// the runtime launches when the block is a whole number of warps.
+pub fn write_kernel_variant(
+    k: &Kernel,
+    types: &Types,
+    file: &str,
+    bounds_checks: bool,
+    full_warps: bool,
+) -> CudaKernel {
     // A first pass finds whether there is any fault site, which decides the signature.
     let mut probe = Writer::new(k, types, file, bounds_checks, false);
     probe.write();
     let uses_record = !probe.sites.is_empty();
     let mut w = Writer::new(k, types, file, bounds_checks, uses_record);
+    w.full_warps = full_warps;
     w.write();
     let sites = std::mem::take(&mut w.sites);
     CudaKernel {
@@ -352,6 +392,8 @@ struct Writer<'a> {
     uses_record: bool,
     /// The kernel uses warp operations (their helpers are written).
     uses_warp: bool,
+    /// The variant for blocks that are whole warps.
+    full_warps: bool,
     /// The kernel has a dynamic shared array.
     uses_dynamic_shared: bool,
     /// The kernel computes with `f16` or `bf16`.
@@ -396,6 +438,7 @@ impl<'a> Writer<'a> {
             checks,
             uses_record,
             uses_warp: false,
+            full_warps: false,
             uses_dynamic_shared: false,
             uses_half: false,
             sites: Vec::new(),
@@ -447,6 +490,11 @@ impl<'a> Writer<'a> {
             head.push_str(HALF_PRELUDE);
         }
         if self.uses_warp {
+            head.push_str(if self.full_warps {
+                WARP_LANES_FULL
+            } else {
+                WARP_LANES
+            });
             head.push_str(WARP_PRELUDE);
         }
         if self.uses_dynamic_shared {

@@ -203,6 +203,33 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
     };
     let checked_static = variant(&info, &c.cuda_checked);
     let unchecked_static = variant(&info_unchecked, &c.cuda_unchecked);
+    // Kernels with warp operations: the variants for blocks that are whole warps.
+    let info_full = format_ident!("__CUPHASE_KERNEL_FULL_WARPS_{}", name);
+    let info_unchecked_full = format_ident!("__CUPHASE_KERNEL_UNCHECKED_FULL_WARPS_{}", name);
+    let full_sources = match &c.cuda_full_warps {
+        Some(_) => quote!(::std::vec![#info_full.cuda_source, #info_unchecked_full.cuda_source]),
+        None => quote!(::std::vec::Vec::new()),
+    };
+    let (full_statics, select_full) = match &c.cuda_full_warps {
+        Some((unchecked, checked)) => {
+            let a = variant(&info_full, checked);
+            let b = variant(&info_unchecked_full, unchecked);
+            let pick = match k.options.bounds_checks {
+                Some(true) => quote!(&#info_full),
+                Some(false) => quote!(&#info_unchecked_full),
+                None => {
+                    quote!(if cfg!(debug_assertions) { &#info_full } else { &#info_unchecked_full })
+                }
+            };
+            (
+                quote!(#a #b),
+                quote! {
+                    let __info = if __launch.block.volume() % 32 == 0 { #pick } else { __info };
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     // Bounds checks: on in debug builds of the crate that defines the kernel, off in release,
     // unless the attribute says.
     let select = match k.options.bounds_checks {
@@ -219,6 +246,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
 
         #checked_static
         #unchecked_static
+        #full_statics
 
         impl #impl_generics #name #ty_generics {
             #[doc(hidden)]
@@ -236,6 +264,13 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
             /// (written, inserted or removed) with the hazards it orders.
             pub fn report(&self) -> &'static str {
                 self.__info().report
+            }
+
+            /// The CUDA C of the variants for blocks that are whole warps (kernels with warp
+            /// operations), with and without bounds checks; for tests.
+            #[doc(hidden)]
+            pub fn __full_warp_sources(&self) -> ::std::vec::Vec<&'static str> {
+                #full_sources
             }
 
             /// The kernel's name, as in the Rust source and the CUDA C.
@@ -257,6 +292,7 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
                 #(#const_prep)*
                 #shared_sizing
                 let __info = self.__info();
+                #select_full
                 __launch.validate_for(__info)?;
                 match __target.device().__backend() {
                     ::cuphase::__private::BackendRef::Cuda(__cu) => {
