@@ -38,6 +38,7 @@ __device__ __forceinline__ unsigned int warp_mask() {
     const unsigned int c = warp_lanes();
     return c == 32u ? 0xffffffffu : (1u << c) - 1u;
 }
+__device__ __forceinline__ constexpr bool warp_whole() { return false; }
 template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
     const unsigned int src = lane & 31u;
     const T r = __shfl_sync(warp_mask(), v, src);
@@ -48,14 +49,15 @@ template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigne
     return (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
-    // Lanes below this one always exist; the hardware keeps `v` below `d`.
-    const T r = __shfl_up_sync(warp_mask(), v, d < 32u ? d : 0u);
-    return d < 32u ? r : v;
+    // Lanes below this one always exist; the hardware keeps `v` below `d` (and a distance of
+    // 32 or more reads the lane itself).
+    return __shfl_up_sync(warp_mask(), v, d < 32u ? d : 0u);
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_down(T v, unsigned int d) {
     // The hardware keeps `v` past lane 31; a partial warp's missing lanes are never read.
-    const T r = __shfl_down_sync(warp_mask(), v, d < 32u ? d : 0u);
-    return d < 32u && warp_lane() + d < warp_lanes() ? r : v;
+    const unsigned int dd = d < 32u ? d : 0u;
+    const T r = __shfl_down_sync(warp_mask(), v, dd);
+    return warp_whole() || warp_lane() + dd < warp_lanes() ? r : v;
 }
 __device__ __forceinline__ unsigned int warp_ballot(bool p) { return __ballot_sync(warp_mask(), p); }
 __device__ __forceinline__ bool warp_all(bool p) { return __all_sync(warp_mask(), p) != 0; }
