@@ -45,13 +45,7 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
         };
         // Generic kernels are compiled per instance by the macro; their instances' CUDA C is
         // checked by NVRTC through `kernels::all_sources`.
-        if func
-            .sig
-            .generics
-            .params
-            .iter()
-            .any(|p| matches!(p, syn::GenericParam::Type(_)))
-        {
+        if cuphase_compiler::generic::has_type_params(&func) {
             continue;
         }
         let attr = func.attrs.remove(pos);

@@ -142,6 +142,16 @@ fn instances(params: &[(Ident, Vec<Scalar>)]) -> Vec<Vec<Scalar>> {
     out
 }
 
+/// Whether a kernel has type parameters (and so is expanded per instance here); const
+/// parameters alone compile as one kernel.
+pub fn has_type_params(func: &syn::ItemFn) -> bool {
+    func.sig
+        .generics
+        .params
+        .iter()
+        .any(|p| matches!(p, syn::GenericParam::Type(_)))
+}
+
 /// Expands a generic kernel: every instance, and the generic kernel value over them.
 pub fn expand(
     attr: TokenStream,

@@ -217,13 +217,7 @@ pub fn expand_compiled(
     file: &str,
     helpers: &helpers::Helpers,
 ) -> TokenStream {
-    if func
-        .sig
-        .generics
-        .params
-        .iter()
-        .any(|p| matches!(p, syn::GenericParam::Type(_)))
-    {
+    if generic::has_type_params(func) {
         return generic::expand(attr, func, file, helpers);
     }
     // A bug in cuphase must not look like a bug in the user's code: report it as an error.

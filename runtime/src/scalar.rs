@@ -101,12 +101,13 @@ int_scalar! {
     u8 => AtomicU8, u16 => AtomicU16, u32 => AtomicU32, u64 => AtomicU64, usize => AtomicUsize,
 }
 
+/// Floats, stored as their bits (`half` types too: they have the same `to_bits`/`from_bits`).
 macro_rules! float_scalar {
-    ($($t:ty => $cell:ty),* $(,)?) => {$(
+    ($($t:ty => $cell:ty, $name:literal),* $(,)?) => {$(
         impl sealed::Sealed for $t {}
         impl Scalar for $t {
             type Cell = $cell;
-            const NAME: &'static str = stringify!($t);
+            const NAME: &'static str = $name;
             #[inline(always)]
             fn new_cell(v: Self) -> Self::Cell { <$cell>::new(v.to_bits()) }
             #[inline(always)]
@@ -131,39 +132,12 @@ macro_rules! float_scalar {
     )*};
 }
 
-float_scalar! { f32 => AtomicU32, f64 => AtomicU64 }
-
-macro_rules! half_scalar {
-    ($($t:ty => $name:literal),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
-        impl Scalar for $t {
-            type Cell = AtomicU16;
-            const NAME: &'static str = $name;
-            #[inline(always)]
-            fn new_cell(v: Self) -> Self::Cell { AtomicU16::new(v.to_bits()) }
-            #[inline(always)]
-            fn load(c: &Self::Cell) -> Self { <$t>::from_bits(c.load(Ordering::Relaxed)) }
-            #[inline(always)]
-            fn store(c: &Self::Cell, v: Self) { c.store(v.to_bits(), Ordering::Relaxed) }
-            #[inline(always)]
-            fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
-                let r = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
-                    Some(f(<$t>::from_bits(old)).to_bits())
-                });
-                match r {
-                    Ok(old) | Err(old) => <$t>::from_bits(old),
-                }
-            }
-            #[inline(always)]
-            fn to_lane_bits(self) -> u64 { u64::from(self.to_bits()) }
-            #[inline(always)]
-            #[allow(clippy::cast_possible_truncation)]
-            fn from_lane_bits(b: u64) -> Self { <$t>::from_bits(b as u16) }
-        }
-    )*};
+float_scalar! {
+    f32 => AtomicU32, "f32",
+    f64 => AtomicU64, "f64",
+    half::f16 => AtomicU16, "f16",
+    half::bf16 => AtomicU16, "bf16",
 }
-
-half_scalar! { half::f16 => "f16", half::bf16 => "bf16" }
 
 /// Scalars with arithmetic: every integer and float type (bound of generic kernels and
 /// helpers: `T: Num`).

@@ -376,19 +376,8 @@ impl<'a> Writer<'a> {
                 result,
             } => {
                 let loc = self.loc(span);
-                let kind = Ident::new(
-                    match op {
-                        WarpOp::Sync => "Sync",
-                        WarpOp::Shuffle => "Shuffle",
-                        WarpOp::ShuffleXor => "ShuffleXor",
-                        WarpOp::ShuffleUp => "ShuffleUp",
-                        WarpOp::ShuffleDown => "ShuffleDown",
-                        WarpOp::Ballot => "Ballot",
-                        WarpOp::All => "All",
-                        WarpOp::Any => "Any",
-                    },
-                    site(span.lo),
-                );
+                // The runtime's `WarpKind` names its variants as the IR's `WarpOp` does.
+                let kind = Ident::new(&format!("{op:?}"), site(span.lo));
                 let kind = quote!(::cuphase::__private::sim::WarpKind::#kind);
                 let (Some(v), Some(r)) = (value, result) else {
                     return quote_spanned!(site(span.lo)=> __cx.warp(#kind, 0, 0, #loc).await;);

@@ -93,6 +93,17 @@ fn with_exit(mut body: Block, exit: Option<Handle<Label>>, span: Span) -> Block 
     wrapped
 }
 
+/// A signature's parameters (a receiver, reported elsewhere, is left out).
+fn typed_inputs(sig: &syn::Signature) -> Vec<&syn::PatType> {
+    sig.inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(pt) => Some(pt),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
 /// Whether a block contains a `return` (outside closures).
 fn has_return(b: &syn::Block) -> bool {
     struct Finder(bool);
@@ -177,15 +188,7 @@ impl Lowerer<'_> {
         if !self.check_helper_signature(&func.sig) {
             return Value::Error;
         }
-        let inputs: Vec<&syn::PatType> = func
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                syn::FnArg::Typed(pt) => Some(pt),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
+        let inputs = typed_inputs(&func.sig);
         if inputs.len() != c.args.len() {
             self.cx.push(
                 Diagnostic::new(
@@ -232,15 +235,7 @@ impl Lowerer<'_> {
             };
             &mono
         };
-        let inputs: Vec<&syn::PatType> = func
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                syn::FnArg::Typed(pt) => Some(pt),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
+        let inputs = typed_inputs(&func.sig);
         // 3. The parameters.
         let mut scope = HashMap::new();
         for ((arg, pt), syn_arg) in args.iter().zip(&inputs).zip(&c.args) {
