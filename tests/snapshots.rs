@@ -45,7 +45,7 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
         };
         // Generic kernels are compiled per instance by the macro; their instances' CUDA C is
         // checked by NVRTC through `kernels::all_sources`.
-        if cuphase_compiler::generic::has_type_params(&func) {
+        if cuphase_compiler::front::generics::has_type_params(&func) {
             continue;
         }
         let attr = func.attrs.remove(pos);
@@ -53,7 +53,8 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
             syn::Meta::List(l) => l.tokens,
             _ => Default::default(),
         };
-        let helpers = cuphase_compiler::helpers::collect_from_items(&func, &devices).unwrap();
+        let helpers =
+            cuphase_compiler::front::helpers::collect_from_items(&func, &devices).unwrap();
         let compiled = cuphase_compiler::compile_with(args, &func, display, &helpers)
             .unwrap_or_else(|d| {
                 panic!(

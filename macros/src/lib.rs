@@ -55,5 +55,5 @@ pub fn kernel_closure(input: TokenStream) -> TokenStream {
 #[doc(hidden)]
 #[proc_macro]
 pub fn kernel_continue(input: TokenStream) -> TokenStream {
-    cuphase_compiler::helpers::expand_continue(input.into()).into()
+    cuphase_compiler::expand_continue(input.into()).into()
 }

@@ -25,7 +25,7 @@
 
 use super::affine::{self, Affine, Constraint, Var};
 use super::uniformity::UniformityInfo;
-use crate::front::infer::Types;
+use crate::ir::Types;
 use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;

@@ -15,7 +15,6 @@ pub mod uniformity;
 mod tests;
 
 use crate::diag::{Ctxt, Diagnostic};
-use crate::front::Checked;
 use crate::ir::*;
 use hazard::Hazard;
 use std::fmt::Write as _;

@@ -12,7 +12,7 @@
 //! evaluated once.
 
 use super::namer::Namer;
-use crate::front::infer::Types;
+use crate::ir::Types;
 use crate::ir::*;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -216,33 +216,11 @@ pub fn escape_c_string(s: &str) -> String {
 }
 
 /// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives.
-/// Why a generated fault check fires.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FaultKind {
-    /// An index past the end of the named array.
-    OutOfBounds(String),
-    /// Integer division by zero (or with overflow).
-    Div,
-    /// Integer remainder by zero (or with overflow).
-    Rem,
-    /// `step_by(0)`.
-    ZeroStep,
-    /// `panic!`, a failed `assert!`, `clamp` with `min > max`: the message.
-    Panic(String),
-}
+/// Why a generated fault check fires (the contract's kind, with owned text).
+pub type FaultKind = cuphase_contract::FaultKind<String>;
 
 /// A place in the generated code that can report a fault: its kind and Rust location.
-#[derive(Clone, Debug)]
-pub struct FaultSite {
-    /// What the check catches.
-    pub kind: FaultKind,
-    /// Rust file.
-    pub file: String,
-    /// Rust line.
-    pub line: u32,
-    /// Rust column (from 1).
-    pub col: u32,
-}
+pub type FaultSite = cuphase_contract::FaultSite<String>;
 
 /// The CUDA C of one kernel variant.
 #[derive(Clone, Debug)]

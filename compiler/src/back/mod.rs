@@ -2,9 +2,7 @@
 //!
 //! - [`cuda`]: the CUDA C source for NVRTC.
 //! - [`sim`]: Rust code for the CPU simulator.
-//! - [`host`]: the kernel value and its typed `launch` method.
 
 pub mod cuda;
-pub mod host;
 pub mod namer;
 pub mod sim;

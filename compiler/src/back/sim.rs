@@ -8,7 +8,7 @@
 //! Rust location. Tokens carry the user's spans, so rustc's own type checking of this code
 //! points at the kernel's source.
 
-use crate::front::infer::Types;
+use crate::ir::Types;
 use crate::ir::*;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};

@@ -10,24 +10,6 @@
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
 
-/// The type of every expression and local of a kernel.
-#[derive(Clone, Debug)]
-pub struct Types {
-    exprs: Vec<Scalar>,
-    locals: Vec<Scalar>,
-}
-
-impl Types {
-    /// The type of an expression.
-    pub fn expr(&self, h: Handle<Expr>) -> Scalar {
-        self.exprs[h.index()]
-    }
-    /// The type of a variable.
-    pub fn local(&self, h: Handle<Local>) -> Scalar {
-        self.locals[h.index()]
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Class {
     Known(Scalar),
@@ -473,7 +455,7 @@ impl Infer<'_, '_> {
         let locals: Vec<Scalar> = (0..self.local_var.len())
             .map(|i| self.resolve(self.local_var[i]))
             .collect();
-        let types = Types { exprs, locals };
+        let types = Types::new(exprs, locals);
         for (h, check) in std::mem::take(&mut self.checks) {
             self.check(&types, h, check);
         }

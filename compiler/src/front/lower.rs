@@ -49,7 +49,7 @@ struct ClosureDef {
 
 /// One inlined helper (or local closure) call being lowered.
 struct CallFrame {
-    /// Index into the kernel's [`Helpers`](crate::helpers::Helpers); `None` for a closure.
+    /// Index into the kernel's [`Helpers`](super::helpers::Helpers); `None` for a closure.
     helper: Option<usize>,
     /// The helper whose callee table resolves calls in this body (a closure's is its
     /// enclosing helper's).
@@ -72,7 +72,7 @@ struct LoopFrame {
 
 struct Lowerer<'c> {
     cx: &'c mut Ctxt,
-    helpers: &'c crate::helpers::Helpers,
+    helpers: &'c super::helpers::Helpers,
     calls: Vec<CallFrame>,
     /// The kernel is a `kernel_closure!` closure.
     closure: bool,
@@ -100,7 +100,7 @@ pub fn lower_kernel(
     cx: &mut Ctxt,
     options: KernelOptions,
     func: &syn::ItemFn,
-    helpers: &crate::helpers::Helpers,
+    helpers: &super::helpers::Helpers,
 ) -> Kernel {
     let mut l = Lowerer {
         cx,
@@ -132,7 +132,7 @@ pub fn lower_kernel(
     l.check_signature(&func.sig);
     let params = l.lower_params(&func.sig);
     let body = l.lower_fn_body(&func.block);
-    Kernel {
+    let mut kernel = Kernel {
         name: func.sig.ident.to_string(),
         name_span: func.sig.ident.src(),
         params,
@@ -143,7 +143,10 @@ pub fn lower_kernel(
         body,
         options,
         barriers: l.barriers,
-    }
+        next_stmt_id: 0,
+    };
+    kernel.number_statements();
+    kernel
 }
 
 /// Names a syn expression's kind for "not supported" messages.
@@ -1452,8 +1455,7 @@ impl Lowerer<'_> {
                 None => match &*arm.body {
                     syn::Expr::Block(b) if b.label.is_none() => {
                         let inner = self.lower_block(&b.block);
-                        body.stmts.extend(inner.stmts);
-                        body.spans.extend(inner.spans);
+                        body.append(inner);
                     }
                     other => self.lower_stmt_expr(other, &mut body),
                 },
@@ -1480,8 +1482,7 @@ impl Lowerer<'_> {
         }
         if let Some(chain) = chain {
             if chain.stmts.len() == 1 && matches!(chain.stmts[0], Stmt::If { .. }) {
-                out.stmts.extend(chain.stmts);
-                out.spans.extend(chain.spans);
+                out.append(chain);
             } else {
                 out.push(Stmt::Block(chain), span);
             }
@@ -1676,8 +1677,7 @@ impl Lowerer<'_> {
                 },
                 cspan,
             );
-            cond_stmts.stmts.append(&mut body.stmts);
-            cond_stmts.spans.append(&mut body.spans);
+            cond_stmts.append(std::mem::take(&mut body));
             out.push(
                 Stmt::Loop {
                     label,
@@ -2762,8 +2762,7 @@ impl Lowerer<'_> {
                         is_unsafe: true,
                         ..Block::default()
                     };
-                    inner.stmts.extend(scratch.stmts);
-                    inner.spans.extend(scratch.spans);
+                    inner.append(scratch);
                     if let Value::Expr(e) = v {
                         inner.push(
                             Stmt::Assign {
@@ -3011,7 +3010,7 @@ fn half_conversion(p: &syn::Path) -> Option<(Scalar, Scalar)> {
 /// Whether `c` calls a path that is not one of the language's functions: a `#[device]` helper.
 fn is_helper_call(c: &syn::ExprCall) -> bool {
     match &*c.func {
-        syn::Expr::Path(p) => p.qself.is_none() && !crate::helpers::is_builtin(&p.path),
+        syn::Expr::Path(p) => p.qself.is_none() && !super::helpers::is_builtin(&p.path),
         _ => false,
     }
 }

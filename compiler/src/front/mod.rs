@@ -5,27 +5,21 @@
 //! the back ends run only on a kernel that passed.
 
 pub mod attr;
+pub mod builtins;
+pub mod generics;
+pub mod helpers;
 pub mod infer;
 pub mod lower;
 
 use crate::diag::{Ctxt, Diagnostic};
-use crate::ir::Kernel;
-use infer::Types;
+use crate::ir::Checked;
 use proc_macro2::TokenStream;
-
-/// A kernel that passed the front end: its IR and the types of its expressions.
-pub struct Checked {
-    /// The IR.
-    pub kernel: Kernel,
-    /// The type side table.
-    pub types: Types,
-}
 
 /// Parses the attribute, lowers and type-checks a kernel function.
 pub fn check_kernel(
     attr: TokenStream,
     func: &syn::ItemFn,
-    helpers: &crate::helpers::Helpers,
+    helpers: &helpers::Helpers,
 ) -> Result<Checked, Vec<Diagnostic>> {
     let mut cx = Ctxt::new();
     let options = lower::parse_options(&mut cx, attr);

@@ -13,8 +13,8 @@ use super::{
     split_tail, strip_parens, type_to_scalar, unsupported_type, Binding, CallFrame, Lowerer, Value,
 };
 use crate::diag::Diagnostic;
-use crate::generic::{substitute, GenericArg};
-use crate::helpers::path_key;
+use crate::front::generics::{substitute, GenericArg};
+use crate::front::helpers::path_key;
 use crate::ir::*;
 use quote::ToTokens;
 use std::collections::HashMap;

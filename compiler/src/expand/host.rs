@@ -6,8 +6,9 @@
 //! `&Buffer<T>` for `&[T]`, `T` for a scalar. Argument type checks are therefore rustc's, at
 //! the call site.
 
-use super::sim::SimCode;
+use crate::back::cuda::CudaKernel;
 use crate::ir::{ArrayKind, ParamKind, Scalar};
+use crate::pipeline::Compiled;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -60,7 +61,7 @@ impl TySpan for syn::PatType {
 }
 
 /// Everything the macro emits for a kernel that compiled.
-pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) -> TokenStream {
+pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let k = &c.checked.kernel;
     let report = &c.report;
     let report_text = &report.text;
@@ -161,25 +162,23 @@ pub fn write(func: &syn::ItemFn, c: &crate::Compiled, sim: SimCode, file: &str) 
             quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
     });
-    let thread_fn = sim.thread_fn;
-    let block_fn = sim.block_fn;
+    let thread_fn = &c.sim.thread_fn;
+    let block_fn = &c.sim.block_fn;
     let doc_launch = format!(
         "Launches `{kname}` on `device` with the grid and block of `launch`: on CUDA asynchronously \
          (errors found on the device are returned by the next synchronising call), on the CPU \
          simulator to completion."
     );
 
-    let variant = |id: &Ident, v: &crate::back::cuda::CudaKernel| {
+    let variant = |id: &Ident, v: &CudaKernel| {
         let source = &v.source;
         let uses_record = v.uses_record;
         let sites = v.sites.iter().map(|site| {
             let (l, col, sfile) = (site.line, site.col, &site.file);
-            let kind = match &site.kind {
-                crate::back::cuda::FaultKind::OutOfBounds(array) => quote!(OutOfBounds(#array)),
-                crate::back::cuda::FaultKind::Div => quote!(Div),
-                crate::back::cuda::FaultKind::Rem => quote!(Rem),
-                crate::back::cuda::FaultKind::ZeroStep => quote!(ZeroStep),
-                crate::back::cuda::FaultKind::Panic(message) => quote!(Panic(#message)),
+            let variant = Ident::new(site.kind.variant(), Span::call_site());
+            let kind = match site.kind.text() {
+                Some(text) => quote!(#variant(#text)),
+                None => quote!(#variant),
             };
             quote!(::cuphase::__private::FaultSite { kind: ::cuphase::__private::FaultKind::#kind, file: #sfile, line: #l, col: #col })
         });

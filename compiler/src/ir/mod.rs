@@ -13,293 +13,26 @@
 //!
 //! Nodes live in [`Arena`]s and refer to each other by [`Handle`]; each arena keeps the source
 //! [`Span`] of every node beside it. Analyses never change the IR: they return side tables
-//! indexed by handle (the types from [`crate::front::infer`] are one).
+//! indexed by handle ([`types::Types`], the front end's type table, is one).
 //!
 //! Invariants every pass may rely on:
 //! - every handle in a kernel points into that kernel's arenas;
 //! - a `Local` is declared by exactly one `Stmt::Let` (or a `for` loop) before any use, and
 //!   temporaries made by lowering are declared without initialiser and assigned on every path
 //!   that reads them;
-//! - `Stmt::Break`/`Continue` name a loop that encloses them.
+//! - `Stmt::Break`/`Continue` name a loop that encloses them;
+//! - after the front end, every statement has a [`StmtId`] unique in its kernel, kept through
+//!   clones and transforms: side tables about statements are keyed by it, never by address.
 
-use std::fmt;
-use std::marker::PhantomData;
+mod arena;
+mod scalar;
+pub mod types;
+pub mod visit;
 
-/// Where a node stands in the Rust source: the spans of its first and last tokens.
-///
-/// Stable proc macros cannot join two spans into one, but a diagnostic given both ends is
-/// underlined over the whole node (`t < 16`, not just `t`).
-#[derive(Clone, Copy, Debug)]
-pub struct Span {
-    /// The first token's span.
-    pub lo: proc_macro2::Span,
-    /// The last token's span.
-    pub hi: proc_macro2::Span,
-}
-
-impl Span {
-    /// The range of a syntax node.
-    pub fn of(node: &impl quote::ToTokens) -> Span {
-        let mut tokens = node.to_token_stream().into_iter();
-        let first = tokens.next().map(|t| t.span());
-        let last = tokens.last().map(|t| t.span());
-        match (first, last) {
-            (Some(lo), Some(hi)) => Span { lo, hi },
-            (Some(lo), None) => Span { lo, hi: lo },
-            _ => Span::from(proc_macro2::Span::call_site()),
-        }
-    }
-    /// Line and column of the start.
-    pub fn start(&self) -> proc_macro2::LineColumn {
-        self.lo.start()
-    }
-    /// The Rust file the node is in, or `default` when the span knows no real file (source
-    /// parsed from a string). Helpers inlined into a kernel may come from another file.
-    pub fn file_or(&self, default: &str) -> String {
-        let f = self.lo.file();
-        if f.is_empty() || f.starts_with('<') {
-            default.to_string()
-        } else {
-            f
-        }
-    }
-    /// The range from the start of `self` to the end of `other`.
-    pub fn to(self, other: Span) -> Span {
-        Span {
-            lo: self.lo,
-            hi: other.hi,
-        }
-    }
-}
-
-impl From<proc_macro2::Span> for Span {
-    fn from(s: proc_macro2::Span) -> Self {
-        Span { lo: s, hi: s }
-    }
-}
-
-/// Source ranges of syntax nodes: `node.src()`.
-pub trait Src {
-    /// The node's range.
-    fn src(&self) -> Span;
-}
-
-impl<T: quote::ToTokens> Src for T {
-    fn src(&self) -> Span {
-        Span::of(self)
-    }
-}
-
-/// A typed index into an [`Arena`].
-pub struct Handle<T> {
-    index: u32,
-    marker: PhantomData<fn() -> T>,
-}
-
-impl<T> Handle<T> {
-    /// The position of the node in its arena.
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-impl<T> Clone for Handle<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Handle<T> {}
-impl<T> PartialEq for Handle<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.index == other.index
-    }
-}
-impl<T> Eq for Handle<T> {}
-impl<T> std::hash::Hash for Handle<T> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.index.hash(state)
-    }
-}
-impl<T> fmt::Debug for Handle<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.index)
-    }
-}
-
-/// A `Vec` of nodes with the source span of each beside it.
-pub struct Arena<T> {
-    items: Vec<T>,
-    spans: Vec<Span>,
-}
-
-impl<T: Clone> Clone for Arena<T> {
-    fn clone(&self) -> Self {
-        Arena {
-            items: self.items.clone(),
-            spans: self.spans.clone(),
-        }
-    }
-}
-
-impl<T> Default for Arena<T> {
-    fn default() -> Self {
-        Arena {
-            items: Vec::new(),
-            spans: Vec::new(),
-        }
-    }
-}
-
-impl<T> Arena<T> {
-    /// Adds a node and returns its handle.
-    pub fn append(&mut self, item: T, span: Span) -> Handle<T> {
-        let index = u32::try_from(self.items.len()).unwrap_or(u32::MAX);
-        self.items.push(item);
-        self.spans.push(span);
-        Handle {
-            index,
-            marker: PhantomData,
-        }
-    }
-    /// The node behind `h`.
-    pub fn get(&self, h: Handle<T>) -> &T {
-        &self.items[h.index()]
-    }
-    /// The node behind `h`, mutably.
-    pub fn get_mut(&mut self, h: Handle<T>) -> &mut T {
-        &mut self.items[h.index()]
-    }
-    /// The source span of the node behind `h`.
-    pub fn span(&self, h: Handle<T>) -> Span {
-        self.spans[h.index()]
-    }
-    /// Number of nodes.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-    /// Whether the arena has no nodes.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-    /// All handles with their nodes, in order of creation.
-    pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
-        self.items.iter().enumerate().map(|(i, t)| {
-            (
-                Handle {
-                    index: i as u32,
-                    marker: PhantomData,
-                },
-                t,
-            )
-        })
-    }
-}
-
-/// The scalar types a kernel computes with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scalar {
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-    /// Rust's `usize`: 64 bits on every target cuphase supports.
-    Usize,
-    F32,
-    F64,
-    /// `half::f16`: IEEE binary16. Arithmetic rounds the `f32` result, as the `half` crate does.
-    F16,
-    /// `half::bf16`: bfloat16, likewise computed through `f32`.
-    Bf16,
-}
-
-impl Scalar {
-    /// Parses a Rust primitive type name.
-    pub fn from_rust_name(name: &str) -> Option<Scalar> {
-        Some(match name {
-            "bool" => Scalar::Bool,
-            "i8" => Scalar::I8,
-            "i16" => Scalar::I16,
-            "i32" => Scalar::I32,
-            "i64" => Scalar::I64,
-            "u8" => Scalar::U8,
-            "u16" => Scalar::U16,
-            "u32" => Scalar::U32,
-            "u64" => Scalar::U64,
-            "usize" => Scalar::Usize,
-            "f32" => Scalar::F32,
-            "f64" => Scalar::F64,
-            "f16" => Scalar::F16,
-            "bf16" => Scalar::Bf16,
-            _ => return None,
-        })
-    }
-    /// The Rust name of the type.
-    pub fn rust_name(self) -> &'static str {
-        match self {
-            Scalar::Bool => "bool",
-            Scalar::I8 => "i8",
-            Scalar::I16 => "i16",
-            Scalar::I32 => "i32",
-            Scalar::I64 => "i64",
-            Scalar::U8 => "u8",
-            Scalar::U16 => "u16",
-            Scalar::U32 => "u32",
-            Scalar::U64 => "u64",
-            Scalar::Usize => "usize",
-            Scalar::F32 => "f32",
-            Scalar::F64 => "f64",
-            Scalar::F16 => "f16",
-            Scalar::Bf16 => "bf16",
-        }
-    }
-    /// Whether the type is an integer type.
-    pub fn is_int(self) -> bool {
-        self.is_signed_int() || self.is_unsigned_int()
-    }
-    /// Whether the type is a signed integer type.
-    pub fn is_signed_int(self) -> bool {
-        matches!(self, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64)
-    }
-    /// Whether the type is an unsigned integer type.
-    pub fn is_unsigned_int(self) -> bool {
-        matches!(
-            self,
-            Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64 | Scalar::Usize
-        )
-    }
-    /// Whether the type is a floating-point type.
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16)
-    }
-    /// Whether the type is `half::f16` or `half::bf16` (computed through `f32`).
-    pub fn is_half(self) -> bool {
-        matches!(self, Scalar::F16 | Scalar::Bf16)
-    }
-    /// Width in bits.
-    pub fn bits(self) -> u32 {
-        match self {
-            Scalar::Bool | Scalar::I8 | Scalar::U8 => 8,
-            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 16,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 => 32,
-            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
-        }
-    }
-    /// Size in bytes.
-    pub fn size_bytes(self) -> u64 {
-        u64::from(self.bits() / 8)
-    }
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.rust_name())
-    }
-}
+pub use arena::{Arena, Handle, Span, Src};
+pub use cuphase_contract::{Distribution, WarpOp};
+pub use scalar::Scalar;
+pub use types::{Checked, Types};
 
 /// One `#[kernel]` function.
 #[derive(Clone)]
@@ -324,6 +57,8 @@ pub struct Kernel {
     pub options: KernelOptions,
     /// Every barrier, by [`Stmt::Barrier`] index.
     pub barriers: Vec<Barrier>,
+    /// The id the next numbered statement gets.
+    pub next_stmt_id: u32,
 }
 
 /// Options written in `#[kernel(...)]`.
@@ -835,62 +570,6 @@ impl AtomicOp {
     }
 }
 
-/// Warp-level collective operations. Each is reached by every thread of the block (the
-/// barrier analysis treats it like a barrier for divergence) and works over the threads of the
-/// thread's warp (32 consecutive linear thread ids; the last warp of a block may be partial).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WarpOp {
-    /// `sync_warp()`.
-    Sync,
-    /// `warp_shuffle(v, lane)`: `v` of lane `lane % 32` (own `v` if that lane does not exist).
-    Shuffle,
-    /// `warp_shuffle_xor(v, m)`: `v` of lane `lane ^ (m % 32)`.
-    ShuffleXor,
-    /// `warp_shuffle_up(v, d)`: `v` of lane `lane - d` (own `v` below `d`).
-    ShuffleUp,
-    /// `warp_shuffle_down(v, d)`: `v` of lane `lane + d` (own `v` past the last lane).
-    ShuffleDown,
-    /// `warp_ballot(p)`: bit `i` set when lane `i`'s `p` holds.
-    Ballot,
-    /// `warp_all(p)`.
-    All,
-    /// `warp_any(p)`.
-    Any,
-}
-
-impl WarpOp {
-    /// Every operation with its Rust name.
-    pub const ALL: &'static [(&'static str, WarpOp)] = &[
-        ("sync_warp", WarpOp::Sync),
-        ("warp_shuffle", WarpOp::Shuffle),
-        ("warp_shuffle_xor", WarpOp::ShuffleXor),
-        ("warp_shuffle_up", WarpOp::ShuffleUp),
-        ("warp_shuffle_down", WarpOp::ShuffleDown),
-        ("warp_ballot", WarpOp::Ballot),
-        ("warp_all", WarpOp::All),
-        ("warp_any", WarpOp::Any),
-    ];
-    /// The operation named `name`.
-    pub fn from_name(name: &str) -> Option<WarpOp> {
-        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, o)| *o)
-    }
-    /// The Rust name.
-    pub fn name(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(_, o)| *o == self)
-            .map_or("?", |(n, _)| n)
-    }
-    /// Number of arguments.
-    pub fn arity(self) -> usize {
-        match self {
-            WarpOp::Sync => 0,
-            WarpOp::Ballot | WarpOp::All | WarpOp::Any => 1,
-            _ => 2,
-        }
-    }
-}
-
 /// A place that can be assigned.
 #[derive(Clone, Debug)]
 pub enum Place {
@@ -903,41 +582,88 @@ pub enum Place {
     },
 }
 
-/// A sequence of statements with the span of each beside it.
+/// The identity of a statement, stable across clones of the kernel and across transforms
+/// that insert or remove other statements: the key of every side table about statements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(u32);
+
+impl StmtId {
+    /// The id of a statement the front end has not numbered yet ([`Kernel::number_statements`]).
+    pub const UNNUMBERED: StmtId = StmtId(u32::MAX);
+}
+
+/// A sequence of statements with the span and the id of each beside it.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
     /// The statements in order.
     pub stmts: Vec<Stmt>,
     /// The span of each statement.
     pub spans: Vec<Span>,
+    /// The id of each statement.
+    pub ids: Vec<StmtId>,
     /// An `unsafe { }` block: its shared-memory accesses are left to the programmer (the
     /// simulator still checks them).
     pub is_unsafe: bool,
 }
 
 impl Block {
-    /// Appends a statement.
+    /// Appends a statement; the front end numbers it when the kernel is complete.
     pub fn push(&mut self, stmt: Stmt, span: Span) {
         self.stmts.push(stmt);
         self.spans.push(span);
+        self.ids.push(StmtId::UNNUMBERED);
+    }
+    /// Moves the statements of `other` to the end of this block.
+    pub fn append(&mut self, other: Block) {
+        self.stmts.extend(other.stmts);
+        self.spans.extend(other.spans);
+        self.ids.extend(other.ids);
+    }
+    /// Removes and returns the statement at `pos`.
+    pub fn remove(&mut self, pos: usize) -> Stmt {
+        self.spans.remove(pos);
+        self.ids.remove(pos);
+        self.stmts.remove(pos)
     }
     /// Statements with their spans.
     pub fn iter(&self) -> impl Iterator<Item = (&Stmt, Span)> {
         self.stmts.iter().zip(self.spans.iter().copied())
     }
+    /// Statements with their spans and ids.
+    pub fn iter_ids(&self) -> impl Iterator<Item = (&Stmt, Span, StmtId)> {
+        self.iter()
+            .zip(self.ids.iter().copied())
+            .map(|((s, sp), id)| (s, sp, id))
+    }
 }
 
-/// How a `for` loop distributes its range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Distribution {
-    /// `for i in a..b` or `(a..b).step_by(s)`: every thread runs every iteration.
-    Sequential,
-    /// `threads_in_block(r)`: thread `t` takes `r[t], r[t + block_dim.x], ...`.
-    ThreadsInBlock,
-    /// `blocks_in_grid(r)`: block `b` takes `r[b], r[b + grid_dim.x], ...` (block-uniform).
-    BlocksInGrid,
-    /// `threads_in_grid(r)`: the global thread index `g` takes `r[g], r[g + total], ...`.
-    ThreadsInGrid,
+impl Kernel {
+    /// Gives every statement that has none an id of its own. The front end calls it once the
+    /// body is complete; afterwards every statement's id is unique in the kernel.
+    pub fn number_statements(&mut self) {
+        let mut next = self.next_stmt_id;
+        visit::for_each_block_mut(&mut self.body, &mut |b| {
+            for id in &mut b.ids {
+                if *id == StmtId::UNNUMBERED {
+                    *id = StmtId(next);
+                    next += 1;
+                }
+            }
+        });
+        self.next_stmt_id = next;
+    }
+
+    /// Inserts `stmt` right before statement `before`, with a fresh id; returns that id, or
+    /// `None` when no statement has id `before`.
+    pub fn insert_before(&mut self, before: StmtId, stmt: Stmt, span: Span) -> Option<StmtId> {
+        let id = StmtId(self.next_stmt_id);
+        let (b, pos) = visit::find_stmt_mut(&mut self.body, before)?;
+        b.stmts.insert(pos, stmt);
+        b.spans.insert(pos, span);
+        b.ids.insert(pos, id);
+        self.next_stmt_id += 1;
+        Some(id)
+    }
 }
 
 /// The kinds of loops.

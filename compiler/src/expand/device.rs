@@ -1,0 +1,246 @@
+//! `#[device]`'s expansion, and how a kernel gets the source of the helpers it calls.
+//!
+//! A procedural macro sees only the item it is attached to, so `#[kernel]` cannot read the
+//! body of a helper defined elsewhere. `#[device] fn h` therefore expands to a `macro_rules!`
+//! macro named `h` that hands the helper's tokens to a continuation, and to a hidden module
+//! also named `h` (modules and macros live in different namespaces) that re-exports the
+//! helpers `h` itself calls. A kernel that calls helpers expands to an invocation of its first
+//! helper's macro with the kernel's tokens as the state; [`expand_continue`] records the helper
+//! that arrives, queues the helpers *it* calls (reached as `h::__cuphase_callee_N`, so that
+//! they resolve where `h` was written, not where the kernel is) and fetches the next one. With
+//! the queue empty, the kernel is compiled with every helper at hand and the helpers are
+//! inlined at their calls, so the barrier analyses see through calls exactly.
+//!
+//! Name resolution is rustc's: a helper is found by the path the caller wrote, through `use`
+//! imports and modules, and an unknown name is rustc's "cannot find macro" error at the call.
+//! Helpers are visible in their whole crate (`pub(crate)`); a `macro_rules!` macro made by a
+//! macro cannot be re-exported across crates.
+
+use crate::front::helpers::{
+    callee_paths, callees, identity, identity_eq, parse_device_attr, path_key, Helpers,
+    CALLEE_PREFIX,
+};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+
+/// `path` as written inside a helper's module, made to resolve from the hidden module of the
+/// same name one level down.
+fn from_child_module(path: &syn::Path) -> TokenStream {
+    let first = path.segments.first().map(|s| s.ident.to_string());
+    let segs: Vec<&syn::Ident> = path.segments.iter().map(|s| &s.ident).collect();
+    if path.leading_colon.is_some() || first.as_deref() == Some("crate") {
+        return path.to_token_stream();
+    }
+    if first.as_deref() == Some("self") {
+        let rest = &segs[1..];
+        return quote!(super #(:: #rest)*);
+    }
+    quote!(super #(:: #segs)*)
+}
+
+/// What `#[device]` expands to. Never panics; a malformed item is reported at its span.
+pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                "`#[device]` goes on a free function: `#[device] fn name(..) -> T { .. }`",
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    if let Err(e) = parse_device_attr(attr.clone()) {
+        return e.to_compile_error();
+    }
+    let name = &func.sig.ident;
+    let mac = format_ident!("__cuphase_device_{}", name);
+    let called = callees(&func);
+    let callee_uses = called.iter().enumerate().map(|(i, p)| {
+        let alias = format_ident!("{CALLEE_PREFIX}{i}");
+        let target = from_child_module(p);
+        quote!(pub(crate) use #target as #alias;)
+    });
+    let doc = format!(
+        "`#[device]` helper `{name}`: inlined into the kernels that call it; not callable from host code."
+    );
+    quote! {
+        #[doc(hidden)]
+        macro_rules! #mac {
+            ($($state:tt)*) => {
+                ::cuphase::__private::kernel_continue! { { (#attr) #func } $($state)* }
+            };
+        }
+        #[doc = #doc]
+        #[allow(unused_imports)]
+        pub(crate) use #mac as #name;
+        #[doc(hidden)]
+        #[allow(non_snake_case, unused_imports)]
+        pub(crate) mod #name {
+            #(#callee_uses)*
+        }
+    }
+}
+
+/// The kernel's state while its helpers are fetched.
+struct State {
+    kernel_attr: TokenStream,
+    kernel: TokenStream,
+    queue: Vec<String>,
+    done: Vec<(String, TokenStream, TokenStream)>,
+}
+
+fn braced(ts: TokenStream) -> TokenTree {
+    TokenTree::Group(Group::new(Delimiter::Brace, ts))
+}
+
+impl State {
+    fn to_tokens(&self, fetching: &str) -> TokenStream {
+        let mut out = TokenStream::new();
+        out.extend([
+            braced(self.kernel_attr.clone()),
+            braced(self.kernel.clone()),
+        ]);
+        out.extend([braced(path_tokens(fetching))]);
+        let queue: Vec<TokenStream> = self.queue.iter().map(|p| path_tokens(p)).collect();
+        out.extend([braced(quote!(#(#queue);*))]);
+        let mut done = TokenStream::new();
+        for (path, attr, func) in &self.done {
+            done.extend([
+                braced(path_tokens(path)),
+                braced(attr.clone()),
+                braced(func.clone()),
+            ]);
+        }
+        out.extend([braced(done)]);
+        out
+    }
+}
+
+fn path_tokens(p: &str) -> TokenStream {
+    syn::parse_str::<syn::Path>(p)
+        .map(|p| p.to_token_stream())
+        .unwrap_or_default()
+}
+
+fn groups(ts: TokenStream) -> Vec<TokenStream> {
+    ts.into_iter()
+        .filter_map(|t| match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Step of the fetch: ask for the next helper, or compile the kernel with all of them.
+fn step(state: State, file_of: impl Fn(&syn::ItemFn) -> String) -> TokenStream {
+    let mut state = state;
+    if state.queue.is_empty() {
+        let func: syn::ItemFn = match syn::parse2(state.kernel.clone()) {
+            Ok(f) => f,
+            Err(e) => return e.to_compile_error(),
+        };
+        let mut helpers = Helpers::default();
+        for (path, attr, item) in &state.done {
+            let options = match parse_device_attr(attr.clone()) {
+                Ok(o) => o,
+                Err(e) => return e.to_compile_error(),
+            };
+            match syn::parse2::<syn::ItemFn>(item.clone()) {
+                Ok(f) => {
+                    helpers.add(path.clone(), options, f);
+                }
+                Err(e) => return e.to_compile_error(),
+            }
+        }
+        let file = file_of(&func);
+        return super::emit(state.kernel_attr, &func, &file, &helpers);
+    }
+    let next = state.queue.remove(0);
+    let path = path_tokens(&next);
+    let st = state.to_tokens(&next);
+    quote!(#path! { #st })
+}
+
+/// The first expansion of a kernel that calls helpers: fetch the first one.
+pub fn start(attr: TokenStream, func: &syn::ItemFn) -> TokenStream {
+    let queue = callees(func).iter().map(path_key).collect();
+    step(
+        State {
+            kernel_attr: attr,
+            kernel: func.to_token_stream(),
+            queue,
+            done: Vec::new(),
+        },
+        |f| f.sig.ident.span().file(),
+    )
+}
+
+/// `kernel_continue!`: a helper's tokens have arrived; record them and go on.
+pub fn expand_continue(input: TokenStream) -> TokenStream {
+    let parts = groups(input);
+    let [helper, kernel_attr, kernel, fetching, queue, done] = parts.as_slice() else {
+        return syn::Error::new(
+            Span::call_site(),
+            "`kernel_continue!` is cuphase's internal protocol; it is not called directly",
+        )
+        .to_compile_error();
+    };
+    // The helper: `(attr) fn ...`.
+    let mut it = helper.clone().into_iter();
+    let dattr = match it.next() {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => g.stream(),
+        _ => TokenStream::new(),
+    };
+    let dfunc: TokenStream = it.collect();
+    let fetching = match syn::parse2::<syn::Path>(fetching.clone()) {
+        Ok(p) => path_key(&p),
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut queue_paths = Vec::new();
+    for p in queue.to_string().split(';') {
+        let p = p.trim();
+        if !p.is_empty() {
+            match syn::parse_str::<syn::Path>(p) {
+                Ok(p) => queue_paths.push(path_key(&p)),
+                Err(e) => return e.to_compile_error(),
+            }
+        }
+    }
+    let done_parts = groups(done.clone());
+    let mut done_list = Vec::new();
+    for c in done_parts.chunks(3) {
+        if let [p, a, f] = c {
+            let key = match syn::parse2::<syn::Path>(p.clone()) {
+                Ok(p) => path_key(&p),
+                Err(e) => return e.to_compile_error(),
+            };
+            done_list.push((key, a.clone(), f.clone()));
+        }
+    }
+    // A helper already reached by another path adds no new callees (this also ends the fetch
+    // of recursive helpers; the recursion itself is reported where it is inlined).
+    let parsed: syn::ItemFn = match syn::parse2(dfunc.clone()) {
+        Ok(f) => f,
+        Err(e) => return e.to_compile_error(),
+    };
+    let id = identity(&parsed);
+    let seen = done_list
+        .iter()
+        .any(|(_, _, f)| syn::parse2::<syn::ItemFn>(f.clone()).is_ok_and(|f| identity_eq(&f, &id)));
+    if !seen {
+        queue_paths.extend(callee_paths(&fetching, &parsed));
+    }
+    done_list.push((fetching, dattr, dfunc));
+    step(
+        State {
+            kernel_attr: kernel_attr.clone(),
+            kernel: kernel.clone(),
+            queue: queue_paths,
+            done: done_list,
+        },
+        |f| f.sig.ident.span().file(),
+    )
+}

@@ -1,0 +1,169 @@
+//! The proc-macro output, on top of the pipeline: what `#[kernel]`, `kernel_closure!`,
+//! `#[device]` and `kernel_continue!` expand to.
+//!
+//! Takes the macros' input tokens; gives the items rustc compiles: the kernel value with its
+//! typed `launch` ([`host`]), one per instance for a generic kernel ([`generic`]), the helper
+//! trampoline ([`device`]), or the user's errors with a fallback item. Every kernel goes
+//! through [`emit`], the one place that turns a compile into tokens, so a bug in cuphase is
+//! always reported as an internal error at the kernel, never as a raw proc-macro panic.
+
+pub mod device;
+pub mod generic;
+pub mod host;
+
+use crate::diag::Diagnostic;
+use crate::front::generics::has_type_params;
+use crate::front::helpers::{self, Helpers};
+use crate::pipeline::compile_with;
+use proc_macro2::TokenStream;
+
+pub use device::expand_continue;
+
+/// The whole expansion of `#[kernel]`: the kernel value, or the errors and a fallback item.
+/// Never panics on user input.
+pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(
+                e.span(),
+                "`#[kernel]` goes on a free function: `#[kernel] fn name(..) { .. }`",
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    if !helpers::callees(&func).is_empty() {
+        // Fetch the helpers' source first (see `device`); the kernel compiles at the end.
+        return device::start(attr, &func);
+    }
+    let file = func.sig.ident.span().file();
+    emit(attr, &func, &file, &Helpers::default())
+}
+
+/// `kernel!(|a: &mut [f32], ..| { .. })`: a closure-shaped kernel, as an expression whose
+/// value is the kernel. Every parameter is typed; the closure captures nothing.
+pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
+    let closure: syn::ExprClosure = match syn::parse2(input) {
+        Ok(c) => c,
+        Err(e) => {
+            return syn::Error::new(
+                e.span(),
+                "`kernel_closure!` takes a closure with typed parameters: `kernel_closure!(|out: &mut [f32], x: f32| { .. })`",
+            )
+            .to_compile_error()
+        }
+    };
+    let mut errors = Vec::new();
+    for (what, present) in [
+        ("`move`", closure.capture.is_some()),
+        ("`async`", closure.asyncness.is_some()),
+        ("`static`", closure.movability.is_some()),
+        ("`const`", closure.constness.is_some()),
+    ] {
+        if present {
+            errors.push(syn::Error::new_spanned(
+                &closure,
+                format!("a `kernel_closure!` closure cannot be {what}"),
+            ));
+        }
+    }
+    let mut inputs = Vec::new();
+    for p in &closure.inputs {
+        match p {
+            syn::Pat::Type(pt) => inputs.push(pt.clone()),
+            other => errors.push(syn::Error::new_spanned(
+                other,
+                "every parameter of a `kernel_closure!` closure needs a type: `name: T`",
+            )),
+        }
+    }
+    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return e.to_compile_error();
+    }
+    let line = closure.or1_token.span.start().line;
+    let name = quote::format_ident!("closure_kernel_{}", line, span = closure.or1_token.span);
+    let output = &closure.output;
+    let body = match &*closure.body {
+        syn::Expr::Block(b) => b.block.clone(),
+        other => syn::parse_quote!({ #other }),
+    };
+    let func = syn::ItemFn {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        sig: syn::parse_quote!(fn #name(#(#inputs),*) #output),
+        block: Box::new(body),
+    };
+    let items = expand_kernel(
+        quote::quote!(__closure),
+        quote::ToTokens::to_token_stream(&func),
+    );
+    quote::quote!({ #items #name })
+}
+
+/// `#[device]`'s expansion.
+pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    device::expand_device(attr, item)
+}
+
+/// Compiles a kernel whose helpers are at hand and writes its items, or its errors and a
+/// fallback item: plain and generic kernels alike. Never panics on user input, and a panic
+/// inside cuphase (a bug) becomes an "internal error" diagnostic at the kernel's name.
+pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers) -> TokenStream {
+    let expanded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if has_type_params(func) {
+            return generic::expand(attr, func, file, helpers);
+        }
+        match compile_with(attr, func, file, helpers) {
+            Ok(c) => host::write(func, &c, file),
+            Err(diags) => host::fallback(func, errors(&diags)),
+        }
+    }));
+    expanded.unwrap_or_else(|_| {
+        let internal = Diagnostic::new(
+            func.sig.ident.span(),
+            "internal error in cuphase while compiling this kernel; please report it with the kernel's source",
+        );
+        host::fallback(func, errors(&[internal]))
+    })
+}
+
+/// The `compile_error!`s of diagnostics.
+fn errors(diags: &[Diagnostic]) -> TokenStream {
+    diags.iter().map(Diagnostic::to_compile_error).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pipeline::tests::{panic_in_compile, stop_panicking};
+
+    /// A bug while compiling a generic kernel reaches the user as the internal-error
+    /// diagnostic at the kernel, with the fallback item, not as a proc-macro panic.
+    #[test]
+    fn an_internal_error_in_a_generic_kernel_is_a_diagnostic() {
+        let item: proc_macro2::TokenStream = "pub fn scale<T: Float>(out: &mut [T], a: T) { \
+             let i = global_idx().x; if i < out.len() as u32 { out[i] = out[i] * a; } }"
+            .parse()
+            .unwrap_or_default();
+        let plain = super::expand_kernel(proc_macro2::TokenStream::new(), item.clone()).to_string();
+        assert!(!plain.contains("internal error"), "{plain}");
+        assert!(plain.contains("__cuphase_instance_scale"), "{plain}");
+        panic_in_compile();
+        let out = std::panic::catch_unwind(|| {
+            super::expand_kernel(proc_macro2::TokenStream::new(), item.clone()).to_string()
+        });
+        stop_panicking();
+        let out = match out {
+            Ok(out) => out,
+            Err(_) => String::from("the panic escaped the expansion"),
+        };
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("internal error in cuphase"), "{out}");
+        // The fallback item keeps the name defined for the rest of the crate.
+        assert!(out.contains("struct scale"), "{out}");
+    }
+}
