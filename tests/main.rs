@@ -10,6 +10,7 @@ mod cases;
 mod edges;
 mod gpu;
 mod kernels;
+mod layering;
 mod nvrtc;
 mod runtime;
 pub mod sim;
