@@ -76,14 +76,12 @@ pub struct Witness {
     pub block_dim: [i128; 3],
 }
 
-/// Where one barrier would remove a hazard: before statement `index` of a block.
+/// Where one barrier would remove a hazard: right before a statement.
 #[derive(Clone, Debug)]
 pub struct InsertPoint {
-    /// The block, by address.
-    pub block: usize,
-    /// The position in it.
-    pub index: usize,
     /// The statement the barrier would precede.
+    pub stmt: StmtId,
+    /// Its span.
     pub before: Span,
 }
 
@@ -119,7 +117,7 @@ enum SymKind {
 #[derive(Clone, Debug)]
 struct SymInfo {
     per_thread: bool,
-    defined_in: Vec<usize>,
+    defined_in: Vec<StmtId>,
     kind: SymKind,
     nonneg: bool,
 }
@@ -131,7 +129,70 @@ struct Val {
     exact: bool,
 }
 
-type PathStep = (usize, usize, usize); // (block address, statement index, statement address)
+/// A block of the kernel: the body, or the `arm`-th block nested in a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockKey {
+    Body,
+    In(StmtId, u8),
+}
+
+/// One level of an access's place in the tree: the block, the statement's position in it,
+/// and the statement.
+type PathStep = (BlockKey, usize, StmtId);
+
+/// What a symbol stands for; one symbol per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum SymKey {
+    /// A scalar parameter.
+    Param(Handle<Local>),
+    /// A value the analysis does not model, per thread or not.
+    Opaque(Handle<Expr>, bool),
+    /// `thread_idx()` on an axis.
+    ThreadIdx(usize),
+    /// `block_dim()` on an axis.
+    BlockDim(usize),
+    /// `block_idx()` on an axis.
+    BlockIdx(usize),
+    /// `grid_dim()` on an axis.
+    GridDim(usize),
+    /// `block_idx * block_dim` on an axis, the base of `global_idx()`.
+    GlobalBase(usize),
+    /// The length of a slice.
+    Len(Handle<Array>),
+    /// The new value of a compound assignment the rules do not model, per thread or not.
+    Compound(StmtId, bool),
+    /// A variable assigned where control flow is not uniform.
+    DivergentAssign(StmtId),
+    /// The old value an atomic returns.
+    AtomicResult(StmtId),
+    /// The result of a warp operation.
+    WarpResult(StmtId),
+    /// Variable number `local` after an `if` whose arms left it different, per thread or not.
+    IfJoin(StmtId, usize, bool),
+    /// A variable the loop assigns, at the loop's head, per thread or not.
+    LoopHead(StmtId, Handle<Local>, bool),
+    /// A sequential or block-distributed loop's counter, per thread or not.
+    LoopCounter(StmtId, bool),
+    /// The iteration number of a thread-distributed loop.
+    LoopIteration(StmtId),
+    /// A thread-distributed loop's variable the analysis does not model.
+    LoopVar(StmtId),
+    /// A variable the loop assigns, after the loop, per thread or not.
+    LoopExit(StmtId, Handle<Local>, bool),
+}
+
+/// What identifies an access across the fixpoint rounds of a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum AccessKey {
+    /// The load of an expression.
+    Load(Handle<Expr>),
+    /// The read of a compound assignment to an element.
+    CompoundRead(StmtId),
+    /// The write of an assignment to an element.
+    Store(StmtId),
+    /// An atomic.
+    Atomic(StmtId),
+}
 
 #[derive(Debug)]
 struct Access {
@@ -149,7 +210,7 @@ struct Access {
 #[derive(Clone, Debug)]
 struct Pending {
     acc: Rc<Access>,
-    carried: BTreeSet<usize>,
+    carried: BTreeSet<StmtId>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -158,7 +219,7 @@ struct Pend {
 }
 
 impl Pend {
-    fn keys(&self) -> BTreeSet<(usize, BTreeSet<usize>)> {
+    fn keys(&self) -> BTreeSet<(usize, BTreeSet<StmtId>)> {
         self.items
             .iter()
             .map(|p| (p.acc.id, p.carried.clone()))
@@ -186,7 +247,7 @@ impl Pend {
             }
         }
     }
-    fn carry(&self, loop_id: usize) -> Pend {
+    fn carry(&self, loop_id: StmtId) -> Pend {
         Pend {
             items: self
                 .items
@@ -209,24 +270,24 @@ struct Walker<'a> {
     types: &'a Types,
     uni: &'a UniformityInfo,
     syms: Vec<SymInfo>,
-    sym_keys: HashMap<(u8, usize, usize, bool), u32>,
+    sym_keys: HashMap<SymKey, Var>,
     env: Vec<Option<Val>>,
     guards: Vec<Constraint>,
-    loops: Vec<usize>,
+    loops: Vec<StmtId>,
     path: Vec<PathStep>,
     unsafe_depth: usize,
     next_access: usize,
-    access_ids: HashMap<(usize, usize), usize>,
+    access_ids: HashMap<(AccessKey, bool), usize>,
     returned: Pend,
-    continues: HashMap<usize, Pend>,
-    breaks: HashMap<usize, Pend>,
+    continues: HashMap<StmtId, Pend>,
+    breaks: HashMap<StmtId, Pend>,
     rank: usize,
     found: Vec<Hazard>,
     seen: HashSet<(usize, usize)>,
     pending_new: Vec<Rc<Access>>,
     witnesses: bool,
-    label_loops: HashMap<Handle<Label>, usize>,
-    loop_stmts: HashSet<usize>,
+    label_loops: HashMap<Handle<Label>, StmtId>,
+    loop_stmts: HashSet<StmtId>,
 }
 
 /// How many thread dimensions a kernel's indices use (1 to 3): the block rank its
@@ -296,7 +357,7 @@ pub fn find_hazards(
     for p in &k.params {
         if let ParamKind::Scalar { local, ty } = p.kind {
             let s = w.sym(
-                (1, local.index(), 0, false),
+                SymKey::Param(local),
                 false,
                 ty.is_unsigned_int(),
                 SymKind::Other,
@@ -308,19 +369,13 @@ pub fn find_hazards(
         }
     }
     let mut pend = Pend::default();
-    w.block(&k.body, &mut pend);
+    w.block(&k.body, BlockKey::Body, &mut pend);
     w.found
 }
 
 impl Walker<'_> {
     /// The symbol for `key`, created on first use.
-    fn sym(
-        &mut self,
-        key: (u8, usize, usize, bool),
-        per_thread: bool,
-        nonneg: bool,
-        kind: SymKind,
-    ) -> Var {
+    fn sym(&mut self, key: SymKey, per_thread: bool, nonneg: bool, kind: SymKind) -> Var {
         if let Some(s) = self.sym_keys.get(&key) {
             return *s;
         }
@@ -335,7 +390,7 @@ impl Walker<'_> {
         s
     }
 
-    fn global_sym(&mut self, key: (u8, usize, usize, bool), kind: SymKind, nonneg: bool) -> Var {
+    fn global_sym(&mut self, key: SymKey, kind: SymKind, nonneg: bool) -> Var {
         let saved = std::mem::take(&mut self.loops);
         let s = self.sym(key, false, nonneg, kind);
         self.loops = saved;
@@ -353,7 +408,7 @@ impl Walker<'_> {
     fn opaque(&mut self, e: Handle<Expr>, per_thread: bool) -> Val {
         let nonneg = self.types.expr(e).is_unsigned_int();
         let s = self.sym(
-            (2, e.index(), 0, per_thread),
+            SymKey::Opaque(e, per_thread),
             per_thread,
             nonneg,
             SymKind::Other,
@@ -365,13 +420,13 @@ impl Walker<'_> {
     }
 
     fn tid(&mut self, axis: usize) -> Var {
-        let s = self.global_sym((3, axis, 0, true), SymKind::Tid(axis), true);
+        let s = self.global_sym(SymKey::ThreadIdx(axis), SymKind::Tid(axis), true);
         self.syms[s as usize].per_thread = true;
         s
     }
 
     fn bdim(&mut self, axis: usize) -> Var {
-        self.global_sym((4, axis, 0, false), SymKind::BlockDim(axis), true)
+        self.global_sym(SymKey::BlockDim(axis), SymKind::BlockDim(axis), true)
     }
 
     fn eval(&mut self, e: Handle<Expr>) -> Val {
@@ -390,17 +445,17 @@ impl Walker<'_> {
                     Builtin::ThreadIdx => exact(Affine::var(self.tid(a))),
                     Builtin::BlockDim => exact(Affine::var(self.bdim(a))),
                     Builtin::BlockIdx => exact(Affine::var(self.global_sym(
-                        (5, a, 0, false),
+                        SymKey::BlockIdx(a),
                         SymKind::Other,
                         true,
                     ))),
                     Builtin::GridDim => exact(Affine::var(self.global_sym(
-                        (6, a, 0, false),
+                        SymKey::GridDim(a),
                         SymKind::Other,
                         true,
                     ))),
                     Builtin::GlobalIdx => {
-                        let base = self.global_sym((7, a, 0, false), SymKind::Other, true);
+                        let base = self.global_sym(SymKey::GlobalBase(a), SymKind::Other, true);
                         let tid = self.tid(a);
                         exact(Affine::var(base).add(&Affine::var(tid)))
                     }
@@ -409,7 +464,7 @@ impl Walker<'_> {
                 }
             }
             Expr::Len(a) => exact(Affine::var(self.global_sym(
-                (8, a.index(), 0, false),
+                SymKey::Len(a),
                 SymKind::Other,
                 true,
             ))),
@@ -418,7 +473,14 @@ impl Walker<'_> {
                 let uniform_index = idx.iter().all(|v| !self.per_thread(v));
                 match self.k.arrays.get(array).kind {
                     ArrayKind::Shared { .. } => {
-                        self.access(e.index(), array, false, false, idx, self.k.exprs.span(e));
+                        self.access(
+                            AccessKey::Load(e),
+                            array,
+                            false,
+                            false,
+                            idx,
+                            self.k.exprs.span(e),
+                        );
                         self.opaque(e, true)
                     }
                     ArrayKind::Global { mutable: false } => self.opaque(e, !uniform_index),
@@ -429,7 +491,14 @@ impl Walker<'_> {
             }
             Expr::UniformLoad { array, index } => {
                 let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
-                self.access(e.index(), array, false, false, idx, self.k.exprs.span(e));
+                self.access(
+                    AccessKey::Load(e),
+                    array,
+                    false,
+                    false,
+                    idx,
+                    self.k.exprs.span(e),
+                );
                 self.opaque(e, false)
             }
             Expr::Method { receiver, args, .. } => {
@@ -597,7 +666,7 @@ impl Walker<'_> {
 
     fn access(
         &mut self,
-        site: usize,
+        site: AccessKey,
         array: Handle<Array>,
         write: bool,
         atomic: bool,
@@ -607,7 +676,7 @@ impl Walker<'_> {
         if !matches!(self.k.arrays.get(array).kind, ArrayKind::Shared { .. }) {
             return;
         }
-        let key = (site, usize::from(write));
+        let key = (site, write);
         let id = *self.access_ids.entry(key).or_insert_with(|| {
             self.next_access += 1;
             self.next_access
@@ -654,14 +723,12 @@ impl Walker<'_> {
         }
     }
 
-    fn block(&mut self, b: &Block, pend: &mut Pend) {
-        let block_addr = b as *const Block as usize;
+    fn block(&mut self, b: &Block, key: BlockKey, pend: &mut Pend) {
         if b.is_unsafe {
             self.unsafe_depth += 1;
         }
-        for (i, (stmt, span)) in b.iter().enumerate() {
-            self.path
-                .push((block_addr, i, stmt as *const Stmt as usize));
+        for (i, (stmt, span, id)) in b.iter_ids().enumerate() {
+            self.path.push((key, i, id));
             self.stmt(stmt, span, pend);
             self.path.pop();
         }
@@ -676,7 +743,7 @@ impl Walker<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt, span: Span, pend: &mut Pend) {
-        let here = s as *const Stmt as usize;
+        let here = self.current_stmt();
         match s {
             Stmt::Let { local, init } => {
                 if let Some(e) = init {
@@ -712,7 +779,7 @@ impl Walker<'_> {
                                                 .as_ref()
                                                 .is_none_or(|o| self.per_thread(o));
                                         let sy = self.sym(
-                                            (9, here, 0, pt),
+                                            SymKey::Compound(here, pt),
                                             pt,
                                             self.types.local(*l).is_unsigned_int(),
                                             SymKind::Other,
@@ -726,11 +793,11 @@ impl Walker<'_> {
                             }
                         };
                         // An assignment where control flow is not uniform makes a per-thread value.
-                        let new = if self.uni.is_uniform_at(s) || self.per_thread(&new) {
+                        let new = if self.uni.is_uniform_at(here) || self.per_thread(&new) {
                             new
                         } else {
                             let sy = self.sym(
-                                (10, here, 0, true),
+                                SymKey::DivergentAssign(here),
                                 true,
                                 self.types.local(*l).is_unsigned_int(),
                                 SymKind::Other,
@@ -745,9 +812,16 @@ impl Walker<'_> {
                     Place::Element { array, index } => {
                         let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
                         if op.is_some() {
-                            self.access(here, *array, false, false, idx.clone(), span);
+                            self.access(
+                                AccessKey::CompoundRead(here),
+                                *array,
+                                false,
+                                false,
+                                idx.clone(),
+                                span,
+                            );
                         }
-                        self.access(here + 1, *array, true, false, idx, span);
+                        self.access(AccessKey::Store(here), *array, true, false, idx, span);
                         self.flush(pend);
                     }
                 }
@@ -761,11 +835,11 @@ impl Walker<'_> {
             } => {
                 let i = self.eval(*index);
                 let _ = self.eval(*value);
-                self.access(here, *array, true, true, vec![i], span);
+                self.access(AccessKey::Atomic(here), *array, true, true, vec![i], span);
                 self.flush(pend);
                 if let Some(r) = result {
                     let sy = self.sym(
-                        (11, here, 0, true),
+                        SymKey::AtomicResult(here),
                         true,
                         self.types.local(*r).is_unsigned_int(),
                         SymKind::Other,
@@ -793,7 +867,7 @@ impl Walker<'_> {
                 self.flush(pend);
                 if let Some(r) = result {
                     let sy = self.sym(
-                        (12, here, 0, true),
+                        SymKey::WarpResult(here),
                         true,
                         self.types.local(*r).is_unsigned_int(),
                         SymKind::Other,
@@ -820,7 +894,7 @@ impl Walker<'_> {
                 let id = self.loop_target(*label);
                 self.continues.entry(id).or_default().union(pend);
             }
-            Stmt::Block(b) => self.block(b, pend),
+            Stmt::Block(b) => self.block(b, BlockKey::In(here, 0), pend),
             Stmt::If {
                 cond,
                 accept,
@@ -835,12 +909,12 @@ impl Walker<'_> {
                 let depth = self.guards.len();
                 self.guards.extend(yes);
                 let mut p1 = pend.clone();
-                self.block(accept, &mut p1);
+                self.block(accept, BlockKey::In(here, 0), &mut p1);
                 self.guards.truncate(depth);
                 let env_accept = std::mem::replace(&mut self.env, env_before);
                 self.guards.extend(no);
                 let mut p2 = if uniform { pend.clone() } else { p1.clone() };
-                self.block(reject, &mut p2);
+                self.block(reject, BlockKey::In(here, 1), &mut p2);
                 self.guards.truncate(depth);
                 if uniform {
                     p1.union(&p2);
@@ -858,7 +932,8 @@ impl Walker<'_> {
                             let pt = !uniform
                                 || a.as_ref().is_none_or(|v| self.per_thread(v))
                                 || b.as_ref().is_none_or(|v| self.per_thread(v));
-                            let sy = self.sym((12, here, i, pt), pt, false, SymKind::Other);
+                            let sy =
+                                self.sym(SymKey::IfJoin(here, i, pt), pt, false, SymKind::Other);
                             Some(Val {
                                 aff: Affine::var(sy),
                                 exact: true,
@@ -871,15 +946,19 @@ impl Walker<'_> {
         }
     }
 
-    fn loop_target(&self, label: Option<Handle<Label>>) -> usize {
+    fn loop_target(&self, label: Option<Handle<Label>>) -> StmtId {
         match label {
-            None => self.loops.last().copied().unwrap_or(0),
-            Some(l) => self.label_loops.get(&l).copied().unwrap_or(0),
+            None => self.loops.last().copied().unwrap_or(StmtId::UNNUMBERED),
+            Some(l) => self
+                .label_loops
+                .get(&l)
+                .copied()
+                .unwrap_or(StmtId::UNNUMBERED),
         }
     }
 
     fn loop_stmt(&mut self, s: &Stmt, kind: &LoopKind, body: &Block, pend: &mut Pend) {
-        let id = s as *const Stmt as usize;
+        let id = self.current_stmt();
         self.loop_stmts.insert(id);
         if let Stmt::Loop { label: Some(l), .. } = s {
             self.label_loops.insert(*l, id);
@@ -910,7 +989,7 @@ impl Walker<'_> {
                     .and_then(|h| h.get(l.index()).copied())
                     .unwrap_or(false);
                 let sy = self.sym(
-                    (13, id, l.index(), !uniform),
+                    SymKey::LoopHead(id, *l, !uniform),
                     !uniform,
                     self.types.local(*l).is_unsigned_int(),
                     SymKind::Other,
@@ -939,7 +1018,7 @@ impl Walker<'_> {
                 let value = match distribution {
                     Distribution::Sequential | Distribution::BlocksInGrid => {
                         let sy = self.sym(
-                            (14, id, 0, !range_uniform),
+                            SymKey::LoopCounter(id, !range_uniform),
                             !range_uniform,
                             nonneg,
                             SymKind::Other,
@@ -947,7 +1026,7 @@ impl Walker<'_> {
                         Affine::var(sy)
                     }
                     Distribution::ThreadsInBlock | Distribution::ThreadsInGrid => {
-                        let d = self.sym((15, id, 0, true), true, true, SymKind::Dist);
+                        let d = self.sym(SymKey::LoopIteration(id), true, true, SymKind::Dist);
                         let stride = match (step, sp) {
                             (None, _) => Some(1),
                             (Some(_), Some(v)) => v.aff.as_constant(),
@@ -958,7 +1037,7 @@ impl Walker<'_> {
                                 st.aff.add(&Affine::var(d).scale(c))
                             }
                             _ => Affine::var(self.sym(
-                                (16, id, 0, true),
+                                SymKey::LoopVar(id),
                                 true,
                                 nonneg,
                                 SymKind::Other,
@@ -984,7 +1063,7 @@ impl Walker<'_> {
             }
             self.continues.remove(&id);
             self.breaks.remove(&id);
-            self.block(body, &mut cur);
+            self.block(body, BlockKey::In(id, 0), &mut cur);
             self.guards.truncate(depth);
             let mut back = cur.clone();
             if let Some(c) = self.continues.get(&id) {
@@ -1022,7 +1101,7 @@ impl Walker<'_> {
                 .and_then(|h| h.get(l.index()).copied())
                 .unwrap_or(false);
             let sy = self.sym(
-                (17, id, l.index(), !uniform),
+                SymKey::LoopExit(id, *l, !uniform),
                 !uniform,
                 self.types.local(*l).is_unsigned_int(),
                 SymKind::Other,
@@ -1036,7 +1115,7 @@ impl Walker<'_> {
     }
 
     /// Instantiates a symbol for one of the two threads of a pair.
-    fn var_of(syms: &[SymInfo], s: Var, first: bool, carried: &BTreeSet<usize>) -> Var {
+    fn var_of(syms: &[SymInfo], s: Var, first: bool, carried: &BTreeSet<StmtId>) -> Var {
         let info = &syms[s as usize];
         let renamed =
             info.per_thread || (first && info.defined_in.iter().any(|l| carried.contains(l)));
@@ -1178,7 +1257,7 @@ impl Walker<'_> {
                 let thread = |first: bool| {
                     let mut t = [0i128; 3];
                     for (axis, slot) in t.iter_mut().enumerate() {
-                        if let Some(s) = self.sym_keys.get(&(3, axis, 0, true)) {
+                        if let Some(s) = self.sym_keys.get(&SymKey::ThreadIdx(axis)) {
                             let v = 2 * *s + Var::from(first);
                             *slot = vals.get(&v).copied().unwrap_or(0);
                         }
@@ -1237,14 +1316,14 @@ impl Walker<'_> {
 
     fn tid_sym(&self, axis: usize) -> Var {
         self.sym_keys
-            .get(&(3, axis, 0, true))
+            .get(&SymKey::ThreadIdx(axis))
             .copied()
             .unwrap_or(u32::MAX / 4)
     }
 
     fn bdim_sym(&self, axis: usize) -> Var {
         self.sym_keys
-            .get(&(4, axis, 0, false))
+            .get(&SymKey::BlockDim(axis))
             .copied()
             .unwrap_or(u32::MAX / 4 - 1)
     }
@@ -1252,7 +1331,7 @@ impl Walker<'_> {
     /// Where one barrier orders the pair: a point before `x` on every path from `a`, where
     /// control flow is uniform. Of those, the one inside the fewest loops (a barrier hoisted out
     /// of a loop that does not need it runs once instead of every iteration), then the latest.
-    fn fix_point(&self, a: &Access, carried: &BTreeSet<usize>, x: &Access) -> Option<InsertPoint> {
+    fn fix_point(&self, a: &Access, carried: &BTreeSet<StmtId>, x: &Access) -> Option<InsertPoint> {
         let mut best: Option<(usize, usize)> = None; // (loop depth, level)
         for level in (0..x.path.len()).rev() {
             let (block, index, stmt) = x.path[level];
@@ -1295,43 +1374,29 @@ impl Walker<'_> {
             }
         }
         best.map(|(_, level)| {
-            let (block, index, _) = x.path[level];
+            let stmt = x.path[level].2;
             InsertPoint {
-                block,
-                index,
-                before: self.stmt_span(block, index),
+                stmt,
+                before: self.stmt_span(stmt),
             }
         })
     }
 
-    fn is_loop(&self, stmt: usize) -> bool {
+    /// The statement being walked.
+    fn current_stmt(&self) -> StmtId {
+        self.path.last().map_or(StmtId::UNNUMBERED, |p| p.2)
+    }
+
+    fn is_loop(&self, stmt: StmtId) -> bool {
         self.loop_stmts.contains(&stmt)
     }
 
-    fn uni_uniform(&self, stmt: usize) -> bool {
+    fn uni_uniform(&self, stmt: StmtId) -> bool {
         matches!(self.uni.cf.get(&stmt), Some(None))
     }
 
-    fn stmt_span(&self, block: usize, index: usize) -> Span {
-        fn find(b: &Block, addr: usize, index: usize) -> Option<Span> {
-            if b as *const Block as usize == addr {
-                return b.spans.get(index).copied();
-            }
-            for s in &b.stmts {
-                let r = match s {
-                    Stmt::If { accept, reject, .. } => {
-                        find(accept, addr, index).or_else(|| find(reject, addr, index))
-                    }
-                    Stmt::Loop { body, .. } | Stmt::Block(body) => find(body, addr, index),
-                    _ => None,
-                };
-                if r.is_some() {
-                    return r;
-                }
-            }
-            None
-        }
-        find(&self.k.body, block, index).unwrap_or(self.k.name_span)
+    fn stmt_span(&self, stmt: StmtId) -> Span {
+        visit::stmt_span(&self.k.body, stmt).unwrap_or(self.k.name_span)
     }
 }
 

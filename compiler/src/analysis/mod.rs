@@ -33,42 +33,21 @@ pub struct Report {
 
 /// Whether any shared-memory access sits inside an `unsafe` block (the proof skips those).
 fn unsafe_shared_access(k: &Kernel) -> bool {
-    fn expr_touches(k: &Kernel, e: Handle<Expr>) -> bool {
-        match k.exprs.get(e) {
-            Expr::Load { array, index } | Expr::UniformLoad { array, index } => {
-                matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. })
-                    || index.iter().any(|i| expr_touches(k, *i))
-            }
-            Expr::Method { receiver, args, .. } => {
-                expr_touches(k, *receiver) || args.iter().any(|a| expr_touches(k, *a))
-            }
-            Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::AssumeUniform(expr) => {
-                expr_touches(k, *expr)
-            }
-            Expr::Binary { left, right, .. } => expr_touches(k, *left) || expr_touches(k, *right),
-            Expr::Select {
-                cond,
-                accept,
-                reject,
-            } => [cond, accept, reject].iter().any(|x| expr_touches(k, **x)),
-            _ => false,
-        }
-    }
-    fn block(k: &Kernel, b: &Block, in_unsafe: bool) -> bool {
-        let u = in_unsafe || b.is_unsafe;
-        b.stmts.iter().any(|s| match s {
-            Stmt::Let { init: Some(e), .. } | Stmt::Eval(e) => u && expr_touches(k, *e),
-            Stmt::Assign { place, value, .. } => {
-                u && (expr_touches(k, *value)
-                    || matches!(place, Place::Element { array, .. } if matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. })))
-            }
-            Stmt::Atomic { array, .. } => u && matches!(k.arrays.get(*array).kind, ArrayKind::Shared { .. }),
-            Stmt::If { cond, accept, reject } => (u && expr_touches(k, *cond)) || block(k, accept, u) || block(k, reject, u),
-            Stmt::Loop { body, .. } | Stmt::Block(body) => block(k, body, u),
-            _ => false,
-        })
-    }
-    block(k, &k.body, false)
+    let shared = |a: Handle<Array>| matches!(k.arrays.get(a).kind, ArrayKind::Shared { .. });
+    let reads_shared = |e: Handle<Expr>| {
+        visit::any_expr(
+            k,
+            e,
+            &mut |x| matches!(x, Expr::Load { array, .. } | Expr::UniformLoad { array, .. } if shared(*array)),
+        )
+    };
+    let mut found = false;
+    visit::for_each_stmt(&k.body, false, &mut |s, in_unsafe| {
+        found |= in_unsafe
+            && (s.operands().into_iter().any(reads_shared)
+                || matches!(s, Stmt::Assign { place: Place::Element { array, .. }, .. } | Stmt::Atomic { array, .. } if shared(*array)));
+    });
+    found
 }
 
 /// A barrier the compiler took out, and why.
@@ -237,13 +216,11 @@ fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(), Vec<Diagno
             origin: BarrierOrigin::Inserted(why),
             calls: Vec::new(),
         });
-        if !insert_at(
-            &mut checked.kernel.body,
-            p.block,
-            p.index,
-            Stmt::Barrier { index },
-            p.before,
-        ) {
+        if checked
+            .kernel
+            .insert_before(p.stmt, Stmt::Barrier { index }, p.before)
+            .is_none()
+        {
             cx.error(
                 h.second.span,
                 "internal error: the barrier's place was not found",
@@ -258,62 +235,31 @@ fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(), Vec<Diagno
     Err(std::mem::take(cx).into_errors())
 }
 
-fn insert_at(b: &mut Block, addr: usize, index: usize, stmt: Stmt, span: Span) -> bool {
-    if b as *const Block as usize == addr {
-        b.stmts.insert(index, stmt);
-        b.spans.insert(index, span);
-        return true;
-    }
-    for s in &mut b.stmts {
-        let found = match s {
-            Stmt::If { accept, reject, .. } => {
-                insert_at(accept, addr, index, stmt.clone(), span)
-                    || insert_at(reject, addr, index, stmt.clone(), span)
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => {
-                insert_at(body, addr, index, stmt.clone(), span)
-            }
-            _ => false,
-        };
-        if found {
-            return true;
-        }
-    }
-    false
-}
-
 /// Removes the statement `Barrier { index }`; returns whether it was found.
 fn remove_barrier(b: &mut Block, index: usize) -> bool {
-    if let Some(pos) = b
-        .stmts
-        .iter()
-        .position(|s| matches!(s, Stmt::Barrier { index: i } if *i == index))
-    {
-        b.stmts.remove(pos);
-        b.spans.remove(pos);
-        return true;
-    }
-    b.stmts.iter_mut().any(|s| match s {
-        Stmt::If { accept, reject, .. } => {
-            remove_barrier(accept, index) || remove_barrier(reject, index)
+    let mut found = false;
+    visit::for_each_block_mut(b, &mut |b| {
+        if let Some(pos) = b
+            .stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Barrier { index: i } if *i == index))
+        {
+            b.remove(pos);
+            found = true;
         }
-        Stmt::Loop { body, .. } | Stmt::Block(body) => remove_barrier(body, index),
-        _ => false,
-    })
+    });
+    found
 }
 
-fn barrier_indices(b: &Block, out: &mut Vec<usize>) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Barrier { index } => out.push(*index),
-            Stmt::If { accept, reject, .. } => {
-                barrier_indices(accept, out);
-                barrier_indices(reject, out);
-            }
-            Stmt::Loop { body, .. } | Stmt::Block(body) => barrier_indices(body, out),
-            _ => {}
+/// The barriers of a block and of the blocks nested in it, in program order.
+fn barrier_indices(b: &Block) -> Vec<usize> {
+    let mut out = Vec::new();
+    visit::for_each_stmt(b, false, &mut |s, _| {
+        if let Stmt::Barrier { index } = s {
+            out.push(*index);
         }
-    }
+    });
+    out
 }
 
 /// The hazards the kernel would have without barrier `index`.
@@ -332,9 +278,7 @@ fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
 /// Barriers that order nothing: reported, and in auto mode removed (one at a time, since
 /// removing one can make another necessary).
 fn remove_useless(checked: &mut Checked, removed: &mut Vec<Removed>, remove: bool) {
-    let mut indices = Vec::new();
-    barrier_indices(&checked.kernel.body, &mut indices);
-    for index in indices {
+    for index in barrier_indices(&checked.kernel.body) {
         if checked.kernel.barriers[index].origin == BarrierOrigin::UniformLoad {
             continue;
         }
@@ -368,9 +312,7 @@ fn hazards_now(checked: &Checked) -> Vec<Hazard> {
 /// the call site makes it redundant), before any check, in both modes: the programmer did not
 /// write it, so it is neither reported as useless nor allowed to make a call divergent.
 fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<Removed>) {
-    let mut indices = Vec::new();
-    barrier_indices(&checked.kernel.body, &mut indices);
-    for index in indices {
+    for index in barrier_indices(&checked.kernel.body) {
         let BarrierOrigin::TrailingSync(helper) = checked.kernel.barriers[index].origin.clone()
         else {
             continue;
@@ -390,21 +332,20 @@ fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<Removed>) {
 
 /// A barrier right after another barrier adds nothing: keep one.
 fn merge_adjacent(k: &mut Kernel, removed: &mut Vec<Removed>) {
-    fn walk(b: &mut Block, barriers: &[Barrier], removed: &mut Vec<Removed>) {
+    let barriers = &k.barriers;
+    visit::for_each_block_mut(&mut k.body, &mut |b| {
         let mut i = 1;
         while i < b.stmts.len() {
             if let (Stmt::Barrier { index: first }, Stmt::Barrier { index: second }) =
                 (&b.stmts[i - 1], &b.stmts[i])
             {
-                let (keep, drop) = if barriers[*second].origin == BarrierOrigin::UniformLoad {
-                    (i, i - 1)
-                } else {
-                    (i - 1, i)
-                };
-                let Stmt::Barrier { index: kept } = b.stmts[keep] else {
-                    return;
-                };
-                let dropped = if drop == i { *second } else { *first };
+                // The barrier of a `uniform_load` stays (its read follows it).
+                let (kept, dropped, drop) =
+                    if barriers[*second].origin == BarrierOrigin::UniformLoad {
+                        (*second, *first, i - 1)
+                    } else {
+                        (*first, *second, i)
+                    };
                 removed.push(Removed {
                     span: barriers[dropped].span,
                     why: format!(
@@ -412,25 +353,12 @@ fn merge_adjacent(k: &mut Kernel, removed: &mut Vec<Removed>) {
                         barriers[kept].span.start().line
                     ),
                 });
-                b.stmts.remove(drop);
-                b.spans.remove(drop);
+                b.remove(drop);
                 continue;
             }
             i += 1;
         }
-        for s in &mut b.stmts {
-            match s {
-                Stmt::If { accept, reject, .. } => {
-                    walk(accept, barriers, removed);
-                    walk(reject, barriers, removed);
-                }
-                Stmt::Loop { body, .. } | Stmt::Block(body) => walk(body, barriers, removed),
-                _ => {}
-            }
-        }
-    }
-    let barriers = k.barriers.clone();
-    walk(&mut k.body, &barriers, removed);
+    });
 }
 
 fn report(checked: &Checked, removed: &[Removed]) -> Report {
@@ -486,8 +414,7 @@ fn report(checked: &Checked, removed: &[Removed]) -> Report {
     if !shared.is_empty() {
         let _ = writeln!(t, "  total: {total} bytes per block (static)");
     }
-    let mut indices = Vec::new();
-    barrier_indices(&k.body, &mut indices);
+    let indices = barrier_indices(&k.body);
     let _ = writeln!(
         t,
         "barriers: {} (so at most {} phases per pass)",

@@ -133,17 +133,17 @@ struct Flow {
 /// What the uniformity analysis found.
 #[derive(Default, Debug)]
 pub struct UniformityInfo {
-    /// For each statement, by address: the reason control flow is not uniform where it starts,
-    /// or `None` where it is uniform.
-    pub cf: HashMap<usize, Option<Rc<Reason>>>,
-    /// For each loop statement, by address: which locals are uniform at its head.
-    pub loop_head_uniform: HashMap<usize, Vec<bool>>,
+    /// For each statement: the reason control flow is not uniform where it starts, or `None`
+    /// where it is uniform.
+    pub cf: HashMap<StmtId, Option<Rc<Reason>>>,
+    /// For each loop statement: which locals are uniform at its head.
+    pub loop_head_uniform: HashMap<StmtId, Vec<bool>>,
 }
 
 impl UniformityInfo {
     /// Whether control flow is uniform where `stmt` starts (unknown statements: no).
-    pub fn is_uniform_at(&self, stmt: &Stmt) -> bool {
-        matches!(self.cf.get(&(stmt as *const Stmt as usize)), Some(None))
+    pub fn is_uniform_at(&self, stmt: StmtId) -> bool {
+        matches!(self.cf.get(&stmt), Some(None))
     }
 }
 
@@ -252,13 +252,11 @@ impl Analyzer<'_, '_> {
     fn block(&mut self, b: &Block, cf: &Cf, st: &mut State) -> Flow {
         let mut flow = Flow::default();
         let mut here = cf.clone();
-        for (stmt, span) in b.iter() {
+        for (stmt, span, id) in b.iter_ids() {
             if self.reporting {
-                self.info
-                    .cf
-                    .insert(stmt as *const Stmt as usize, here.clone());
+                self.info.cf.insert(id, here.clone());
             }
-            let f = self.stmt(stmt, span, &here, st);
+            let f = self.stmt(stmt, span, id, &here, st);
             for e in &f.exits {
                 if let Some(r) = &e.partial {
                     if here.is_none() {
@@ -394,7 +392,7 @@ impl Analyzer<'_, '_> {
         }
     }
 
-    fn stmt(&mut self, s: &Stmt, span: Span, cf: &Cf, st: &mut State) -> Flow {
+    fn stmt(&mut self, s: &Stmt, span: Span, id: StmtId, cf: &Cf, st: &mut State) -> Flow {
         match s {
             Stmt::Let { local, init } => {
                 let name = &self.k.locals.get(*local).name;
@@ -509,7 +507,9 @@ impl Analyzer<'_, '_> {
                     always_jumps: f1.always_jumps && f2.always_jumps,
                 }
             }
-            Stmt::Loop { label, kind, body } => self.loop_stmt(s, *label, kind, body, span, cf, st),
+            Stmt::Loop { label, kind, body } => {
+                self.loop_stmt(id, *label, kind, body, span, cf, st)
+            }
         }
     }
 
@@ -580,7 +580,7 @@ impl Analyzer<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn loop_stmt(
         &mut self,
-        s: &Stmt,
+        stmt: StmtId,
         label: Option<Handle<Label>>,
         kind: &LoopKind,
         body: &Block,
@@ -681,9 +681,7 @@ impl Analyzer<'_, '_> {
         let (final_flow, _) = self.loop_body(kind, body, &var_uni, &trip, &head, &divergent, cf);
         self.loops.pop();
         if self.reporting {
-            self.info
-                .loop_head_uniform
-                .insert(s as *const Stmt as usize, head.pattern());
+            self.info.loop_head_uniform.insert(stmt, head.pattern());
         }
         // After the loop: the head state (the condition ended it) joined with the breaks.
         let mut after = match kind {
