@@ -1,0 +1,200 @@
+//! Shared-memory hazards: accesses of two different threads to one element of a shared array
+//! within one phase (between two barriers), at least one a write and not both atomic.
+//!
+//! Takes a checked kernel and its [`UniformityInfo`]; gives the list of [`Hazard`]s, each with
+//! a concrete pair of colliding threads where one is found and the place where one barrier
+//! would remove it.
+//!
+//! Every access records its index as an affine form over symbols: per-thread symbols (thread
+//! ids, the index of a `threads_in_*` loop, values the analysis cannot model) and
+//! block-uniform ones (parameters, block ids, loop counters, uniform variables). It also records
+//! its guards, the conditions of the `if`s and loops around it, as linear constraints. A pair of
+//! accesses conflicts when two distinct threads can satisfy both guards and reach one element;
+//! [`affine::feasible`] decides that over the integers. Phases come from a dataflow over the
+//! structured control flow, as in Triton's membar analysis: the accesses since the last barrier
+//! are pending at each point, a barrier clears them, loops iterate to a fixpoint, and accesses
+//! that reach a loop's head over its back edge are "carried": their symbols defined inside the
+//! loop are renamed, since they belong to another iteration. Accesses in the two arms of a
+//! non-uniform `if` can run in one phase (different threads take different arms), so such arms
+//! are walked one after the other; accesses after an early `return` stay pending for good.
+//!
+//! Assumptions, stated where users can read them (README): index arithmetic does not wrap
+//! around (an index that does is out of bounds, which bounds checks catch), and a kernel whose
+//! shared-memory proof uses only `thread_idx().x` is launched with one-dimensional blocks (the
+//! runtime checks it); the same for x and y with two-dimensional blocks.
+//!
+//! The walker is split by concern: [`walker`] holds its state and the typed keys of symbols
+//! and accesses, `sym` evaluates expressions and conditions to affine forms, `phase` is the
+//! dataflow over statements, `pair` decides a pair of accesses and where a barrier fixes it.
+//! Everything about statements is keyed by [`StmtId`], so the results hold for any clone of
+//! the kernel (the auto pass analyses clones with one barrier removed).
+
+mod pair;
+mod phase;
+mod sym;
+mod walker;
+
+use super::affine::Affine;
+use super::uniformity::UniformityInfo;
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+use walker::{BlockKey, Pend, SymKey, SymKind, Val, Walker};
+
+/// The kind of a hazard, by the order of the two accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HazardKind {
+    /// A read may see a write of the same phase, or not.
+    ReadAfterWrite,
+    /// A write may clobber what a read of the same phase expected.
+    WriteAfterRead,
+    /// Two writes of one phase: which one wins is undefined.
+    WriteAfterWrite,
+}
+
+impl HazardKind {
+    /// "read-after-write", ...
+    pub fn name(self) -> &'static str {
+        match self {
+            HazardKind::ReadAfterWrite => "read-after-write",
+            HazardKind::WriteAfterRead => "write-after-read",
+            HazardKind::WriteAfterWrite => "write-after-write",
+        }
+    }
+}
+
+/// One side of a hazard.
+#[derive(Clone, Debug)]
+pub struct AccessSite {
+    /// The access.
+    pub span: Span,
+    /// A write (or an atomic).
+    pub write: bool,
+    /// An atomic read-modify-write.
+    pub atomic: bool,
+}
+
+/// Two threads that collide, found by search.
+#[derive(Clone, Debug)]
+pub struct Witness {
+    /// The thread doing the first access (x, y, z).
+    pub first_thread: [i128; 3],
+    /// The thread doing the second access.
+    pub second_thread: [i128; 3],
+    /// The element both touch.
+    pub element: Vec<i128>,
+    /// A block size (x, y, z) for which it happens.
+    pub block_dim: [i128; 3],
+}
+
+/// Where one barrier would remove a hazard: right before a statement.
+#[derive(Clone, Debug)]
+pub struct InsertPoint {
+    /// The statement the barrier would precede.
+    pub stmt: StmtId,
+    /// Its span.
+    pub before: Span,
+}
+
+/// A hazard between two accesses to a shared array.
+#[derive(Clone, Debug)]
+pub struct Hazard {
+    /// The array.
+    pub array: Handle<Array>,
+    /// The earlier access (in program order, or from the previous iteration).
+    pub first: AccessSite,
+    /// The later access.
+    pub second: AccessSite,
+    /// Which kind.
+    pub kind: HazardKind,
+    /// The earlier access is from an earlier iteration of the loop that encloses both.
+    pub loop_carried: bool,
+    /// A concrete pair of colliding threads, when the search finds one.
+    pub witness: Option<Witness>,
+    /// Where one barrier fixes it; `None` when no barrier at a uniform point can.
+    pub fix: Option<InsertPoint>,
+    /// Both accesses are one access run by two threads.
+    pub same_site: bool,
+}
+
+/// How many thread dimensions a kernel's indices use (1 to 3): the block rank its
+/// shared-memory proof assumes.
+pub fn thread_rank(k: &Kernel) -> usize {
+    let mut rank = 1;
+    for (_, e) in k.exprs.iter() {
+        if let Expr::Builtin {
+            builtin: Builtin::ThreadIdx | Builtin::GlobalIdx,
+            axis,
+        } = e
+        {
+            rank = rank.max(match axis {
+                Axis::X => 1,
+                Axis::Y => 2,
+                Axis::Z => 3,
+            });
+        }
+    }
+    rank
+}
+
+/// Finds every shared-memory hazard of a kernel.
+/// `witnesses` asks for a concrete pair of threads per hazard (a search: only for messages).
+pub fn find_hazards(
+    k: &Kernel,
+    types: &Types,
+    uni: &UniformityInfo,
+    witnesses: bool,
+) -> Vec<Hazard> {
+    let has_shared = k
+        .arrays
+        .iter()
+        .any(|(_, a)| matches!(a.kind, ArrayKind::Shared { .. }));
+    if !has_shared {
+        return Vec::new();
+    }
+    let mut w = Walker {
+        k,
+        types,
+        uni,
+        syms: Vec::new(),
+        sym_keys: HashMap::new(),
+        env: vec![None; k.locals.len()],
+        guards: Vec::new(),
+        loops: Vec::new(),
+        path: Vec::new(),
+        unsafe_depth: 0,
+        next_access: 0,
+        access_ids: HashMap::new(),
+        returned: Pend::default(),
+        continues: HashMap::new(),
+        breaks: HashMap::new(),
+        rank: thread_rank(k),
+        found: Vec::new(),
+        seen: HashSet::new(),
+        pending_new: Vec::new(),
+        witnesses,
+        label_loops: HashMap::new(),
+        loop_stmts: HashSet::new(),
+    };
+    // Thread ids and block sizes exist from the start: pairs always constrain them.
+    for axis in 0..3 {
+        w.tid(axis);
+        w.bdim(axis);
+    }
+    for p in &k.params {
+        if let ParamKind::Scalar { local, ty } = p.kind {
+            let s = w.sym(
+                SymKey::Param(local),
+                false,
+                ty.is_unsigned_int(),
+                SymKind::Other,
+            );
+            w.env[local.index()] = Some(Val {
+                aff: Affine::var(s),
+                exact: true,
+            });
+        }
+    }
+    let mut pend = Pend::default();
+    w.block(&k.body, BlockKey::Body, &mut pend);
+    w.found
+}

@@ -1,0 +1,301 @@
+//! Pairs: whether two accesses of two different threads can reach one element in one phase,
+//! a witness pair of threads, and the place where one barrier would separate them.
+
+use super::walker::*;
+use super::{AccessSite, Hazard, HazardKind, InsertPoint, Witness};
+use crate::analysis::affine::{self, Affine, Constraint, Var};
+use crate::ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+impl Walker<'_> {
+    /// Instantiates a symbol for one of the two threads of a pair.
+    pub(super) fn var_of(syms: &[SymInfo], s: Var, first: bool, carried: &BTreeSet<StmtId>) -> Var {
+        let info = &syms[s as usize];
+        let renamed =
+            info.per_thread || (first && info.defined_in.iter().any(|l| carried.contains(l)));
+        if renamed && first {
+            2 * s + 1
+        } else {
+            2 * s
+        }
+    }
+
+    pub(super) fn check_pair(&mut self, p: &Pending, x: &Rc<Access>) {
+        let a = &p.acc;
+        if a.array != x.array
+            || !(a.write || x.write)
+            || (a.atomic && x.atomic)
+            || a.unsafe_
+            || x.unsafe_
+        {
+            return;
+        }
+        if self.seen.contains(&(a.id, x.id)) {
+            return;
+        }
+        let ArrayKind::Shared { dims, dynamic, .. } = &self.k.arrays.get(x.array).kind else {
+            return;
+        };
+        // A dynamic array's length is the launch's: unbounded here.
+        let dims = if *dynamic {
+            vec![u64::MAX]
+        } else {
+            dims.clone()
+        };
+        let carried = &p.carried;
+        let syms = self.syms.clone();
+        let fa = |s: Var| Self::var_of(&syms, s, true, carried);
+        let fx = |s: Var| Self::var_of(&syms, s, false, carried);
+        let mut cs: Vec<Constraint> = Vec::new();
+        cs.extend(a.guards.iter().map(|c| c.map_vars(&fa)));
+        cs.extend(x.guards.iter().map(|c| c.map_vars(&fx)));
+        for (d, (ia, ix)) in a.index.iter().zip(&x.index).enumerate() {
+            let (ia, ix) = (ia.aff.map_vars(&fa), ix.aff.map_vars(&fx));
+            let len = i128::from(dims.get(d).copied().unwrap_or(u64::MAX).min(u64::MAX >> 1));
+            for i in [&ia, &ix] {
+                cs.push(Constraint::le(&Affine::constant(0), i));
+                cs.push(Constraint::lt(i, &Affine::constant(len)));
+            }
+            cs.push(Constraint::eq(&ia, &ix));
+        }
+        // Bounds of the symbols in play.
+        let mut vars: BTreeSet<Var> = BTreeSet::new();
+        for c in &cs {
+            let aff = match c {
+                Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a) => a,
+            };
+            vars.extend(aff.terms.keys().copied());
+        }
+        let mut extra = Vec::new();
+        let mut tid_vars = [[None; 3]; 2];
+        let mut dist_pairs: BTreeMap<Var, [Option<Var>; 2]> = BTreeMap::new();
+        let mut pending_vars: Vec<Var> = vars.iter().copied().collect();
+        let mut done: BTreeSet<Var> = BTreeSet::new();
+        while let Some(v) = pending_vars.pop() {
+            if !done.insert(v) {
+                continue;
+            }
+            let s = v / 2;
+            let inst = (v % 2) as usize; // 1: first thread's renamed copy
+            let info = self.syms[s as usize].clone();
+            if info.nonneg {
+                extra.push(Constraint::le(&Affine::constant(0), &Affine::var(v)));
+            }
+            match info.kind {
+                SymKind::Tid(axis) => {
+                    let bd = 2 * self.bdim_sym(axis);
+                    extra.push(Constraint::lt(&Affine::var(v), &Affine::var(bd)));
+                    extra.push(Constraint::lt(&Affine::var(v), &Affine::constant(1024)));
+                    pending_vars.push(bd);
+                    tid_vars[inst][axis] = Some(v);
+                }
+                SymKind::BlockDim(_) => {
+                    extra.push(Constraint::le(&Affine::constant(1), &Affine::var(v)));
+                    extra.push(Constraint::le(&Affine::var(v), &Affine::constant(1024)));
+                }
+                SymKind::Dist => {
+                    let tx = 2 * self.tid_sym(0) + inst as Var;
+                    extra.push(Constraint::le(&Affine::var(tx), &Affine::var(v)));
+                    pending_vars.push(tx);
+                    dist_pairs.entry(s).or_default()[inst] = Some(v);
+                }
+                SymKind::Other => {}
+            }
+        }
+        cs.extend(extra);
+        // The two threads differ in at least one used axis.
+        let mut any = false;
+        let mut witness_cs = None;
+        for axis in 0..self.rank {
+            let t1 = 2 * self.tid_sym(axis) + 1;
+            let t2 = 2 * self.tid_sym(axis);
+            let mut case = cs.clone();
+            for v in [t1, t2] {
+                case.push(Constraint::le(&Affine::constant(0), &Affine::var(v)));
+                case.push(Constraint::lt(
+                    &Affine::var(v),
+                    &Affine::var(2 * self.bdim_sym(axis)),
+                ));
+            }
+            case.push(Constraint::ne(&Affine::var(t1), &Affine::var(t2)));
+            if axis == 0 {
+                for pair in dist_pairs.values() {
+                    if let [Some(d1), Some(d2)] = pair {
+                        case.push(Constraint::ne(&Affine::var(*d1), &Affine::var(*d2)));
+                    }
+                }
+            }
+            if affine::feasible(&case) {
+                any = true;
+                witness_cs = Some(case);
+                break;
+            }
+        }
+        let _ = tid_vars;
+        if !any {
+            return;
+        }
+        self.seen.insert((a.id, x.id));
+        // A concrete pair is only meaningful when every per-thread value in play is modelled
+        // exactly (thread ids, strided-loop indices), not an opaque stand-in.
+        let exact = a.index.iter().chain(&x.index).all(|v| {
+            v.aff.terms.keys().all(|s| {
+                let info = &self.syms[*s as usize];
+                !info.per_thread || info.kind != SymKind::Other
+            })
+        });
+        let witness = witness_cs
+            .filter(|_| exact && self.witnesses)
+            .and_then(|c| affine::witness(&c, 40, 200_000))
+            .map(|vals| {
+                let thread = |first: bool| {
+                    let mut t = [0i128; 3];
+                    for (axis, slot) in t.iter_mut().enumerate() {
+                        if let Some(s) = self.sym_keys.get(&SymKey::ThreadIdx(axis)) {
+                            let v = 2 * *s + Var::from(first);
+                            *slot = vals.get(&v).copied().unwrap_or(0);
+                        }
+                    }
+                    t
+                };
+                let element = x
+                    .index
+                    .iter()
+                    .map(|i| i.aff.map_vars(&fx).eval(&vals))
+                    .collect();
+                let mut block_dim = [1i128; 3];
+                for (axis, slot) in block_dim.iter_mut().enumerate() {
+                    if let Some(v) = vals.get(&(2 * self.bdim_sym(axis))) {
+                        *slot = *v;
+                    }
+                }
+                Witness {
+                    first_thread: thread(true),
+                    second_thread: thread(false),
+                    element,
+                    block_dim,
+                }
+            });
+        let kind = match (a.write, x.write) {
+            (true, false) => HazardKind::ReadAfterWrite,
+            (false, true) => HazardKind::WriteAfterRead,
+            _ => HazardKind::WriteAfterWrite,
+        };
+        // Two threads running one access in one phase: no barrier between them can exist.
+        let same_site = a.id == x.id && carried.is_empty();
+        let fix = if same_site {
+            None
+        } else {
+            self.fix_point(a, carried, x)
+        };
+        self.found.push(Hazard {
+            array: x.array,
+            first: AccessSite {
+                span: a.span,
+                write: a.write,
+                atomic: a.atomic,
+            },
+            second: AccessSite {
+                span: x.span,
+                write: x.write,
+                atomic: x.atomic,
+            },
+            kind,
+            loop_carried: !carried.is_empty(),
+            witness,
+            fix,
+            same_site,
+        });
+    }
+
+    pub(super) fn tid_sym(&self, axis: usize) -> Var {
+        self.sym_keys
+            .get(&SymKey::ThreadIdx(axis))
+            .copied()
+            .unwrap_or(u32::MAX / 4)
+    }
+
+    pub(super) fn bdim_sym(&self, axis: usize) -> Var {
+        self.sym_keys
+            .get(&SymKey::BlockDim(axis))
+            .copied()
+            .unwrap_or(u32::MAX / 4 - 1)
+    }
+
+    /// Where one barrier orders the pair: a point before `x` on every path from `a`, where
+    /// control flow is uniform. Of those, the one inside the fewest loops (a barrier hoisted out
+    /// of a loop that does not need it runs once instead of every iteration), then the latest.
+    pub(super) fn fix_point(
+        &self,
+        a: &Access,
+        carried: &BTreeSet<StmtId>,
+        x: &Access,
+    ) -> Option<InsertPoint> {
+        let mut best: Option<(usize, usize)> = None; // (loop depth, level)
+        for level in (0..x.path.len()).rev() {
+            let (block, index, stmt) = x.path[level];
+            if !self.uni_uniform(stmt) {
+                continue;
+            }
+            let valid = if carried.is_empty() {
+                // `a` must come earlier in program order, outside the statement at `level`.
+                let common = a
+                    .path
+                    .iter()
+                    .zip(&x.path)
+                    .take_while(|(p, q)| p == q)
+                    .count();
+                if common > level {
+                    false
+                } else if common == level {
+                    a.path
+                        .get(level)
+                        .is_some_and(|p| p.0 == block && p.1 < index)
+                } else {
+                    // They part in an enclosing block: `a`'s statement comes first there.
+                    match (a.path.get(common), x.path.get(common)) {
+                        (Some(p), Some(q)) => p.0 == q.0 && p.1 < q.1,
+                        _ => false,
+                    }
+                }
+            } else {
+                // A barrier inside the body of a loop `a` was carried across, on `x`'s path.
+                x.path[..level].iter().any(|(_, _, s)| carried.contains(s))
+            };
+            if valid {
+                let depth = x.path[..level]
+                    .iter()
+                    .filter(|(_, _, s)| self.is_loop(*s))
+                    .count();
+                if best.is_none_or(|(d, _)| depth < d) {
+                    best = Some((depth, level));
+                }
+            }
+        }
+        best.map(|(_, level)| {
+            let stmt = x.path[level].2;
+            InsertPoint {
+                stmt,
+                before: self.stmt_span(stmt),
+            }
+        })
+    }
+
+    /// The statement being walked.
+    pub(super) fn current_stmt(&self) -> StmtId {
+        self.path.last().map_or(StmtId::UNNUMBERED, |p| p.2)
+    }
+
+    pub(super) fn is_loop(&self, stmt: StmtId) -> bool {
+        self.loop_stmts.contains(&stmt)
+    }
+
+    pub(super) fn uni_uniform(&self, stmt: StmtId) -> bool {
+        matches!(self.uni.cf.get(&stmt), Some(None))
+    }
+
+    pub(super) fn stmt_span(&self, stmt: StmtId) -> Span {
+        visit::stmt_span(&self.k.body, stmt).unwrap_or(self.k.name_span)
+    }
+}

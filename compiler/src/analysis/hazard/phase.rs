@@ -1,0 +1,464 @@
+//! Phases: the dataflow over the structured control flow that keeps the accesses pending
+//! since the last barrier, checks each new access against them, and carries them around loops.
+
+use super::walker::*;
+use crate::analysis::affine::{Affine, Constraint};
+use crate::ir::*;
+use std::collections::BTreeSet;
+
+impl Walker<'_> {
+    /// Checks the accesses the last evaluations made against the pending ones, then adds them.
+    pub(super) fn flush(&mut self, pend: &mut Pend) {
+        let new = std::mem::take(&mut self.pending_new);
+        for acc in new {
+            let mut against: Vec<Pending> = pend.items.clone();
+            against.extend(self.returned.items.iter().cloned());
+            for p in &against {
+                self.check_pair(p, &acc);
+            }
+            // Two threads running this very access.
+            if acc.write {
+                let me = Pending {
+                    acc: acc.clone(),
+                    carried: BTreeSet::new(),
+                };
+                self.check_pair(&me, &acc);
+            }
+            pend.items
+                .retain(|p| !(p.acc.id == acc.id && p.carried.is_empty()));
+            pend.items.push(Pending {
+                acc,
+                carried: BTreeSet::new(),
+            });
+        }
+    }
+
+    pub(super) fn block(&mut self, b: &Block, key: BlockKey, pend: &mut Pend) {
+        if b.is_unsafe {
+            self.unsafe_depth += 1;
+        }
+        for (i, (stmt, span, id)) in b.iter_ids().enumerate() {
+            self.path.push((key, i, id));
+            self.stmt(stmt, span, pend);
+            self.path.pop();
+        }
+        if b.is_unsafe {
+            self.unsafe_depth -= 1;
+        }
+    }
+
+    pub(super) fn set_local(&mut self, l: Handle<Local>, v: Val, span: Span) {
+        let _ = span;
+        self.env[l.index()] = Some(v);
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt, span: Span, pend: &mut Pend) {
+        let here = self.current_stmt();
+        match s {
+            Stmt::Let { local, init } => {
+                if let Some(e) = init {
+                    let v = self.eval(*e);
+                    self.flush(pend);
+                    self.set_local(*local, v, span);
+                } else {
+                    self.env[local.index()] = None;
+                }
+            }
+            Stmt::Assign { place, op, value } => {
+                let v = self.eval(*value);
+                match place {
+                    Place::Local(l) => {
+                        self.flush(pend);
+                        let new = match op {
+                            None => v,
+                            Some(_) => {
+                                // Recompute through the binary rules with the old value.
+                                let old = self.env[l.index()].clone();
+                                match (op, old) {
+                                    (Some(BinaryOp::Add), Some(o))
+                                        if self.types.local(*l).is_int() =>
+                                    {
+                                        Val {
+                                            aff: o.aff.add(&v.aff),
+                                            exact: o.exact && v.exact,
+                                        }
+                                    }
+                                    _ => {
+                                        let pt = self.per_thread(&v)
+                                            || self.env[l.index()]
+                                                .as_ref()
+                                                .is_none_or(|o| self.per_thread(o));
+                                        let sy = self.sym(
+                                            SymKey::Compound(here, pt),
+                                            pt,
+                                            self.types.local(*l).is_unsigned_int(),
+                                            SymKind::Other,
+                                        );
+                                        Val {
+                                            aff: Affine::var(sy),
+                                            exact: true,
+                                        }
+                                    }
+                                }
+                            }
+                        };
+                        // An assignment where control flow is not uniform makes a per-thread value.
+                        let new = if self.uni.is_uniform_at(here) || self.per_thread(&new) {
+                            new
+                        } else {
+                            let sy = self.sym(
+                                SymKey::DivergentAssign(here),
+                                true,
+                                self.types.local(*l).is_unsigned_int(),
+                                SymKind::Other,
+                            );
+                            Val {
+                                aff: Affine::var(sy),
+                                exact: true,
+                            }
+                        };
+                        self.set_local(*l, new, span);
+                    }
+                    Place::Element { array, index } => {
+                        let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
+                        if op.is_some() {
+                            self.access(
+                                AccessKey::CompoundRead(here),
+                                *array,
+                                false,
+                                false,
+                                idx.clone(),
+                                span,
+                            );
+                        }
+                        self.access(AccessKey::Store(here), *array, true, false, idx, span);
+                        self.flush(pend);
+                    }
+                }
+            }
+            Stmt::Atomic {
+                array,
+                index,
+                value,
+                result,
+                ..
+            } => {
+                let i = self.eval(*index);
+                let _ = self.eval(*value);
+                self.access(AccessKey::Atomic(here), *array, true, true, vec![i], span);
+                self.flush(pend);
+                if let Some(r) = result {
+                    let sy = self.sym(
+                        SymKey::AtomicResult(here),
+                        true,
+                        self.types.local(*r).is_unsigned_int(),
+                        SymKind::Other,
+                    );
+                    self.env[r.index()] = Some(Val {
+                        aff: Affine::var(sy),
+                        exact: true,
+                    });
+                }
+            }
+            Stmt::Eval(e) => {
+                let _ = self.eval(*e);
+                self.flush(pend);
+            }
+            // Not a barrier: a warp operation orders no shared-memory access between warps.
+            Stmt::Warp {
+                value,
+                lane,
+                result,
+                ..
+            } => {
+                for e in [value, lane].into_iter().flatten() {
+                    let _ = self.eval(*e);
+                }
+                self.flush(pend);
+                if let Some(r) = result {
+                    let sy = self.sym(
+                        SymKey::WarpResult(here),
+                        true,
+                        self.types.local(*r).is_unsigned_int(),
+                        SymKind::Other,
+                    );
+                    self.env[r.index()] = Some(Val {
+                        aff: Affine::var(sy),
+                        exact: true,
+                    });
+                }
+            }
+            Stmt::Barrier { .. } => {
+                self.flush(pend);
+                pend.items.clear();
+            }
+            Stmt::Fence(_) => {}
+            Stmt::Return | Stmt::Panic { .. } => {
+                self.returned.union(pend);
+            }
+            Stmt::Break { label } => {
+                let id = self.loop_target(*label);
+                self.breaks.entry(id).or_default().union(pend);
+            }
+            Stmt::Continue { label } => {
+                let id = self.loop_target(*label);
+                self.continues.entry(id).or_default().union(pend);
+            }
+            Stmt::Block(b) => self.block(b, BlockKey::In(here, 0), pend),
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                let c = self.eval(*cond);
+                self.flush(pend);
+                let uniform = !self.per_thread(&c);
+                let yes = self.constraints(*cond, true);
+                let no = self.constraints(*cond, false);
+                let env_before = self.env.clone();
+                let depth = self.guards.len();
+                self.guards.extend(yes);
+                let mut p1 = pend.clone();
+                self.block(accept, BlockKey::In(here, 0), &mut p1);
+                self.guards.truncate(depth);
+                let env_accept = std::mem::replace(&mut self.env, env_before);
+                self.guards.extend(no);
+                let mut p2 = if uniform { pend.clone() } else { p1.clone() };
+                self.block(reject, BlockKey::In(here, 1), &mut p2);
+                self.guards.truncate(depth);
+                if uniform {
+                    p1.union(&p2);
+                    *pend = p1;
+                } else {
+                    *pend = p2;
+                }
+                // Join the variables: equal forms stay, others become symbols of this `if`.
+                for (i, accepted) in env_accept.iter().enumerate() {
+                    let (a, b) = (accepted.clone(), self.env[i].clone());
+                    self.env[i] = match (a, b) {
+                        (Some(a), Some(b)) if a.aff == b.aff => Some(a),
+                        (None, None) => None,
+                        (a, b) => {
+                            let pt = !uniform
+                                || a.as_ref().is_none_or(|v| self.per_thread(v))
+                                || b.as_ref().is_none_or(|v| self.per_thread(v));
+                            let sy =
+                                self.sym(SymKey::IfJoin(here, i, pt), pt, false, SymKind::Other);
+                            Some(Val {
+                                aff: Affine::var(sy),
+                                exact: true,
+                            })
+                        }
+                    };
+                }
+            }
+            Stmt::Loop { kind, body, .. } => self.loop_stmt(s, kind, body, pend),
+        }
+    }
+
+    pub(super) fn loop_target(&self, label: Option<Handle<Label>>) -> StmtId {
+        match label {
+            None => self.loops.last().copied().unwrap_or(StmtId::UNNUMBERED),
+            Some(l) => self
+                .label_loops
+                .get(&l)
+                .copied()
+                .unwrap_or(StmtId::UNNUMBERED),
+        }
+    }
+
+    pub(super) fn loop_stmt(&mut self, s: &Stmt, kind: &LoopKind, body: &Block, pend: &mut Pend) {
+        let id = self.current_stmt();
+        self.loop_stmts.insert(id);
+        if let Stmt::Loop { label: Some(l), .. } = s {
+            self.label_loops.insert(*l, id);
+        }
+        // The range of a `for` is evaluated once, before the loop.
+        let range = match kind {
+            LoopKind::For {
+                start, end, step, ..
+            } => {
+                let st = self.eval(*start);
+                let en = self.eval(*end);
+                let sp = step.map(|x| self.eval(x));
+                self.flush(pend);
+                Some((st, en, sp))
+            }
+            _ => None,
+        };
+        let head_uniform = self.uni.loop_head_uniform.get(&id).cloned();
+        let assigned = assigned_locals(body);
+        let entry = pend.clone();
+        let mut head = entry.clone();
+        self.loops.push(id);
+        for round in 0..12 {
+            // Variables assigned in the loop hold one symbol per loop at its head.
+            for l in &assigned {
+                let uniform = head_uniform
+                    .as_ref()
+                    .and_then(|h| h.get(l.index()).copied())
+                    .unwrap_or(false);
+                let sy = self.sym(
+                    SymKey::LoopHead(id, *l, !uniform),
+                    !uniform,
+                    self.types.local(*l).is_unsigned_int(),
+                    SymKind::Other,
+                );
+                self.env[l.index()] = Some(Val {
+                    aff: Affine::var(sy),
+                    exact: true,
+                });
+            }
+            let depth = self.guards.len();
+            if let (
+                LoopKind::For {
+                    var,
+                    distribution,
+                    step,
+                    ..
+                },
+                Some((st, en, sp)),
+            ) = (kind, &range)
+            {
+                let t = self.types.local(*var);
+                let nonneg = t.is_unsigned_int();
+                let range_uniform = !self.per_thread(st)
+                    && !self.per_thread(en)
+                    && sp.as_ref().is_none_or(|v| !self.per_thread(v));
+                let value = match distribution {
+                    Distribution::Sequential | Distribution::BlocksInGrid => {
+                        let sy = self.sym(
+                            SymKey::LoopCounter(id, !range_uniform),
+                            !range_uniform,
+                            nonneg,
+                            SymKind::Other,
+                        );
+                        Affine::var(sy)
+                    }
+                    Distribution::ThreadsInBlock | Distribution::ThreadsInGrid => {
+                        let d = self.sym(SymKey::LoopIteration(id), true, true, SymKind::Dist);
+                        let stride = match (step, sp) {
+                            (None, _) => Some(1),
+                            (Some(_), Some(v)) => v.aff.as_constant(),
+                            _ => None,
+                        };
+                        match stride {
+                            Some(c) if c > 0 && !self.per_thread(st) => {
+                                st.aff.add(&Affine::var(d).scale(c))
+                            }
+                            _ => Affine::var(self.sym(
+                                SymKey::LoopVar(id),
+                                true,
+                                nonneg,
+                                SymKind::Other,
+                            )),
+                        }
+                    }
+                };
+                if st.exact && en.exact {
+                    self.guards.push(Constraint::le(&st.aff, &value));
+                    self.guards.push(Constraint::lt(&value, &en.aff));
+                }
+                self.env[var.index()] = Some(Val {
+                    aff: value,
+                    exact: true,
+                });
+            }
+            let mut cur = head.clone();
+            if let LoopKind::While { cond } = kind {
+                let _ = self.eval(*cond);
+                self.flush(&mut cur);
+                let yes = self.constraints(*cond, true);
+                self.guards.extend(yes);
+            }
+            self.continues.remove(&id);
+            self.breaks.remove(&id);
+            self.block(body, BlockKey::In(id, 0), &mut cur);
+            self.guards.truncate(depth);
+            let mut back = cur.clone();
+            if let Some(c) = self.continues.get(&id) {
+                back.union(c);
+            }
+            if let Some(b) = self.breaks.get(&id) {
+                // Threads that broke out stay in the phase while the others go on.
+                back.union(b);
+            }
+            let mut new_head = entry.clone();
+            new_head.union(&back.carry(id));
+            new_head.refresh(&back);
+            let stable = new_head.keys() == head.keys();
+            head = new_head;
+            if stable && round > 0 {
+                break;
+            }
+        }
+        self.loops.pop();
+        let mut after = head;
+        if let Some(b) = self.breaks.get(&id) {
+            after.union(b);
+        }
+        // Outside the loop, "an earlier iteration of it" is just "earlier".
+        let mut stripped = Pend::default();
+        for mut p in after.items {
+            p.carried.remove(&id);
+            stripped.union(&Pend { items: vec![p] });
+        }
+        let after = stripped;
+        // After the loop, its variables hold values of some iteration.
+        for l in &assigned {
+            let uniform = head_uniform
+                .as_ref()
+                .and_then(|h| h.get(l.index()).copied())
+                .unwrap_or(false);
+            let sy = self.sym(
+                SymKey::LoopExit(id, *l, !uniform),
+                !uniform,
+                self.types.local(*l).is_unsigned_int(),
+                SymKind::Other,
+            );
+            self.env[l.index()] = Some(Val {
+                aff: Affine::var(sy),
+                exact: true,
+            });
+        }
+        *pend = after;
+    }
+}
+
+/// Locals assigned anywhere in a block (loop bodies: their values change between iterations).
+pub(super) fn assigned_locals(b: &Block) -> Vec<Handle<Local>> {
+    let mut out = Vec::new();
+    pub(super) fn walk(b: &Block, out: &mut Vec<Handle<Local>>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Assign {
+                    place: Place::Local(l),
+                    ..
+                } => out.push(*l),
+                Stmt::Atomic {
+                    result: Some(l), ..
+                }
+                | Stmt::Warp {
+                    result: Some(l), ..
+                } => out.push(*l),
+                Stmt::Let { local, .. } => out.push(*local),
+                Stmt::If { accept, reject, .. } => {
+                    walk(accept, out);
+                    walk(reject, out);
+                }
+                Stmt::Loop { kind, body, .. } => {
+                    if let LoopKind::For { var, .. } = kind {
+                        out.push(*var);
+                    }
+                    walk(body, out);
+                }
+                Stmt::Block(body) => walk(body, out),
+                _ => {}
+            }
+        }
+    }
+    walk(b, &mut out);
+    out.sort_by_key(|h| h.index());
+    out.dedup();
+    out
+}

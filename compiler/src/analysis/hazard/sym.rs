@@ -1,0 +1,336 @@
+//! Values as affine forms: expressions evaluated to sums of symbols, conditions to linear
+//! constraints, and shared-memory accesses recorded with their index, guards and place.
+
+use super::walker::*;
+use crate::analysis::affine::{Affine, Constraint, Var};
+use crate::ir::*;
+use std::rc::Rc;
+
+impl Walker<'_> {
+    /// The symbol for `key`, created on first use.
+    pub(super) fn sym(
+        &mut self,
+        key: SymKey,
+        per_thread: bool,
+        nonneg: bool,
+        kind: SymKind,
+    ) -> Var {
+        if let Some(s) = self.sym_keys.get(&key) {
+            return *s;
+        }
+        let s = self.syms.len() as Var;
+        self.syms.push(SymInfo {
+            per_thread,
+            defined_in: self.loops.clone(),
+            kind,
+            nonneg,
+        });
+        self.sym_keys.insert(key, s);
+        s
+    }
+
+    pub(super) fn global_sym(&mut self, key: SymKey, kind: SymKind, nonneg: bool) -> Var {
+        let saved = std::mem::take(&mut self.loops);
+        let s = self.sym(key, false, nonneg, kind);
+        self.loops = saved;
+        s
+    }
+
+    pub(super) fn per_thread(&self, v: &Val) -> bool {
+        v.aff
+            .terms
+            .keys()
+            .any(|s| self.syms[*s as usize].per_thread)
+    }
+
+    /// A value the analysis does not model: a fresh symbol for this expression.
+    pub(super) fn opaque(&mut self, e: Handle<Expr>, per_thread: bool) -> Val {
+        let nonneg = self.types.expr(e).is_unsigned_int();
+        let s = self.sym(
+            SymKey::Opaque(e, per_thread),
+            per_thread,
+            nonneg,
+            SymKind::Other,
+        );
+        Val {
+            aff: Affine::var(s),
+            exact: true,
+        }
+    }
+
+    pub(super) fn tid(&mut self, axis: usize) -> Var {
+        let s = self.global_sym(SymKey::ThreadIdx(axis), SymKind::Tid(axis), true);
+        self.syms[s as usize].per_thread = true;
+        s
+    }
+
+    pub(super) fn bdim(&mut self, axis: usize) -> Var {
+        self.global_sym(SymKey::BlockDim(axis), SymKind::BlockDim(axis), true)
+    }
+
+    pub(super) fn eval(&mut self, e: Handle<Expr>) -> Val {
+        let t = self.types.expr(e);
+        let exact = |aff: Affine| Val { aff, exact: true };
+        match self.k.exprs.get(e).clone() {
+            Expr::Literal(Literal::Int { value, .. }) => exact(Affine::constant(value)),
+            Expr::Literal(_) => self.opaque(e, false),
+            Expr::Local(l) => match self.env[l.index()].clone() {
+                Some(v) => v,
+                None => self.opaque(e, true),
+            },
+            Expr::Builtin { builtin, axis } => {
+                let a = axis as usize;
+                match builtin {
+                    Builtin::ThreadIdx => exact(Affine::var(self.tid(a))),
+                    Builtin::BlockDim => exact(Affine::var(self.bdim(a))),
+                    Builtin::BlockIdx => exact(Affine::var(self.global_sym(
+                        SymKey::BlockIdx(a),
+                        SymKind::Other,
+                        true,
+                    ))),
+                    Builtin::GridDim => exact(Affine::var(self.global_sym(
+                        SymKey::GridDim(a),
+                        SymKind::Other,
+                        true,
+                    ))),
+                    Builtin::GlobalIdx => {
+                        let base = self.global_sym(SymKey::GlobalBase(a), SymKind::Other, true);
+                        let tid = self.tid(a);
+                        exact(Affine::var(base).add(&Affine::var(tid)))
+                    }
+                    Builtin::LaneId => self.opaque(e, true),
+                    Builtin::WarpSize => exact(Affine::constant(32)),
+                }
+            }
+            Expr::Len(a) => exact(Affine::var(self.global_sym(
+                SymKey::Len(a),
+                SymKind::Other,
+                true,
+            ))),
+            Expr::Load { array, index } => {
+                let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
+                let uniform_index = idx.iter().all(|v| !self.per_thread(v));
+                match self.k.arrays.get(array).kind {
+                    ArrayKind::Shared { .. } => {
+                        self.access(
+                            AccessKey::Load(e),
+                            array,
+                            false,
+                            false,
+                            idx,
+                            self.k.exprs.span(e),
+                        );
+                        self.opaque(e, true)
+                    }
+                    ArrayKind::Global { mutable: false } => self.opaque(e, !uniform_index),
+                    ArrayKind::Global { mutable: true } | ArrayKind::Local { .. } => {
+                        self.opaque(e, true)
+                    }
+                }
+            }
+            Expr::UniformLoad { array, index } => {
+                let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
+                self.access(
+                    AccessKey::Load(e),
+                    array,
+                    false,
+                    false,
+                    idx,
+                    self.k.exprs.span(e),
+                );
+                self.opaque(e, false)
+            }
+            Expr::Method { receiver, args, .. } => {
+                let mut pt = false;
+                for x in std::iter::once(receiver).chain(args) {
+                    let v = self.eval(x);
+                    pt |= self.per_thread(&v);
+                }
+                self.opaque(e, pt)
+            }
+            Expr::AssumeUniform(inner) => {
+                let v = self.eval(inner);
+                if self.per_thread(&v) {
+                    self.opaque(e, false)
+                } else {
+                    v
+                }
+            }
+            Expr::Unary {
+                op: UnaryOp::Neg,
+                expr,
+            } if t.is_int() => {
+                let v = self.eval(expr);
+                Val {
+                    aff: v.aff.scale(-1),
+                    exact: v.exact && t.is_signed_int(),
+                }
+            }
+            Expr::Unary { expr, .. } => {
+                let v = self.eval(expr);
+                let pt = self.per_thread(&v);
+                self.opaque(e, pt)
+            }
+            Expr::Cast { expr, to } => {
+                let from = self.types.expr(expr);
+                let v = self.eval(expr);
+                if from.is_int() && to.is_int() {
+                    v
+                } else {
+                    let pt = self.per_thread(&v);
+                    self.opaque(e, pt)
+                }
+            }
+            Expr::Binary { op, left, right } => {
+                let l = self.eval(left);
+                let r = self.eval(right);
+                let lt = self.types.expr(left);
+                if lt.is_int() {
+                    match op {
+                        BinaryOp::Add => {
+                            return Val {
+                                aff: l.aff.add(&r.aff),
+                                exact: l.exact && r.exact,
+                            }
+                        }
+                        BinaryOp::Sub => {
+                            return Val {
+                                aff: l.aff.sub(&r.aff),
+                                exact: l.exact && r.exact && lt.is_signed_int(),
+                            }
+                        }
+                        BinaryOp::Mul => {
+                            if let Some(c) = r.aff.as_constant() {
+                                return Val {
+                                    aff: l.aff.scale(c),
+                                    exact: l.exact,
+                                };
+                            }
+                            if let Some(c) = l.aff.as_constant() {
+                                return Val {
+                                    aff: r.aff.scale(c),
+                                    exact: r.exact,
+                                };
+                            }
+                        }
+                        BinaryOp::Shl => {
+                            if let Some(c) = r.aff.as_constant().filter(|c| (0..31).contains(c)) {
+                                return Val {
+                                    aff: l.aff.scale(1 << c),
+                                    exact: l.exact,
+                                };
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let pt = self.per_thread(&l) || self.per_thread(&r);
+                self.opaque(e, pt)
+            }
+            Expr::Select {
+                cond,
+                accept,
+                reject,
+            } => {
+                let c = self.eval(cond);
+                let a = self.eval(accept);
+                let b = self.eval(reject);
+                if a.aff == b.aff {
+                    return a;
+                }
+                let pt = self.per_thread(&c) || self.per_thread(&a) || self.per_thread(&b);
+                self.opaque(e, pt)
+            }
+        }
+    }
+
+    /// The linear constraints a condition gives when it is `positive` (true) or not.
+    pub(super) fn constraints(&mut self, cond: Handle<Expr>, positive: bool) -> Vec<Constraint> {
+        match self.k.exprs.get(cond).clone() {
+            Expr::Unary {
+                op: UnaryOp::Not,
+                expr,
+            } => self.constraints(expr, !positive),
+            Expr::Binary {
+                op: BinaryOp::And,
+                left,
+                right,
+            } if positive => {
+                let mut c = self.constraints(left, true);
+                c.extend(self.constraints(right, true));
+                c
+            }
+            Expr::Binary {
+                op: BinaryOp::Or,
+                left,
+                right,
+            } if !positive => {
+                let mut c = self.constraints(left, false);
+                c.extend(self.constraints(right, false));
+                c
+            }
+            Expr::Binary { op, left, right }
+                if op.is_comparison() && self.types.expr(left).is_int() =>
+            {
+                let l = self.eval(left);
+                let r = self.eval(right);
+                if !(l.exact && r.exact) {
+                    return Vec::new();
+                }
+                let op = if positive {
+                    op
+                } else {
+                    match op {
+                        BinaryOp::Lt => BinaryOp::Ge,
+                        BinaryOp::Le => BinaryOp::Gt,
+                        BinaryOp::Gt => BinaryOp::Le,
+                        BinaryOp::Ge => BinaryOp::Lt,
+                        BinaryOp::Eq => BinaryOp::Ne,
+                        _ => BinaryOp::Eq,
+                    }
+                };
+                let (a, b) = (&l.aff, &r.aff);
+                vec![match op {
+                    BinaryOp::Lt => Constraint::lt(a, b),
+                    BinaryOp::Le => Constraint::le(a, b),
+                    BinaryOp::Gt => Constraint::lt(b, a),
+                    BinaryOp::Ge => Constraint::le(b, a),
+                    BinaryOp::Eq => Constraint::eq(a, b),
+                    _ => Constraint::ne(a, b),
+                }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn access(
+        &mut self,
+        site: AccessKey,
+        array: Handle<Array>,
+        write: bool,
+        atomic: bool,
+        index: Vec<Val>,
+        span: Span,
+    ) {
+        if !matches!(self.k.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+            return;
+        }
+        let key = (site, write);
+        let id = *self.access_ids.entry(key).or_insert_with(|| {
+            self.next_access += 1;
+            self.next_access
+        });
+        let acc = Rc::new(Access {
+            id,
+            array,
+            write,
+            atomic,
+            unsafe_: self.unsafe_depth > 0,
+            index,
+            guards: self.guards.clone(),
+            path: self.path.clone(),
+            span,
+        });
+        self.pending_new.push(acc);
+    }
+}

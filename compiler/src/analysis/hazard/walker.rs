@@ -1,0 +1,197 @@
+//! The walker's state: the symbols of the affine forms and what each stands for, the
+//! accesses with their guards and places in the tree, and the pending accesses of a phase.
+//!
+//! The other files of this folder add the walker's methods: [`super::sym`] evaluates
+//! expressions to affine forms, [`super::phase`] walks statements and carries pending accesses
+//! through control flow, [`super::pair`] decides whether two accesses collide.
+
+use super::super::affine::{Affine, Constraint, Var};
+use super::super::uniformity::UniformityInfo;
+use super::Hazard;
+use crate::ir::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SymKind {
+    Tid(usize),
+    BlockDim(usize),
+    Dist,
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct SymInfo {
+    pub(super) per_thread: bool,
+    pub(super) defined_in: Vec<StmtId>,
+    pub(super) kind: SymKind,
+    pub(super) nonneg: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Val {
+    pub(super) aff: Affine,
+    /// No unsigned subtraction went into it (so it equals the machine value when in range).
+    pub(super) exact: bool,
+}
+
+/// A block of the kernel: the body, or the `arm`-th block nested in a statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlockKey {
+    Body,
+    In(StmtId, u8),
+}
+
+/// One level of an access's place in the tree: the block, the statement's position in it,
+/// and the statement.
+pub(super) type PathStep = (BlockKey, usize, StmtId);
+
+/// What a symbol stands for; one symbol per key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum SymKey {
+    /// A scalar parameter.
+    Param(Handle<Local>),
+    /// A value the analysis does not model, per thread or not.
+    Opaque(Handle<Expr>, bool),
+    /// `thread_idx()` on an axis.
+    ThreadIdx(usize),
+    /// `block_dim()` on an axis.
+    BlockDim(usize),
+    /// `block_idx()` on an axis.
+    BlockIdx(usize),
+    /// `grid_dim()` on an axis.
+    GridDim(usize),
+    /// `block_idx * block_dim` on an axis, the base of `global_idx()`.
+    GlobalBase(usize),
+    /// The length of a slice.
+    Len(Handle<Array>),
+    /// The new value of a compound assignment the rules do not model, per thread or not.
+    Compound(StmtId, bool),
+    /// A variable assigned where control flow is not uniform.
+    DivergentAssign(StmtId),
+    /// The old value an atomic returns.
+    AtomicResult(StmtId),
+    /// The result of a warp operation.
+    WarpResult(StmtId),
+    /// Variable number `local` after an `if` whose arms left it different, per thread or not.
+    IfJoin(StmtId, usize, bool),
+    /// A variable the loop assigns, at the loop's head, per thread or not.
+    LoopHead(StmtId, Handle<Local>, bool),
+    /// A sequential or block-distributed loop's counter, per thread or not.
+    LoopCounter(StmtId, bool),
+    /// The iteration number of a thread-distributed loop.
+    LoopIteration(StmtId),
+    /// A thread-distributed loop's variable the analysis does not model.
+    LoopVar(StmtId),
+    /// A variable the loop assigns, after the loop, per thread or not.
+    LoopExit(StmtId, Handle<Local>, bool),
+}
+
+/// What identifies an access across the fixpoint rounds of a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum AccessKey {
+    /// The load of an expression.
+    Load(Handle<Expr>),
+    /// The read of a compound assignment to an element.
+    CompoundRead(StmtId),
+    /// The write of an assignment to an element.
+    Store(StmtId),
+    /// An atomic.
+    Atomic(StmtId),
+}
+
+#[derive(Debug)]
+pub(super) struct Access {
+    pub(super) id: usize,
+    pub(super) array: Handle<Array>,
+    pub(super) write: bool,
+    pub(super) atomic: bool,
+    pub(super) unsafe_: bool,
+    pub(super) index: Vec<Val>,
+    pub(super) guards: Vec<Constraint>,
+    pub(super) path: Vec<PathStep>,
+    pub(super) span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Pending {
+    pub(super) acc: Rc<Access>,
+    pub(super) carried: BTreeSet<StmtId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Pend {
+    pub(super) items: Vec<Pending>,
+}
+
+impl Pend {
+    pub(super) fn keys(&self) -> BTreeSet<(usize, BTreeSet<StmtId>)> {
+        self.items
+            .iter()
+            .map(|p| (p.acc.id, p.carried.clone()))
+            .collect()
+    }
+    pub(super) fn union(&mut self, other: &Pend) {
+        let keys = self.keys();
+        for p in &other.items {
+            if !keys.contains(&(p.acc.id, p.carried.clone())) {
+                self.items.push(p.clone());
+            }
+        }
+        // Keep the newest record of each access.
+        self.refresh(other);
+    }
+    pub(super) fn refresh(&mut self, newer: &Pend) {
+        let latest: HashMap<usize, Rc<Access>> = newer
+            .items
+            .iter()
+            .map(|p| (p.acc.id, p.acc.clone()))
+            .collect();
+        for p in &mut self.items {
+            if let Some(a) = latest.get(&p.acc.id) {
+                p.acc = a.clone();
+            }
+        }
+    }
+    pub(super) fn carry(&self, loop_id: StmtId) -> Pend {
+        Pend {
+            items: self
+                .items
+                .iter()
+                .map(|p| {
+                    let mut c = p.carried.clone();
+                    c.insert(loop_id);
+                    Pending {
+                        acc: p.acc.clone(),
+                        carried: c,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+pub(super) struct Walker<'a> {
+    pub(super) k: &'a Kernel,
+    pub(super) types: &'a Types,
+    pub(super) uni: &'a UniformityInfo,
+    pub(super) syms: Vec<SymInfo>,
+    pub(super) sym_keys: HashMap<SymKey, Var>,
+    pub(super) env: Vec<Option<Val>>,
+    pub(super) guards: Vec<Constraint>,
+    pub(super) loops: Vec<StmtId>,
+    pub(super) path: Vec<PathStep>,
+    pub(super) unsafe_depth: usize,
+    pub(super) next_access: usize,
+    pub(super) access_ids: HashMap<(AccessKey, bool), usize>,
+    pub(super) returned: Pend,
+    pub(super) continues: HashMap<StmtId, Pend>,
+    pub(super) breaks: HashMap<StmtId, Pend>,
+    pub(super) rank: usize,
+    pub(super) found: Vec<Hazard>,
+    pub(super) seen: HashSet<(usize, usize)>,
+    pub(super) pending_new: Vec<Rc<Access>>,
+    pub(super) witnesses: bool,
+    pub(super) label_loops: HashMap<Handle<Label>, StmtId>,
+    pub(super) loop_stmts: HashSet<StmtId>,
+}
