@@ -1,0 +1,435 @@
+//! Calls of the language's own operations: atomics, `uniform_load`, warp operations,
+//! `assume_uniform`, and the scalar methods with Rust's meaning.
+
+use super::cx::*;
+use super::syntax::*;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// `array.atomic_op(i, v)`; in value position the old value goes to a temporary.
+    pub(super) fn lower_atomic(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        out: &mut Block,
+        want_value: bool,
+    ) -> Value {
+        let span = m.src();
+        let Some(op) = AtomicOp::from_method(&m.method.to_string()) else {
+            return Value::Error;
+        };
+        let array = match strip_parens(&m.receiver) {
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Array(a)) => a,
+                    Some(Binding::View(_)) => {
+                        self.err(
+                            m.receiver.src(),
+                            format!(
+                                "`{}` writes, but this parameter of the helper is a read-only `&[T]`; declare it `&mut`",
+                                op.method()
+                            ),
+                        );
+                        return Value::Error;
+                    }
+                    _ => {
+                        self.err(
+                            m.receiver.src(),
+                            format!(
+                                "`{}` works on a shared array or a `&mut` slice parameter",
+                                op.method()
+                            ),
+                        );
+                        return Value::Error;
+                    }
+                }
+            }
+            other => {
+                self.err(
+                    other.src(),
+                    format!(
+                        "`{}` works on a shared array or a `&mut` slice parameter",
+                        op.method()
+                    ),
+                );
+                return Value::Error;
+            }
+        };
+        let a = self.arrays.get(array).clone();
+        if matches!(a.kind, ArrayKind::Local { .. }) {
+            self.err(
+                m.receiver.src(),
+                format!(
+                    "`{}` works on a shared array or a `&mut` slice parameter; `{}` is private to its thread, so assign its elements instead",
+                    op.method(),
+                    a.name
+                ),
+            );
+            return Value::Error;
+        }
+        if a.kind == (ArrayKind::Global { mutable: false }) {
+            self.cx.push(
+                Diagnostic::new(
+                    m.receiver.src(),
+                    format!(
+                        "`{}` writes, but `{}` is a read-only `&[{}]`",
+                        op.method(),
+                        a.name,
+                        a.elem
+                    ),
+                )
+                .note(format!(
+                    "declare the parameter `{}: &mut [{}]`",
+                    a.name, a.elem
+                )),
+            );
+            return Value::Error;
+        }
+        if a.rank() != 1 {
+            self.err(
+                span,
+                format!(
+                    "atomics take one index; `{}` has {} dimensions",
+                    a.name,
+                    a.rank()
+                ),
+            );
+            return Value::Error;
+        }
+        let supported = match op {
+            AtomicOp::Add => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::F32 | Scalar::F64
+            ),
+            AtomicOp::Exchange => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64 | Scalar::F32
+            ),
+            _ => matches!(
+                a.elem,
+                Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64
+            ),
+        };
+        if !supported {
+            self.err(
+                span,
+                format!(
+                    "`{}` on `{}` elements is not supported",
+                    op.method(),
+                    a.elem
+                ),
+            );
+            return Value::Error;
+        }
+        if m.args.len() != 2 {
+            self.err(
+                span,
+                format!(
+                    "`{}` takes an index and a value: `{}.{}(i, v)`",
+                    op.method(),
+                    a.name,
+                    op.method()
+                ),
+            );
+            return Value::Error;
+        }
+        let (Some(index), Some(value)) = (m.args.first(), m.args.get(1)) else {
+            return Value::Error;
+        };
+        let Some(index) = self.value_or_none(index, out) else {
+            return Value::Error;
+        };
+        let Some(value) = self.value_or_none(value, out) else {
+            return Value::Error;
+        };
+        let result = want_value.then(|| {
+            let tmp = self.locals.append(
+                Local {
+                    name: "old".into(),
+                    mutable: false,
+                    annotated: Some(a.elem),
+                    origin: LocalOrigin::Temp,
+                },
+                span,
+            );
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: None,
+                },
+                span,
+            );
+            tmp
+        });
+        out.push(
+            Stmt::Atomic {
+                op,
+                array,
+                index,
+                value,
+                result,
+            },
+            span,
+        );
+        match result {
+            Some(tmp) => Value::Expr(self.expr(Expr::Local(tmp), span)),
+            None => Value::Error,
+        }
+    }
+
+    pub(super) fn lower_method(&mut self, m: &syn::ExprMethodCall, out: &mut Block) -> Value {
+        let span = m.src();
+        // `h.to_f32()`, `h.to_f64()` of `half` values.
+        if m.args.is_empty() && (m.method == "to_f32" || m.method == "to_f64") {
+            let to = if m.method == "to_f32" {
+                Scalar::F32
+            } else {
+                Scalar::F64
+            };
+            return match self.lower_value(&m.receiver, out) {
+                Value::Expr(x) => Value::Expr(self.expr(Expr::Cast { expr: x, to }, span)),
+                other => other,
+            };
+        }
+        if m.method == "len" && m.args.is_empty() {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if let Some(id) = p.path.get_ident() {
+                    if let Some(Binding::Array(a) | Binding::View(a)) = self.lookup(&id.to_string())
+                    {
+                        if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. })
+                            || self.arrays.get(a).kind.is_dynamic()
+                        {
+                            return Value::Expr(self.expr(Expr::Len(a), span));
+                        }
+                        if let ArrayKind::Shared { dims, .. } = &self.arrays.get(a).kind {
+                            let n = dims.first().copied().unwrap_or(0);
+                            return Value::Expr(self.expr(
+                                Expr::Literal(Literal::Int {
+                                    value: i128::from(n),
+                                    suffix: Some(Scalar::Usize),
+                                }),
+                                span,
+                            ));
+                        }
+                        if let ArrayKind::Local { dims, .. } = &self.arrays.get(a).kind {
+                            let n = dims.first().copied().unwrap_or(0);
+                            return Value::Expr(self.expr(
+                                Expr::Literal(Literal::Int {
+                                    value: i128::from(n),
+                                    suffix: Some(Scalar::Usize),
+                                }),
+                                span,
+                            ));
+                        }
+                        self.err(
+                            span,
+                            "a shared array's length is its declared size; write the number",
+                        );
+                        return Value::Error;
+                    }
+                }
+            }
+            self.err(
+                m.receiver.src(),
+                "`.len()` is supported on slice parameters",
+            );
+            return Value::Error;
+        }
+        if let Some(method) = Method::from_name(&m.method.to_string()) {
+            if m.args.len() != method.arity() {
+                self.err(
+                    span,
+                    format!("`{}` takes {} argument(s)", method.name(), method.arity()),
+                );
+                return Value::Error;
+            }
+            if let Some(t) = &m.turbofish {
+                self.err(t.src(), "kernel methods take no type arguments");
+                return Value::Error;
+            }
+            let receiver = match self.lower_value(&m.receiver, out) {
+                Value::Expr(r) => r,
+                other => return other,
+            };
+            let mut args = Vec::new();
+            for a in &m.args {
+                match self.lower_value(a, out) {
+                    Value::Expr(v) => args.push(v),
+                    other => return other,
+                }
+            }
+            return Value::Expr(self.expr(
+                Expr::Method {
+                    method,
+                    receiver,
+                    args,
+                },
+                span,
+            ));
+        }
+        self.err(
+            m.method.src(),
+            format!("the method `{}` is not supported in kernels yet", m.method),
+        );
+        Value::Error
+    }
+
+    pub(super) fn lower_unsafe_value(
+        &mut self,
+        b: &syn::Block,
+        out: &mut Block,
+        span: Span,
+    ) -> Value {
+        let was = std::mem::replace(&mut self.in_unsafe, true);
+        // `unsafe { assume_uniform(v) }` needs no block of its own.
+        let simple = match split_tail(b) {
+            ([], Some(syn::Expr::Call(c))) if is_call_of(c, "assume_uniform") => Some(c),
+            _ => None,
+        };
+        let v = match simple {
+            Some(_) => {
+                let mut scratch = Block::default();
+                let v = self.lower_block_value(b, &mut scratch, span);
+                if scratch.stmts.is_empty() {
+                    v
+                } else {
+                    let tmp = self.temp(span);
+                    out.push(
+                        Stmt::Let {
+                            local: tmp,
+                            init: None,
+                        },
+                        span,
+                    );
+                    let mut inner = Block {
+                        is_unsafe: true,
+                        ..Block::default()
+                    };
+                    inner.append(scratch);
+                    if let Value::Expr(e) = v {
+                        inner.push(
+                            Stmt::Assign {
+                                place: Place::Local(tmp),
+                                op: None,
+                                value: e,
+                            },
+                            span,
+                        );
+                    }
+                    out.push(Stmt::Block(inner), span);
+                    Value::Expr(self.expr(Expr::Local(tmp), span))
+                }
+            }
+            None => {
+                let tmp = self.temp(span);
+                out.push(
+                    Stmt::Let {
+                        local: tmp,
+                        init: None,
+                    },
+                    span,
+                );
+                let mut inner = self.block_into_temp(b, tmp);
+                inner.is_unsafe = true;
+                out.push(Stmt::Block(inner), span);
+                Value::Expr(self.expr(Expr::Local(tmp), span))
+            }
+        };
+        self.in_unsafe = was;
+        v
+    }
+
+    /// `uniform_load(&tile[i])`: a barrier, then every thread reads the same element.
+    pub(super) fn lower_uniform_load(
+        &mut self,
+        c: &syn::ExprCall,
+        out: &mut Block,
+        span: Span,
+    ) -> Value {
+        let arg = match (c.args.len(), c.args.first()) {
+            (1, Some(syn::Expr::Reference(r))) if r.mutability.is_none() => &*r.expr,
+            _ => {
+                self.cx.push(
+                    Diagnostic::new(
+                        span,
+                        "`uniform_load` takes a reference to a shared array element",
+                    )
+                    .note("write `uniform_load(&tile[i])`"),
+                );
+                return Value::Error;
+            }
+        };
+        let Some((array, index)) = self.lower_index(arg, out) else {
+            return Value::Error;
+        };
+        if !matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+            self.err(
+                arg.src(),
+                "`uniform_load` reads shared memory; read a slice parameter directly",
+            );
+            return Value::Error;
+        }
+        self.barrier(BarrierOrigin::UniformLoad, span, out);
+        Value::Expr(self.expr(Expr::UniformLoad { array, index }, span))
+    }
+
+    /// A warp operation: its arguments, then the operation into a temporary.
+    pub(super) fn lower_warp(
+        &mut self,
+        c: &syn::ExprCall,
+        op: WarpOp,
+        out: &mut Block,
+        span: Span,
+    ) -> Value {
+        if c.args.len() != op.arity() {
+            self.err(
+                span,
+                format!("`{}` takes {} argument(s)", op.name(), op.arity()),
+            );
+            return Value::Error;
+        }
+        let mut args = Vec::new();
+        for a in &c.args {
+            match self.lower_value(a, out) {
+                Value::Expr(e) => args.push(e),
+                other => return other,
+            }
+        }
+        if op == WarpOp::Sync {
+            out.push(
+                Stmt::Warp {
+                    op,
+                    value: None,
+                    lane: None,
+                    result: None,
+                },
+                span,
+            );
+            return Value::Error;
+        }
+        let tmp = self.temp(span);
+        self.locals.get_mut(tmp).name = match op {
+            WarpOp::Ballot => "ballot",
+            WarpOp::All | WarpOp::Any => "vote",
+            _ => "shuffled",
+        }
+        .into();
+        out.push(
+            Stmt::Let {
+                local: tmp,
+                init: None,
+            },
+            span,
+        );
+        out.push(
+            Stmt::Warp {
+                op,
+                value: args.first().copied(),
+                lane: args.get(1).copied(),
+                result: Some(tmp),
+            },
+            span,
+        );
+        Value::Expr(self.expr(Expr::Local(tmp), span))
+    }
+}

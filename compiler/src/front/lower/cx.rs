@@ -1,0 +1,131 @@
+//! The lowerer's state: the arenas being filled, the scopes of names, the loops and the
+//! inlined calls being lowered, and the few methods every other file uses.
+
+use crate::diag::Ctxt;
+use crate::front::helpers::Helpers;
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// The result of lowering an expression in value position.
+pub(super) enum Value {
+    /// The expression's value.
+    Expr(Handle<Expr>),
+    /// Control never comes back (`return`, `break`, `continue`).
+    Diverges,
+    /// An error was reported.
+    Error,
+}
+
+/// `start`, `end` and the optional `step_by` of a loop range.
+pub(super) type RangeParts = (Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>);
+
+#[derive(Clone, Copy)]
+pub(super) enum Binding {
+    Local(Handle<Local>),
+    Array(Handle<Array>),
+    /// A helper's `&[T]` parameter bound to a writable array: reads only.
+    View(Handle<Array>),
+    /// A helper's `&mut T` parameter bound to a caller's variable, used as `*p`.
+    Ref(Handle<Local>),
+    /// A name whose declaration was reported as an error: uses report nothing more.
+    Poisoned,
+    /// A local closure, by index into the lowerer's closures.
+    Closure(usize),
+}
+
+/// A local closure: its syntax and the bindings it sees (those where it was written).
+#[derive(Clone)]
+pub(super) struct ClosureDef {
+    pub(super) expr: syn::ExprClosure,
+    pub(super) scopes: Vec<HashMap<String, Binding>>,
+}
+
+/// One inlined helper (or local closure) call being lowered.
+pub(super) struct CallFrame {
+    /// Index into the kernel's [`Helpers`](crate::front::helpers::Helpers); `None` for a closure.
+    pub(super) helper: Option<usize>,
+    /// The helper whose callee table resolves calls in this body (a closure's is its
+    /// enclosing helper's).
+    pub(super) resolve_in: Option<usize>,
+    /// The call's span.
+    pub(super) span: Span,
+    /// The helper's name.
+    pub(super) name: String,
+    /// The variable that receives the result (none for helpers returning `()`).
+    pub(super) result: Option<Handle<Local>>,
+    /// The label an early `return` breaks out of, once one needs it.
+    pub(super) exit: Option<Handle<Label>>,
+    /// Whether the helper (or one it calls) writes shared memory.
+    pub(super) wrote_shared: bool,
+}
+
+pub(super) struct LoopFrame {
+    pub(super) label: Option<(String, Handle<Label>)>,
+}
+
+pub(super) struct Lowerer<'c> {
+    pub(super) cx: &'c mut Ctxt,
+    pub(super) helpers: &'c Helpers,
+    pub(super) calls: Vec<CallFrame>,
+    /// The kernel is a `kernel_closure!` closure.
+    pub(super) closure: bool,
+    /// Local closures (`let f = |x| ..;`), inlined at each call.
+    pub(super) closures: Vec<ClosureDef>,
+    /// The kernel's const generic parameters.
+    pub(super) const_params: Vec<String>,
+    /// The const parameter that sizes the shared array being declared.
+    pub(super) pending_len_param: Option<String>,
+    /// The initialiser of each `let`, for guessing a generic helper's type arguments.
+    pub(super) let_inits: HashMap<Handle<Local>, Handle<Expr>>,
+    pub(super) arrays: Arena<Array>,
+    pub(super) locals: Arena<Local>,
+    pub(super) exprs: Arena<Expr>,
+    pub(super) labels: Arena<Label>,
+    pub(super) barriers: Vec<Barrier>,
+    pub(super) in_unsafe: bool,
+    pub(super) scopes: Vec<HashMap<String, Binding>>,
+    pub(super) loops: Vec<LoopFrame>,
+}
+
+impl Lowerer<'_> {
+    pub(super) fn err(&mut self, span: impl Into<Span>, msg: impl Into<String>) {
+        self.cx.error(span.into(), msg);
+    }
+
+    pub(super) fn expr(&mut self, e: Expr, span: Span) -> Handle<Expr> {
+        self.exprs.append(e, span)
+    }
+
+    pub(super) fn bind(&mut self, name: String, b: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name, b);
+        }
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    pub(super) fn enter_loop(&mut self, label: Option<&syn::Label>) -> Option<Handle<Label>> {
+        let l = label.map(|l| {
+            let name = l.name.ident.to_string();
+            let h = self.labels.append(Label { name: name.clone() }, l.src());
+            (name, h)
+        });
+        let h = l.as_ref().map(|(_, h)| *h);
+        self.loops.push(LoopFrame { label: l });
+        h
+    }
+
+    pub(super) fn temp(&mut self, span: Span) -> Handle<Local> {
+        self.locals.append(
+            Local {
+                name: "tmp".into(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::Temp,
+            },
+            span,
+        )
+    }
+}

@@ -1,0 +1,476 @@
+//! Expressions in value position: literals, paths (variables, consts, builtins), fields of
+//! `Dim3` values, operators, casts, and the dispatch to the other files for everything else.
+
+use super::cx::*;
+use super::syntax::*;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    pub(super) fn lower_value(&mut self, e: &syn::Expr, out: &mut Block) -> Value {
+        let span = e.src();
+        match e {
+            syn::Expr::Lit(l) => self.lower_lit(&l.lit),
+            syn::Expr::Paren(p) => self.lower_value(&p.expr, out),
+            syn::Expr::Group(g) => self.lower_value(&g.expr, out),
+            syn::Expr::Path(p) => self.lower_path(p),
+            syn::Expr::Unary(u) => {
+                // Fold `-literal` so that `i32::MIN` written as `-2147483648` stays a literal.
+                if let (
+                    syn::UnOp::Neg(_),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }),
+                ) = (&u.op, strip_parens(&u.expr))
+                {
+                    if let Some((value, suffix)) = self.int_lit(i) {
+                        return Value::Expr(self.expr(
+                            Expr::Literal(Literal::Int {
+                                value: -value,
+                                suffix,
+                            }),
+                            span,
+                        ));
+                    }
+                    return Value::Error;
+                }
+                let op = match u.op {
+                    syn::UnOp::Neg(_) => UnaryOp::Neg,
+                    syn::UnOp::Not(_) => UnaryOp::Not,
+                    syn::UnOp::Deref(_) => {
+                        if let syn::Expr::Path(p) = strip_parens(&u.expr) {
+                            if let Some(Binding::Ref(h)) =
+                                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                            {
+                                return Value::Expr(self.expr(Expr::Local(h), span));
+                            }
+                        }
+                        self.err(
+                            u.op.src(),
+                            "dereferencing (`*x`) works only on a helper's `&mut` parameter",
+                        );
+                        return Value::Error;
+                    }
+                    _ => {
+                        self.err(
+                            u.op.src(),
+                            "this unary operator is not supported in kernels",
+                        );
+                        return Value::Error;
+                    }
+                };
+                match self.lower_value(&u.expr, out) {
+                    Value::Expr(x) => Value::Expr(self.expr(Expr::Unary { op, expr: x }, span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Binary(b) => {
+                let Some(op) = binary_op(&b.op) else {
+                    self.cx.push(
+                        Diagnostic::new(b.op.src(), "an assignment has no value in a kernel")
+                            .note("write the assignment as its own statement"),
+                    );
+                    return Value::Error;
+                };
+                let left = self.lower_value(&b.left, out);
+                let right = if matches!(op, BinaryOp::And | BinaryOp::Or) {
+                    // The right side is evaluated conditionally: it may not need statements.
+                    let mut rs = Block::default();
+                    let r = self.lower_value(&b.right, &mut rs);
+                    if !rs.stmts.is_empty() {
+                        self.cx.push(
+                            Diagnostic::new(b.right.src(), "the right side of `&&`/`||` must be a plain expression in kernels")
+                                .note("compute it into a `let` before the condition, or use a nested `if`"),
+                        );
+                        return Value::Error;
+                    }
+                    r
+                } else {
+                    self.lower_value(&b.right, out)
+                };
+                match (left, right) {
+                    (Value::Expr(l), Value::Expr(r)) => Value::Expr(self.expr(
+                        Expr::Binary {
+                            op,
+                            left: l,
+                            right: r,
+                        },
+                        span,
+                    )),
+                    (Value::Error, _) | (_, Value::Error) => Value::Error,
+                    _ => Value::Diverges,
+                }
+            }
+            syn::Expr::Cast(c) => {
+                let Some(to) = type_to_scalar(&c.ty) else {
+                    self.cx.push(unsupported_type(&c.ty));
+                    return Value::Error;
+                };
+                match self.lower_value(&c.expr, out) {
+                    Value::Expr(x) => Value::Expr(self.expr(Expr::Cast { expr: x, to }, span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Index(_) => match self.lower_index(e, out) {
+                Some((array, index)) => Value::Expr(self.expr(Expr::Load { array, index }, span)),
+                None => Value::Error,
+            },
+            syn::Expr::Field(f) => self.lower_field(f),
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, true)
+            }
+            syn::Expr::MethodCall(m) => self.lower_method(m, out),
+            syn::Expr::Match(mt) => {
+                let tmp = self.temp(span);
+                out.push(
+                    Stmt::Let {
+                        local: tmp,
+                        init: None,
+                    },
+                    span,
+                );
+                if self.lower_match(mt, out, Some(tmp)) {
+                    Value::Expr(self.expr(Expr::Local(tmp), span))
+                } else {
+                    Value::Error
+                }
+            }
+            syn::Expr::Unsafe(u) => self.lower_unsafe_value(&u.block, out, span),
+            syn::Expr::Call(c) if is_call_of(c, "assume_uniform") => {
+                if !self.in_unsafe {
+                    self.cx.push(
+                        Diagnostic::new(span, "`assume_uniform` is unsafe: the programmer vouches that the value is the same in every thread of the block")
+                            .note("write `unsafe { assume_uniform(v) }`"),
+                    );
+                    return Value::Error;
+                }
+                let (1, Some(arg)) = (c.args.len(), c.args.first()) else {
+                    self.err(span, "`assume_uniform` takes one value");
+                    return Value::Error;
+                };
+                match self.lower_value(arg, out) {
+                    Value::Expr(v) => Value::Expr(self.expr(Expr::AssumeUniform(v), span)),
+                    other => other,
+                }
+            }
+            syn::Expr::Call(c) if is_call_of(c, "uniform_load") => {
+                self.lower_uniform_load(c, out, span)
+            }
+            syn::Expr::Call(c)
+                if c.args.is_empty()
+                    && (is_call_of(c, "lane_id") || is_call_of(c, "warp_size")) =>
+            {
+                let builtin = if is_call_of(c, "lane_id") {
+                    Builtin::LaneId
+                } else {
+                    Builtin::WarpSize
+                };
+                Value::Expr(self.expr(
+                    Expr::Builtin {
+                        builtin,
+                        axis: Axis::X,
+                    },
+                    span,
+                ))
+            }
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if half_conversion(&p.path).is_some()) =>
+            {
+                let Some((to, from)) = (match &*c.func {
+                    syn::Expr::Path(p) => half_conversion(&p.path),
+                    _ => None,
+                }) else {
+                    return Value::Error;
+                };
+                let (1, Some(arg)) = (c.args.len(), c.args.first()) else {
+                    self.err(span, format!("`{to}::from_{from}` takes one `{from}`"));
+                    return Value::Error;
+                };
+                match self.lower_value(arg, out) {
+                    Value::Expr(x) => {
+                        // `f16::from_f32(1.5)`: the literal is an `f32`.
+                        if let Expr::Literal(Literal::Float { suffix, .. }) = self.exprs.get_mut(x)
+                        {
+                            if suffix.is_none() {
+                                *suffix = Some(from);
+                            }
+                        }
+                        Value::Expr(self.expr(Expr::Cast { expr: x, to }, span))
+                    }
+                    other => other,
+                }
+            }
+            syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
+            syn::Expr::Call(c) if call_name(c).and_then(|n| WarpOp::from_name(&n)).is_some() => {
+                match call_name(c).and_then(|n| WarpOp::from_name(&n)) {
+                    Some(WarpOp::Sync) | None => {
+                        self.err(span, "`sync_warp()` is a statement; it has no value");
+                        Value::Error
+                    }
+                    Some(op) => self.lower_warp(c, op, out, span),
+                }
+            }
+            syn::Expr::Call(c) => {
+                let name = call_name(c);
+                let n = name.clone().unwrap_or_default();
+                let msg = match name.as_deref() {
+                    Some("thread_idx" | "block_idx" | "block_dim" | "grid_dim" | "global_idx") => {
+                        format!("`{n}()` is a `Dim3`; take one component: `{n}().x`")
+                    }
+                    Some("sync_block_threads") => "`sync_block_threads()` is a statement; it has no value".to_string(),
+                    Some("shared") => "`shared::<[T; N]>()` must be bound with `let`: `let tile = shared::<[f32; 256]>();`".to_string(),
+                    Some("threads_in_block" | "blocks_in_grid" | "threads_in_grid") => {
+                        format!("`{n}` is used as the range of a `for` loop")
+                    }
+                    Some(n) => format!("cannot call `{n}` in a kernel: function calls are not supported yet"),
+                    None => "function calls are not supported in kernels".to_string(),
+                };
+                self.err(span, msg);
+                Value::Error
+            }
+            syn::Expr::If(i) => self.lower_if_value(i, out),
+            syn::Expr::Block(b) => {
+                if b.label.is_some() {
+                    self.err(span, "labelled blocks are not supported in kernels");
+                    return Value::Error;
+                }
+                self.lower_block_value(&b.block, out, span)
+            }
+            syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
+                self.lower_jump(e, out);
+                Value::Diverges
+            }
+            syn::Expr::Macro(m) if m.mac.path.is_ident("panic") => {
+                self.lower_macro(&m.mac, out);
+                Value::Diverges
+            }
+            syn::Expr::Macro(m) => {
+                self.unsupported_macro(&m.mac);
+                Value::Error
+            }
+            syn::Expr::Assign(_) => {
+                self.cx.push(
+                    Diagnostic::new(span, "an assignment has no value in a kernel")
+                        .note("write the assignment as its own statement"),
+                );
+                Value::Error
+            }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => {
+                self.err(
+                    span,
+                    "loops have no value in kernels; use them as statements",
+                );
+                Value::Error
+            }
+            other => {
+                self.err(
+                    span,
+                    format!("{} are not supported in kernels", expr_kind_name(other)),
+                );
+                Value::Error
+            }
+        }
+    }
+
+    pub(super) fn int_lit(&mut self, i: &syn::LitInt) -> Option<(i128, Option<Scalar>)> {
+        let suffix = match i.suffix() {
+            "" => None,
+            s => match Scalar::from_rust_name(s) {
+                Some(t) if !matches!(t, Scalar::Bool) => Some(t),
+                _ => {
+                    self.err(i.src(), format!("unsupported literal suffix `{s}`"));
+                    return None;
+                }
+            },
+        };
+        match i.base10_parse::<u128>() {
+            Ok(v) if v <= i128::MAX as u128 => Some((v as i128, suffix)),
+            _ => {
+                self.err(i.src(), "integer literal is too large");
+                None
+            }
+        }
+    }
+
+    pub(super) fn lower_lit(&mut self, lit: &syn::Lit) -> Value {
+        let span = lit.src();
+        let l = match lit {
+            syn::Lit::Bool(b) => Literal::Bool(b.value),
+            syn::Lit::Int(i) => {
+                let Some((value, suffix)) = self.int_lit(i) else {
+                    return Value::Error;
+                };
+                if let Some(s) = suffix.filter(|s| s.is_float()) {
+                    // `1f32` is a float literal in Rust.
+                    Literal::Float {
+                        digits: value.to_string(),
+                        suffix: Some(s),
+                    }
+                } else {
+                    Literal::Int { value, suffix }
+                }
+            }
+            syn::Lit::Float(f) => {
+                let suffix = match f.suffix() {
+                    "" => None,
+                    "f32" => Some(Scalar::F32),
+                    "f64" => Some(Scalar::F64),
+                    s => {
+                        self.err(span, format!("unsupported literal suffix `{s}`"));
+                        return Value::Error;
+                    }
+                };
+                Literal::Float {
+                    digits: f.base10_digits().to_string(),
+                    suffix,
+                }
+            }
+            _ => {
+                self.err(
+                    span,
+                    "only numeric and boolean literals are supported in kernels",
+                );
+                return Value::Error;
+            }
+        };
+        Value::Expr(self.expr(Expr::Literal(l), span))
+    }
+
+    pub(super) fn lower_path(&mut self, p: &syn::ExprPath) -> Value {
+        let span = p.src();
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            return match self.lookup(&name) {
+                Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
+                Some(Binding::Poisoned) => Value::Error,
+                Some(Binding::Closure(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is a closure; kernels call closures (`{name}(..)`) but do not pass them as values"),
+                    );
+                    Value::Error
+                }
+                Some(Binding::Ref(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is a `&mut` reference; read it as `*{name}`"),
+                    );
+                    Value::Error
+                }
+                Some(Binding::Array(_) | Binding::View(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is an array; index it (`{name}[i]`) or take its length"),
+                    );
+                    Value::Error
+                }
+                None if self.closure => {
+                    self.cx.push(
+                        Diagnostic::new(span, format!("a `kernel_closure!` closure cannot capture `{name}`: a kernel runs on the GPU, where the host's variables do not exist"))
+                            .note(format!("pass it as a parameter: `|.., {name}: T| ..`, and at launch")),
+                    );
+                    Value::Error
+                }
+                None => {
+                    self.err(span, format!("cannot find value `{name}` in this kernel"));
+                    Value::Error
+                }
+            };
+        }
+        // `f16::ZERO`, `bf16::ONE`.
+        if p.qself.is_none() && p.path.segments.len() >= 2 {
+            let mut tp = p.path.clone();
+            let konst = tp.segments.pop().map(|s| s.into_value().ident.to_string());
+            let segs: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
+                tp.segments.into_iter().collect();
+            let tp = syn::Path {
+                leading_colon: None,
+                segments: segs,
+            };
+            if let (Some(t), Some(k)) = (half_path(&tp), konst) {
+                let digits = match k.as_str() {
+                    "ZERO" => "0.0",
+                    "ONE" => "1.0",
+                    _ => {
+                        self.err(span, format!("`{t}::{k}` is not supported in kernels; the constants are `ZERO` and `ONE` (or `{t}::from_f32(..)`)"));
+                        return Value::Error;
+                    }
+                };
+                let lit = self.expr(
+                    Expr::Literal(Literal::Float {
+                        digits: digits.into(),
+                        suffix: Some(Scalar::F32),
+                    }),
+                    span,
+                );
+                return Value::Expr(self.expr(Expr::Cast { expr: lit, to: t }, span));
+            }
+        }
+        // `u32::MAX`, `i64::MIN`, ...
+        if p.path.segments.len() == 2 && p.qself.is_none() {
+            let ty = p.path.segments[0].ident.to_string();
+            let cname = p.path.segments[1].ident.to_string();
+            if let Some(t) = Scalar::from_rust_name(&ty).filter(|t| t.is_int()) {
+                let v = match (cname.as_str(), t) {
+                    ("MAX", _) => Some(int_max(t)),
+                    ("MIN", _) => Some(int_min(t)),
+                    ("BITS", _) => {
+                        return Value::Expr(self.expr(
+                            Expr::Literal(Literal::Int {
+                                value: i128::from(t.bits()),
+                                suffix: Some(Scalar::U32),
+                            }),
+                            span,
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Some(value) = v {
+                    return Value::Expr(self.expr(
+                        Expr::Literal(Literal::Int {
+                            value,
+                            suffix: Some(t),
+                        }),
+                        span,
+                    ));
+                }
+            }
+        }
+        self.err(span, "paths are not supported in kernels except `T::MAX`, `T::MIN` and `T::BITS` of integer types");
+        Value::Error
+    }
+
+    pub(super) fn lower_field(&mut self, f: &syn::ExprField) -> Value {
+        let span = f.src();
+        let axis = match &f.member {
+            syn::Member::Named(n) if n == "x" => Axis::X,
+            syn::Member::Named(n) if n == "y" => Axis::Y,
+            syn::Member::Named(n) if n == "z" => Axis::Z,
+            _ => {
+                self.err(
+                    f.member.src(),
+                    "only `.x`, `.y` and `.z` of an index builtin are supported in kernels",
+                );
+                return Value::Error;
+            }
+        };
+        let builtin = match strip_parens(&f.base) {
+            syn::Expr::Call(c) if c.args.is_empty() => match call_name(c).as_deref() {
+                Some("thread_idx") => Builtin::ThreadIdx,
+                Some("block_idx") => Builtin::BlockIdx,
+                Some("block_dim") => Builtin::BlockDim,
+                Some("grid_dim") => Builtin::GridDim,
+                Some("global_idx") => Builtin::GlobalIdx,
+                _ => {
+                    self.err(f.base.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                    return Value::Error;
+                }
+            },
+            other => {
+                self.err(other.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                return Value::Error;
+            }
+        };
+        Value::Expr(self.expr(Expr::Builtin { builtin, axis }, span))
+    }
+}

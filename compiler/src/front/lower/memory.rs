@@ -1,0 +1,546 @@
+//! Memory: thread-local arrays, shared-array declarations and their lengths, places that can
+//! be assigned, and indexing with its rank and type checks.
+
+use super::cx::*;
+use super::syntax::*;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// Recognises `shared::<[T; N]>()` and `shared::<[[T; W]; H]>()`. Returns `None` when `e`
+    /// is not a call of `shared`, `Some(None)` when it is but is malformed (reported).
+    #[allow(clippy::option_option)]
+    /// `let mut a = [v; N]` or `[[v; W]; H]`: a thread-local array, filled by one store per
+    /// element (the arrays are small: they live in registers).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn lower_local_array(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        mutable: bool,
+        annotated: Option<&syn::Type>,
+        rep: &syn::ExprRepeat,
+        out: &mut Block,
+        span: Span,
+    ) {
+        // Dimensions, outermost first, and the innermost value.
+        let mut dims = Vec::new();
+        let mut value: &syn::Expr = &rep.expr;
+        let mut len: &syn::Expr = &rep.len;
+        loop {
+            match self.const_len(len) {
+                Some(n) => dims.push(n),
+                None => return,
+            }
+            match strip_parens(value) {
+                syn::Expr::Repeat(inner) => {
+                    value = &inner.expr;
+                    len = &inner.len;
+                }
+                _ => break,
+            }
+        }
+        if dims.len() > 2 {
+            self.err(rep.src(), "thread-local arrays have one or two dimensions");
+            return;
+        }
+        let total: u64 = dims.iter().product();
+        if total == 0 || total > 64 {
+            self.err(
+                rep.src(),
+                "a thread-local array holds 1 to 64 elements (it lives in registers); use a shared array or a slice for more",
+            );
+            return;
+        }
+        // The element type: from the annotation, else from the value's literal suffix.
+        let mut elem = None;
+        if let Some(ty) = annotated {
+            let mut cur = ty;
+            for _ in 0..dims.len() {
+                match cur {
+                    syn::Type::Array(a) => cur = &a.elem,
+                    _ => {
+                        self.err(
+                            ty.src(),
+                            "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
+                        );
+                        return;
+                    }
+                }
+            }
+            match type_to_scalar(cur) {
+                Some(t) => elem = Some(t),
+                None => {
+                    self.cx.push(unsupported_type(cur));
+                    return;
+                }
+            }
+        }
+        let v = match self.lower_value(value, out) {
+            Value::Expr(e) => e,
+            _ => return,
+        };
+        if elem.is_none() {
+            elem = match self.exprs.get(v) {
+                Expr::Literal(Literal::Int { suffix, .. } | Literal::Float { suffix, .. }) => {
+                    *suffix
+                }
+                Expr::Literal(Literal::Bool(_)) => Some(Scalar::Bool),
+                // A parameter or an annotated `let`.
+                Expr::Local(l) => self.locals.get(*l).annotated,
+                Expr::Cast { to, .. } => Some(*to),
+                _ => None,
+            };
+        }
+        let Some(elem) = elem else {
+            self.err(
+                value.src(),
+                format!(
+                    "give the element type: `[0.0f32; N]`, or annotate `let {name}: [f32; N] = ..`"
+                ),
+            );
+            return;
+        };
+        let array = self.arrays.append(
+            Array {
+                name: name.to_string(),
+                elem,
+                kind: ArrayKind::Local {
+                    dims: dims.clone(),
+                    mutable,
+                },
+            },
+            name_span,
+        );
+        // A literal is stored as it is; anything else is computed once, into a temporary.
+        let literal = matches!(self.exprs.get(v), Expr::Literal(_));
+        let tmp = if literal {
+            None
+        } else {
+            let tmp = self.locals.append(
+                Local {
+                    name: format!("{name}_init"),
+                    mutable: false,
+                    annotated: Some(elem),
+                    origin: LocalOrigin::Let,
+                },
+                span,
+            );
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: Some(v),
+                },
+                span,
+            );
+            Some(tmp)
+        };
+        let index_lit = |this: &mut Self, i: u64| {
+            this.expr(
+                Expr::Literal(Literal::Int {
+                    value: i128::from(i),
+                    suffix: None,
+                }),
+                span,
+            )
+        };
+        let rows = if dims.len() == 2 { dims[0] } else { 1 };
+        let cols = dims[dims.len() - 1];
+        for r in 0..rows {
+            for c in 0..cols {
+                let mut index = Vec::new();
+                if dims.len() == 2 {
+                    index.push(index_lit(self, r));
+                }
+                index.push(index_lit(self, c));
+                let value = match tmp {
+                    Some(tmp) => self.expr(Expr::Local(tmp), span),
+                    None if (r, c) == (0, 0) => v,
+                    None => self.expr(self.exprs.get(v).clone(), span),
+                };
+                out.push(
+                    Stmt::Assign {
+                        place: Place::Element { array, index },
+                        op: None,
+                        value,
+                    },
+                    span,
+                );
+            }
+        }
+        self.bind(name.to_string(), Binding::Array(array));
+    }
+
+    /// `shared_slice::<T>()`: the kernel's dynamic shared array (one per kernel).
+    pub(super) fn shared_slice_decl(
+        &mut self,
+        call: &syn::ExprCall,
+        last: &syn::PathSegment,
+    ) -> Option<(Scalar, Vec<u64>)> {
+        if !call.args.is_empty() {
+            self.err(
+                call.args.src(),
+                "`shared_slice` takes no arguments: `shared_slice::<T>()`; the launch sizes it with `Launch::shared_bytes`",
+            );
+            return None;
+        }
+        let elem = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => match type_to_scalar(t) {
+                    Some(s) => s,
+                    None => {
+                        self.cx.push(unsupported_type(t));
+                        return None;
+                    }
+                },
+                _ => None?,
+            },
+            _ => {
+                self.err(
+                    last.src(),
+                    "write the element type: `shared_slice::<f32>()`",
+                );
+                return None;
+            }
+        };
+        if let Some((h, _)) = self.arrays.iter().find(|(_, a)| a.kind.is_dynamic()) {
+            let first = self.arrays.span(h);
+            self.cx.push(
+                Diagnostic::new(call.src(), "a kernel has one dynamic shared array")
+                    .label(first, "the first `shared_slice` is here")
+                    .note("CUDA gives a block one dynamic shared allocation: use this one array for everything, at different offsets"),
+            );
+            return None;
+        }
+        Some((elem, Vec::new()))
+    }
+
+    pub(super) fn try_shared_decl(&mut self, e: &syn::Expr) -> Option<Option<(Scalar, Vec<u64>)>> {
+        let syn::Expr::Call(call) = e else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        let last = p.path.segments.last()?;
+        if last.ident == "shared_slice" {
+            return Some(self.shared_slice_decl(call, last));
+        }
+        if last.ident != "shared" {
+            return None;
+        }
+        if !call.args.is_empty() {
+            self.err(
+                call.args.src(),
+                "`shared` takes no arguments: `shared::<[T; N]>()`",
+            );
+            return Some(None);
+        }
+        let ty = match &last.arguments {
+            syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first() {
+                Some(syn::GenericArgument::Type(t)) => t,
+                _ => {
+                    self.err(
+                        a.src(),
+                        "write the shared array's type: `shared::<[T; N]>()`",
+                    );
+                    return Some(None);
+                }
+            },
+            _ => {
+                self.err(
+                    last.src(),
+                    "write the shared array's type: `shared::<[T; N]>()`",
+                );
+                return Some(None);
+            }
+        };
+        // `[T; N]` with `N` a const parameter of the kernel: the launch sizes it.
+        if let syn::Type::Array(a) = ty {
+            if let syn::Expr::Path(p) = &a.len {
+                let param = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .filter(|n| self.const_params.contains(n));
+                if let Some(n) = param {
+                    let Some(elem) = type_to_scalar(&a.elem) else {
+                        self.err(
+                            a.elem.src(),
+                            "an array sized by a const parameter has one dimension: `shared::<[T; N]>()`",
+                        );
+                        return Some(None);
+                    };
+                    if let Some((h, _)) = self.arrays.iter().find(|(_, a)| a.kind.is_dynamic()) {
+                        let first = self.arrays.span(h);
+                        self.cx.push(
+                            Diagnostic::new(ty.src(), "a kernel has one shared array sized at launch (by a const parameter or `shared_slice`)")
+                                .label(first, "the first one is here")
+                                .note("size the others with literals, or carve this one array into parts"),
+                        );
+                        return Some(None);
+                    }
+                    self.pending_len_param = Some(n);
+                    return Some(Some((elem, Vec::new())));
+                }
+            }
+        }
+        let mut dims = Vec::new();
+        let mut cur = ty;
+        loop {
+            match cur {
+                syn::Type::Array(a) => {
+                    let Some(n) = self.const_len(&a.len) else {
+                        return Some(None);
+                    };
+                    dims.push(n);
+                    cur = &a.elem;
+                }
+                other => match type_to_scalar(other) {
+                    Some(t) if !dims.is_empty() => {
+                        if dims.len() > 2 {
+                            self.err(ty.src(), "shared arrays have one or two dimensions");
+                            return Some(None);
+                        }
+                        return Some(Some((t, dims)));
+                    }
+                    _ => {
+                        self.cx.push(
+                            Diagnostic::new(other.src(), "a shared array holds scalars: `shared::<[T; N]>()` or `shared::<[[T; W]; H]>()`")
+                        );
+                        return Some(None);
+                    }
+                },
+            }
+        }
+    }
+
+    pub(super) fn const_len(&mut self, e: &syn::Expr) -> Option<u64> {
+        if let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) = e
+        {
+            if let Ok(n) = i.base10_parse::<u64>() {
+                if n == 0 {
+                    self.err(e.src(), "an array needs at least one element");
+                    return None;
+                }
+                return Some(n);
+            }
+        }
+        self.err(
+            e.src(),
+            "an array's length must be an integer literal (or a helper's const generic parameter)",
+        );
+        None
+    }
+
+    pub(super) fn lower_place(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Place> {
+        match e {
+            syn::Expr::Paren(p) => self.lower_place(&p.expr, out),
+            syn::Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string()) {
+                    Some(Binding::Local(h)) => {
+                        let local = self.locals.get(h);
+                        if !local.mutable {
+                            let decl = self.locals.span(h);
+                            let name = local.name.clone();
+                            self.cx.push(
+                                Diagnostic::new(
+                                    e.src(),
+                                    format!("cannot assign twice to immutable variable `{name}`"),
+                                )
+                                .label(decl, format!("`{name}` is declared here"))
+                                .note(format!("declare it `let mut {name}`")),
+                            );
+                            return None;
+                        }
+                        Some(Place::Local(h))
+                    }
+                    Some(Binding::Array(_) | Binding::View(_)) => {
+                        self.err(
+                            e.src(),
+                            "cannot assign to a whole array; assign its elements",
+                        );
+                        None
+                    }
+                    Some(Binding::Ref(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a `&mut` reference; assign through it: `*{ident} = ..`"),
+                        );
+                        None
+                    }
+                    Some(Binding::Poisoned) => None,
+                    Some(Binding::Closure(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a closure; it cannot be assigned"),
+                        );
+                        None
+                    }
+                    None => {
+                        self.err(
+                            e.src(),
+                            format!("cannot find variable `{ident}` in this kernel"),
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                let target = match strip_parens(&u.expr) {
+                    syn::Expr::Path(p) => {
+                        p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    }
+                    _ => None,
+                };
+                match target {
+                    Some(Binding::Ref(h)) => Some(Place::Local(h)),
+                    _ => {
+                        self.err(
+                            e.src(),
+                            "only a helper's `&mut` parameter can be assigned through `*`",
+                        );
+                        None
+                    }
+                }
+            }
+            syn::Expr::Index(_) => {
+                if let Some(name) = index_base(e) {
+                    if let Some(Binding::View(_)) = self.lookup(&name) {
+                        self.cx.push(
+                            Diagnostic::new(
+                                e.src(),
+                                format!("cannot assign to `{name}[..]`: this helper parameter is a read-only `&[T]`"),
+                            )
+                            .note(format!("declare the parameter `{name}: &mut [T]`")),
+                        );
+                        return None;
+                    }
+                }
+                let (array, index) = self.lower_index(e, out)?;
+                if matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+                    for f in &mut self.calls {
+                        f.wrote_shared = true;
+                    }
+                }
+                let a = self.arrays.get(array);
+                if matches!(a.kind, ArrayKind::Local { mutable: false, .. }) {
+                    let name = a.name.clone();
+                    let decl = self.arrays.span(array);
+                    self.cx.push(
+                        Diagnostic::new(e.src(), format!("cannot assign to `{name}[..]`, as `{name}` is not declared as mutable"))
+                            .label(decl, format!("`{name}` is declared here"))
+                            .note(format!("declare it `let mut {name}`")),
+                    );
+                    return None;
+                }
+                if a.kind == (ArrayKind::Global { mutable: false }) {
+                    let name = a.name.clone();
+                    let elem = a.elem;
+                    let decl = self.arrays.span(array);
+                    self.cx.push(
+                        Diagnostic::new(e.src(), format!("cannot assign to `{name}[..]`: `{name}` is a `&[{elem}]`, which is read-only"))
+                            .label(decl, format!("`{name}` is declared here"))
+                            .note(format!("declare the parameter `{name}: &mut [{elem}]`")),
+                    );
+                    return None;
+                }
+                Some(Place::Element { array, index })
+            }
+            _ => {
+                self.err(
+                    e.src(),
+                    "this cannot be assigned; assign a `let mut` variable or an element `a[i]`",
+                );
+                None
+            }
+        }
+    }
+
+    /// `a[i]` or `a[i][j]`: the array and the indices outermost first.
+    pub(super) fn lower_index(
+        &mut self,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) -> Option<(Handle<Array>, Vec<Handle<Expr>>)> {
+        let mut indices = Vec::new();
+        let mut cur = e;
+        loop {
+            match cur {
+                syn::Expr::Index(ix) => {
+                    indices.push(&*ix.index);
+                    cur = &ix.expr;
+                }
+                syn::Expr::Paren(p) => cur = &p.expr,
+                _ => break,
+            }
+        }
+        indices.reverse();
+        let array = match cur {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(Binding::Array(a) | Binding::View(a)) => a,
+                    Some(Binding::Poisoned) => return None,
+                    Some(Binding::Closure(_)) => {
+                        self.err(
+                            cur.src(),
+                            format!("`{name}` is a closure; call it: `{name}(..)`"),
+                        );
+                        return None;
+                    }
+                    Some(Binding::Local(_) | Binding::Ref(_)) => {
+                        self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
+                        return None;
+                    }
+                    None => {
+                        self.err(
+                            cur.src(),
+                            format!("cannot find array `{name}` in this kernel"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            other => {
+                self.err(
+                    other.src(),
+                    "only slice parameters and shared arrays can be indexed",
+                );
+                return None;
+            }
+        };
+        let rank = self.arrays.get(array).rank();
+        if indices.len() != rank {
+            let name = self.arrays.get(array).name.clone();
+            self.err(
+                e.src(),
+                format!(
+                    "`{name}` has {rank} dimension(s) but is indexed with {} index(es)",
+                    indices.len()
+                ),
+            );
+            return None;
+        }
+        let mut hs = Vec::new();
+        for ix in indices {
+            if let syn::Expr::Range(r) = ix {
+                self.err(
+                    r.src(),
+                    "sub-slicing (`a[i..j]`) is not supported in kernels; index single elements",
+                );
+                return None;
+            }
+            hs.push(self.value_or_none(ix, out)?);
+        }
+        Some((array, hs))
+    }
+}

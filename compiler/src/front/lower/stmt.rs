@@ -1,0 +1,428 @@
+//! Statements: `let` (scalars, thread-local arrays, shared arrays), macros (`assert!`,
+//! `panic!`, `println!` rejected with a fix), statement expressions, blocks and barriers.
+
+use super::cx::*;
+use super::syntax::*;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+use std::collections::HashMap;
+
+impl Lowerer<'_> {
+    pub(super) fn lower_fn_body(&mut self, block: &syn::Block) -> Block {
+        let mut out = Block::default();
+        self.scopes.push(HashMap::new());
+        self.lower_stmts(&block.stmts, &mut out, true);
+        self.scopes.pop();
+        out
+    }
+
+    /// Lowers statements into `out`. A trailing expression without semicolon is lowered as a
+    /// statement when `tail_is_stmt` (its value is `()`).
+    pub(super) fn lower_stmts(&mut self, stmts: &[syn::Stmt], out: &mut Block, tail_is_stmt: bool) {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let _ = (i, tail_is_stmt);
+            match stmt {
+                syn::Stmt::Local(local) => self.lower_let(local, out),
+                syn::Stmt::Item(item) => {
+                    self.err(item.src(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
+                }
+                syn::Stmt::Expr(e, _) => self.lower_stmt_expr(e, out),
+                syn::Stmt::Macro(m) => self.lower_macro(&m.mac, out),
+            }
+        }
+    }
+
+    /// `assert!`, `debug_assert!` and `panic!` with a literal message (or none); other macros
+    /// are not supported.
+    pub(super) fn lower_macro(&mut self, mac: &syn::Macro, out: &mut Block) {
+        let span = mac.src();
+        let name = mac
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        if !matches!(name.as_str(), "assert" | "debug_assert" | "panic") {
+            self.unsupported_macro(mac);
+            return;
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let args: Vec<syn::Expr> = match mac.parse_body_with(parser) {
+            Ok(a) => a.into_iter().collect(),
+            Err(e) => {
+                self.err(
+                    Span::from(e.span()),
+                    format!("cannot read the arguments of `{name}!`: {e}"),
+                );
+                return;
+            }
+        };
+        let (cond, rest) = if name == "panic" {
+            (None, &args[..])
+        } else {
+            match args.split_first() {
+                Some((c, rest)) => (Some(c), rest),
+                None => {
+                    self.err(span, format!("`{name}!` needs a condition"));
+                    return;
+                }
+            }
+        };
+        let message = match rest {
+            [] => match cond {
+                Some(c) => format!("assertion failed: {}", quote::ToTokens::to_token_stream(c)),
+                None => "explicit panic".to_string(),
+            },
+            [syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })] if !s.value().contains('{') => s.value(),
+            _ => {
+                self.cx.push(
+                    Diagnostic::new(
+                        rest[0].src(),
+                        format!("kernels support `{name}!` with a plain string message only"),
+                    )
+                    .note("write the message as a string literal without `{}` placeholders"),
+                );
+                return;
+            }
+        };
+        let panic = Stmt::Panic {
+            message,
+            debug_only: name == "debug_assert",
+        };
+        match cond {
+            None => out.push(panic, span),
+            Some(c) => {
+                let Some(cv) = self.value_or_none(c, out) else {
+                    return;
+                };
+                let not = self.expr(
+                    Expr::Unary {
+                        op: UnaryOp::Not,
+                        expr: cv,
+                    },
+                    c.src(),
+                );
+                let mut fail = Block::default();
+                fail.push(panic, span);
+                out.push(
+                    Stmt::If {
+                        cond: not,
+                        accept: fail,
+                        reject: Block::default(),
+                    },
+                    span,
+                );
+            }
+        }
+    }
+
+    pub(super) fn unsupported_macro(&mut self, mac: &syn::Macro) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        self.cx.push(
+            Diagnostic::new(
+                mac.src(),
+                format!("the macro `{name}!` is not supported in a kernel"),
+            )
+            .note("kernels support plain Rust statements; compute the value without a macro"),
+        );
+    }
+
+    pub(super) fn lower_let(&mut self, local: &syn::Local, out: &mut Block) {
+        let span = local.src();
+        // `let _ = e;` evaluates `e` and drops it.
+        if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
+            if let Value::Expr(v) = self.lower_value(&init.expr, out) {
+                out.push(Stmt::Eval(v), span);
+            }
+            return;
+        }
+        let (ident, mutable, annotated_ty) = match &local.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.clone(), pi.mutability.is_some(), None)
+            }
+            syn::Pat::Type(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    (pi.ident.clone(), pi.mutability.is_some(), Some(&*pt.ty))
+                }
+                other => {
+                    self.err(
+                        other.src(),
+                        "only `let name` and `let mut name` bindings are supported in kernels",
+                    );
+                    return;
+                }
+            },
+            other => {
+                self.err(
+                    other.src(),
+                    "only `let name` and `let mut name` bindings are supported in kernels",
+                );
+                return;
+            }
+        };
+        let name = ident.to_string();
+        if let Some(init) = &local.init {
+            if let Some((_, diverge)) = &init.diverge {
+                self.err(diverge.src(), "`let ... else` is not supported in kernels");
+                return;
+            }
+            if let Some(shared) = self.try_shared_decl(&init.expr) {
+                if mutable {
+                    self.err(ident.src(), "a shared array binding must not be `mut`; its elements are assignable as they are");
+                }
+                if let Some(ty) = annotated_ty {
+                    self.err(
+                        ty.src(),
+                        "leave out the type: `shared::<[T; N]>()` names it",
+                    );
+                }
+                let Some((elem, dims)) = shared else {
+                    self.bind(name, Binding::Poisoned);
+                    return;
+                };
+                {
+                    let len_param = self.pending_len_param.take();
+                    let array = self.arrays.append(
+                        Array {
+                            name: name.clone(),
+                            elem,
+                            kind: ArrayKind::Shared {
+                                dynamic: dims.is_empty(),
+                                dims: if dims.is_empty() { vec![0] } else { dims },
+                                len_param,
+                            },
+                        },
+                        span,
+                    );
+                    self.bind(name, Binding::Array(array));
+                }
+                return;
+            }
+        }
+        if let Some(init) = &local.init {
+            if let syn::Expr::Closure(cl) = strip_parens(&init.expr) {
+                if let Some(ty) = annotated_ty {
+                    self.err(ty.src(), "leave out the type of a closure binding");
+                }
+                let idx = self.closures.len();
+                self.closures.push(ClosureDef {
+                    expr: cl.clone(),
+                    scopes: self.scopes.clone(),
+                });
+                self.bind(name, Binding::Closure(idx));
+                return;
+            }
+            if let syn::Expr::Repeat(rep) = strip_parens(&init.expr) {
+                let before = self.arrays.len();
+                self.lower_local_array(&name, ident.src(), mutable, annotated_ty, rep, out, span);
+                if self.arrays.len() == before {
+                    // Reported: later uses of the name add nothing.
+                    self.bind(name, Binding::Poisoned);
+                }
+                return;
+            }
+        }
+        let annotated = match annotated_ty {
+            Some(ty) => match type_to_scalar(ty) {
+                Some(t) => Some(t),
+                None => {
+                    self.cx.push(unsupported_type(ty));
+                    return;
+                }
+            },
+            None => None,
+        };
+        let init = match &local.init {
+            Some(init) => match self.lower_value(&init.expr, out) {
+                Value::Expr(e) => Some(e),
+                Value::Diverges => return,
+                Value::Error => {
+                    // Bind the name anyway so that later uses do not report spurious errors.
+                    self.bind(name, Binding::Poisoned);
+                    return;
+                }
+            },
+            None => None,
+        };
+        // `let x = <value lowering left in a temporary>`: the temporary becomes `x` (one
+        // variable in the output, named as the source names it).
+        if let Some(Expr::Local(t)) = init.map(|e| self.exprs.get(e).clone()) {
+            let tl = self.locals.get(t);
+            let fits = match (annotated, tl.annotated) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            if !mutable && tl.origin == LocalOrigin::Temp && fits {
+                let tl = self.locals.get_mut(t);
+                tl.name = name.clone();
+                if annotated.is_some() {
+                    tl.annotated = annotated;
+                }
+                self.bind(name, Binding::Local(t));
+                return;
+            }
+        }
+        let h = self.locals.append(
+            Local {
+                name: name.clone(),
+                mutable,
+                annotated,
+                origin: LocalOrigin::Let,
+            },
+            ident.src(),
+        );
+        if let Some(i) = init {
+            self.let_inits.insert(h, i);
+        }
+        out.push(Stmt::Let { local: h, init }, span);
+        self.bind(name, Binding::Local(h));
+    }
+
+    /// An expression in statement position; its value, if any, is discarded.
+    pub(super) fn lower_stmt_expr(&mut self, e: &syn::Expr, out: &mut Block) {
+        let span = e.src();
+        match e {
+            syn::Expr::Assign(a) => {
+                let Some(place) = self.lower_place(&a.left, out) else {
+                    return;
+                };
+                if let Value::Expr(v) = self.lower_value(&a.right, out) {
+                    out.push(
+                        Stmt::Assign {
+                            place,
+                            op: None,
+                            value: v,
+                        },
+                        span,
+                    );
+                }
+            }
+            syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+                let Some(op) = compound_op(&b.op) else { return };
+                let Some(place) = self.lower_place(&b.left, out) else {
+                    return;
+                };
+                if let Value::Expr(v) = self.lower_value(&b.right, out) {
+                    out.push(
+                        Stmt::Assign {
+                            place,
+                            op: Some(op),
+                            value: v,
+                        },
+                        span,
+                    );
+                }
+            }
+            syn::Expr::If(i) => self.lower_if_stmt(i, out),
+            syn::Expr::While(w) => self.lower_while(w, out),
+            syn::Expr::Loop(l) => {
+                let label = self.enter_loop(l.label.as_ref());
+                let body = self.lower_block(&l.body);
+                self.loops.pop();
+                out.push(
+                    Stmt::Loop {
+                        label,
+                        kind: LoopKind::Infinite,
+                        body,
+                    },
+                    span,
+                );
+            }
+            syn::Expr::ForLoop(f) => self.lower_for(f, out),
+            syn::Expr::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.src(), "labelled blocks are not supported in kernels");
+                }
+                let inner = self.lower_block(&b.block);
+                out.push(Stmt::Block(inner), span);
+            }
+            syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
+                self.lower_jump(e, out);
+            }
+            syn::Expr::Call(c)
+                if ["fence_block", "fence_device", "fence_system"]
+                    .iter()
+                    .any(|f| is_call_of(c, f)) =>
+            {
+                if !c.args.is_empty() {
+                    self.err(c.args.src(), "fences take no arguments");
+                }
+                let scope = if is_call_of(c, "fence_block") {
+                    FenceScope::Block
+                } else if is_call_of(c, "fence_device") {
+                    FenceScope::Device
+                } else {
+                    FenceScope::System
+                };
+                out.push(Stmt::Fence(scope), span);
+            }
+            syn::Expr::Call(c) if is_helper_call(c) => {
+                self.lower_call(c, out, span, false);
+            }
+            syn::Expr::Call(c) if is_call_of(c, "sync_warp") => {
+                self.lower_warp(c, WarpOp::Sync, out, span);
+            }
+            syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
+                if !c.args.is_empty() {
+                    self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
+                }
+                self.barrier(BarrierOrigin::Written, span, out);
+            }
+            syn::Expr::Unsafe(u) => {
+                let inner = self.lower_unsafe_block(&u.block);
+                out.push(Stmt::Block(inner), span);
+            }
+            syn::Expr::Match(m) => {
+                self.lower_match(m, out, None);
+            }
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, false);
+            }
+            syn::Expr::Paren(p) => self.lower_stmt_expr(&p.expr, out),
+            syn::Expr::Group(g) => self.lower_stmt_expr(&g.expr, out),
+            syn::Expr::Macro(m) => self.lower_macro(&m.mac, out),
+            _ => match self.lower_value(e, out) {
+                Value::Expr(v) => out.push(Stmt::Eval(v), span),
+                Value::Diverges | Value::Error => {}
+            },
+        }
+    }
+
+    pub(super) fn lower_block(&mut self, b: &syn::Block) -> Block {
+        let mut out = Block::default();
+        self.scopes.push(HashMap::new());
+        self.lower_stmts(&b.stmts, &mut out, true);
+        self.scopes.pop();
+        out
+    }
+
+    pub(super) fn lower_unsafe_block(&mut self, b: &syn::Block) -> Block {
+        let was = std::mem::replace(&mut self.in_unsafe, true);
+        let mut inner = self.lower_block(b);
+        self.in_unsafe = was;
+        inner.is_unsafe = true;
+        inner
+    }
+
+    pub(super) fn barrier(&mut self, origin: BarrierOrigin, span: Span, out: &mut Block) {
+        let index = self.barriers.len();
+        let calls = self
+            .calls
+            .iter()
+            .map(|f| (f.span, f.name.clone()))
+            .collect();
+        self.barriers.push(Barrier {
+            span,
+            origin,
+            calls,
+        });
+        out.push(Stmt::Barrier { index }, span);
+    }
+}

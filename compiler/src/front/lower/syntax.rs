@@ -1,0 +1,282 @@
+//! Questions about `syn` syntax that need no lowering state: the scalar type a type names,
+//! the name a call calls, the operator a `syn` operator is, the text of a type for messages.
+
+use crate::diag::Diagnostic;
+use crate::ir::*;
+
+/// Names a syn expression's kind for "not supported" messages.
+pub(super) fn expr_kind_name(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::Array(_) => "array expressions",
+        syn::Expr::Async(_) => "`async` blocks",
+        syn::Expr::Await(_) => "`.await`",
+        syn::Expr::Closure(_) => "closures",
+        syn::Expr::Const(_) => "`const` blocks",
+        syn::Expr::Infer(_) => "`_` expressions",
+        syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`)",
+        syn::Expr::Macro(_) => "macro calls",
+        syn::Expr::Reference(_) => "references (`&x`)",
+        syn::Expr::Repeat(_) => "array repeat expressions",
+        syn::Expr::Struct(_) => "struct literals",
+        syn::Expr::Try(_) => "the `?` operator",
+        syn::Expr::TryBlock(_) => "`try` blocks",
+        syn::Expr::Tuple(_) => "tuples",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks",
+        syn::Expr::Yield(_) => "`yield`",
+        syn::Expr::Range(_) => "ranges outside `for` loops",
+        syn::Expr::Call(_) => "function calls",
+        syn::Expr::MethodCall(_) => "this method call",
+        _ => "this expression",
+    }
+}
+
+pub(super) fn type_to_scalar(ty: &syn::Type) -> Option<Scalar> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => half_path(&p.path).or_else(|| {
+            let seg = p.path.get_ident()?;
+            Scalar::from_rust_name(&seg.to_string())
+        }),
+        syn::Type::Group(g) => type_to_scalar(&g.elem),
+        syn::Type::Paren(p) => type_to_scalar(&p.elem),
+        _ => None,
+    }
+}
+
+/// A type as the user wrote it, near enough: the token stream without the spaces it puts around
+/// `::`, `<`, `>`, `&` and before `,` and `;`.
+pub(super) fn type_text(ty: &syn::Type) -> String {
+    let mut text = quote::ToTokens::to_token_stream(ty).to_string();
+    for (from, to) in [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" < ", "<"),
+        (" >", ">"),
+        ("& ", "&"),
+        (" ,", ","),
+        (" ;", ";"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
+}
+
+pub(super) fn unsupported_type(ty: &syn::Type) -> Diagnostic {
+    Diagnostic::new(
+        ty.src(),
+        format!("unsupported type `{}` in a kernel", type_text(ty)),
+    )
+    .note("kernels compute with `bool`, `i8`..`i64`, `u8`..`u64`, `usize`, `f32` and `f64`")
+}
+
+pub(super) fn int_max(t: Scalar) -> i128 {
+    match t {
+        Scalar::I8 => i128::from(i8::MAX),
+        Scalar::I16 => i128::from(i16::MAX),
+        Scalar::I32 => i128::from(i32::MAX),
+        Scalar::I64 => i128::from(i64::MAX),
+        Scalar::U8 => i128::from(u8::MAX),
+        Scalar::U16 => i128::from(u16::MAX),
+        Scalar::U32 => i128::from(u32::MAX),
+        _ => i128::from(u64::MAX),
+    }
+}
+
+pub(super) fn int_min(t: Scalar) -> i128 {
+    match t {
+        Scalar::I8 => i128::from(i8::MIN),
+        Scalar::I16 => i128::from(i16::MIN),
+        Scalar::I32 => i128::from(i32::MIN),
+        Scalar::I64 => i128::from(i64::MIN),
+        _ => 0,
+    }
+}
+
+/// `half::f16`, `half::bf16` (also through `cuphase::half`).
+pub(super) fn half_path(p: &syn::Path) -> Option<Scalar> {
+    let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (last, prefix) = names.split_last()?;
+    let t = match last.as_str() {
+        "f16" => Scalar::F16,
+        "bf16" => Scalar::Bf16,
+        _ => return None,
+    };
+    let ok = match prefix {
+        [] => true,
+        [h] => h == "half",
+        [c, h] => c == "cuphase" && h == "half",
+        _ => false,
+    };
+    ok.then_some(t)
+}
+
+/// `f16::from_f32`-style conversions: the half type and the source type the function takes.
+pub(super) fn half_conversion(p: &syn::Path) -> Option<(Scalar, Scalar)> {
+    let mut type_path = p.clone();
+    let func = type_path.segments.pop()?.into_value().ident.to_string();
+    // `pop` leaves a trailing `::`; rebuild the type path from its segments.
+    let segs: syn::punctuated::Punctuated<syn::PathSegment, syn::Token![::]> =
+        type_path.segments.into_iter().collect();
+    let tp = syn::Path {
+        leading_colon: None,
+        segments: segs,
+    };
+    let t = half_path(&tp)?;
+    let from = match func.as_str() {
+        "from_f32" => Scalar::F32,
+        "from_f64" => Scalar::F64,
+        _ => return None,
+    };
+    Some((t, from))
+}
+
+/// Whether `c` calls a path that is not one of the language's functions: a `#[device]` helper.
+pub(super) fn is_helper_call(c: &syn::ExprCall) -> bool {
+    match &*c.func {
+        syn::Expr::Path(p) => p.qself.is_none() && !crate::front::helpers::is_builtin(&p.path),
+        _ => false,
+    }
+}
+
+/// The name of the array an index expression `a[i][j]` starts from.
+pub(super) fn index_base(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Index(ix) => index_base(&ix.expr),
+        syn::Expr::Paren(p) => index_base(&p.expr),
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
+}
+
+pub(super) fn call_name(c: &syn::ExprCall) -> Option<String> {
+    match &*c.func {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn is_call_of(c: &syn::ExprCall, name: &str) -> bool {
+    call_name(c).as_deref() == Some(name)
+}
+
+/// The statements of a block and its tail expression (the last one without `;`).
+pub(super) fn split_tail(b: &syn::Block) -> (&[syn::Stmt], Option<&syn::Expr>) {
+    match b.stmts.split_last() {
+        Some((syn::Stmt::Expr(e, None), rest)) => (rest, Some(e)),
+        _ => (&b.stmts[..], None),
+    }
+}
+
+/// `{ tail }` with nothing else, and `tail` not itself a control-flow expression.
+pub(super) fn simple_tail(b: &syn::Block) -> Option<&syn::Expr> {
+    match split_tail(b) {
+        ([], Some(t))
+            if !matches!(
+                t,
+                syn::Expr::If(_)
+                    | syn::Expr::Block(_)
+                    | syn::Expr::Return(_)
+                    | syn::Expr::Break(_)
+                    | syn::Expr::Continue(_)
+            ) =>
+        {
+            Some(t)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn is_catch_all(p: &syn::Pat) -> bool {
+    matches!(p, syn::Pat::Wild(_)) || binding_name(p).is_some()
+}
+
+pub(super) fn binding_name(p: &syn::Pat) -> Option<&syn::Ident> {
+    match p {
+        syn::Pat::Ident(pi)
+            if pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none() =>
+        {
+            Some(&pi.ident)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn ends_in_jump(b: &syn::Block) -> bool {
+    matches!(
+        b.stmts.last(),
+        Some(syn::Stmt::Expr(
+            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_),
+            _
+        ))
+    )
+}
+
+pub(super) fn binary_op(op: &syn::BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        syn::BinOp::Add(_) => BinaryOp::Add,
+        syn::BinOp::Sub(_) => BinaryOp::Sub,
+        syn::BinOp::Mul(_) => BinaryOp::Mul,
+        syn::BinOp::Div(_) => BinaryOp::Div,
+        syn::BinOp::Rem(_) => BinaryOp::Rem,
+        syn::BinOp::And(_) => BinaryOp::And,
+        syn::BinOp::Or(_) => BinaryOp::Or,
+        syn::BinOp::BitXor(_) => BinaryOp::BitXor,
+        syn::BinOp::BitAnd(_) => BinaryOp::BitAnd,
+        syn::BinOp::BitOr(_) => BinaryOp::BitOr,
+        syn::BinOp::Shl(_) => BinaryOp::Shl,
+        syn::BinOp::Shr(_) => BinaryOp::Shr,
+        syn::BinOp::Eq(_) => BinaryOp::Eq,
+        syn::BinOp::Lt(_) => BinaryOp::Lt,
+        syn::BinOp::Le(_) => BinaryOp::Le,
+        syn::BinOp::Ne(_) => BinaryOp::Ne,
+        syn::BinOp::Ge(_) => BinaryOp::Ge,
+        syn::BinOp::Gt(_) => BinaryOp::Gt,
+        _ => return None,
+    })
+}
+
+pub(super) fn compound_op(op: &syn::BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        syn::BinOp::AddAssign(_) => BinaryOp::Add,
+        syn::BinOp::SubAssign(_) => BinaryOp::Sub,
+        syn::BinOp::MulAssign(_) => BinaryOp::Mul,
+        syn::BinOp::DivAssign(_) => BinaryOp::Div,
+        syn::BinOp::RemAssign(_) => BinaryOp::Rem,
+        syn::BinOp::BitXorAssign(_) => BinaryOp::BitXor,
+        syn::BinOp::BitAndAssign(_) => BinaryOp::BitAnd,
+        syn::BinOp::BitOrAssign(_) => BinaryOp::BitOr,
+        syn::BinOp::ShlAssign(_) => BinaryOp::Shl,
+        syn::BinOp::ShrAssign(_) => BinaryOp::Shr,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_text;
+
+    #[test]
+    fn types_print_as_written() {
+        let cases = [
+            ("half::f16", "half::f16"),
+            ("&mut [f32; 4]", "&mut [f32; 4]"),
+            ("Vec<u32>", "Vec<u32>"),
+            (
+                "std::collections::HashMap<u32, f32>",
+                "std::collections::HashMap<u32, f32>",
+            ),
+            ("(i32, i64)", "(i32, i64)"),
+        ];
+        for (src, want) in cases {
+            let ty: syn::Type = syn::parse_str(src).unwrap();
+            assert_eq!(type_text(&ty), want, "{src}");
+        }
+    }
+}
