@@ -107,6 +107,21 @@ pub enum Distribution {
 }
 
 impl Distribution {
+    /// Every distribution a kernel writes as a function around a range, with that function.
+    pub const FUNCTIONS: &'static [(&'static str, Distribution)] = &[
+        ("threads_in_block", Distribution::ThreadsInBlock),
+        ("blocks_in_grid", Distribution::BlocksInGrid),
+        ("threads_in_grid", Distribution::ThreadsInGrid),
+    ];
+
+    /// The function that writes this distribution (`None` for a plain range).
+    pub fn function(self) -> Option<&'static str> {
+        Distribution::FUNCTIONS
+            .iter()
+            .find(|(_, d)| *d == self)
+            .map(|(n, _)| *n)
+    }
+
     /// The name of this enum's variant, for generated code that names it by path.
     pub fn variant(self) -> &'static str {
         match self {

@@ -618,11 +618,7 @@ impl Analyzer<'_, '_> {
                         (Some((*var, self.assigned(u, cf, span, &name))), reason)
                     }
                     Distribution::ThreadsInBlock | Distribution::ThreadsInGrid => {
-                        let what = if *distribution == Distribution::ThreadsInBlock {
-                            "threads_in_block"
-                        } else {
-                            "threads_in_grid"
-                        };
+                        let what = distribution.function().unwrap_or_default();
                         let origin = Rc::new(Origin {
                             root_span: span,
                             root: format!("the loop variable of `{what}`"),

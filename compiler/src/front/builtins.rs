@@ -1,4 +1,5 @@
-//! The one table of the kernel language's own functions.
+//! The one table of the kernel language's own functions (warp operations and strided loops
+//! take their spellings from the contract, which the simulator shares).
 //!
 //! Every other part of the front end asks [`BuiltinFn::from_name`] whether a name is the
 //! language's (`thread_idx`, `sync_block_threads`, `warp_shuffle`, ...) and which it is; a call
@@ -45,18 +46,6 @@ const TABLE: &[(&str, BuiltinFn)] = &[
     ("shared_slice", BuiltinFn::SharedSlice),
     ("uniform_load", BuiltinFn::UniformLoad),
     ("assume_uniform", BuiltinFn::AssumeUniform),
-    (
-        "threads_in_block",
-        BuiltinFn::Loop(Distribution::ThreadsInBlock),
-    ),
-    (
-        "blocks_in_grid",
-        BuiltinFn::Loop(Distribution::BlocksInGrid),
-    ),
-    (
-        "threads_in_grid",
-        BuiltinFn::Loop(Distribution::ThreadsInGrid),
-    ),
     ("fence_block", BuiltinFn::Fence(FenceScope::Block)),
     ("fence_device", BuiltinFn::Fence(FenceScope::Device)),
     ("fence_system", BuiltinFn::Fence(FenceScope::System)),
@@ -68,13 +57,18 @@ impl BuiltinFn {
         if let Some(op) = WarpOp::from_name(name) {
             return Some(BuiltinFn::Warp(op));
         }
+        if let Some((_, d)) = Distribution::FUNCTIONS.iter().find(|(n, _)| *n == name) {
+            return Some(BuiltinFn::Loop(*d));
+        }
         TABLE.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
     }
 
     /// The Rust name of the builtin.
     pub fn name(self) -> &'static str {
-        if let BuiltinFn::Warp(op) = self {
-            return op.name();
+        match self {
+            BuiltinFn::Warp(op) => return op.name(),
+            BuiltinFn::Loop(d) => return d.function().unwrap_or_default(),
+            _ => {}
         }
         TABLE
             .iter()
@@ -106,6 +100,10 @@ mod tests {
         for &(name, b) in TABLE {
             assert_eq!(BuiltinFn::from_name(name), Some(b));
             assert_eq!(b.name(), name);
+        }
+        for &(name, d) in Distribution::FUNCTIONS {
+            assert_eq!(BuiltinFn::from_name(name), Some(BuiltinFn::Loop(d)));
+            assert_eq!(BuiltinFn::Loop(d).name(), name);
         }
         for &(name, op) in WarpOp::ALL {
             assert_eq!(BuiltinFn::from_name(name), Some(BuiltinFn::Warp(op)));

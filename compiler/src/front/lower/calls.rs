@@ -4,6 +4,7 @@
 use super::cx::*;
 use super::syntax::*;
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 
 impl Lowerer<'_> {
@@ -283,7 +284,9 @@ impl Lowerer<'_> {
         let was = std::mem::replace(&mut self.in_unsafe, true);
         // `unsafe { assume_uniform(v) }` needs no block of its own.
         let simple = match split_tail(b) {
-            ([], Some(syn::Expr::Call(c))) if is_call_of(c, "assume_uniform") => Some(c),
+            ([], Some(syn::Expr::Call(c))) if builtin_of(c) == Some(BuiltinFn::AssumeUniform) => {
+                Some(c)
+            }
             _ => None,
         };
         let v = match simple {

@@ -4,6 +4,7 @@
 use super::cx::*;
 use super::syntax::*;
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 use std::collections::HashMap;
 
@@ -382,14 +383,9 @@ impl Lowerer<'_> {
         // Peel the distribution call.
         let (distribution, range_expr) = match &*f.expr {
             syn::Expr::Call(c) => {
-                let dist = if is_call_of(c, "threads_in_block") {
-                    Some(Distribution::ThreadsInBlock)
-                } else if is_call_of(c, "blocks_in_grid") {
-                    Some(Distribution::BlocksInGrid)
-                } else if is_call_of(c, "threads_in_grid") {
-                    Some(Distribution::ThreadsInGrid)
-                } else {
-                    None
+                let dist = match builtin_of(c) {
+                    Some(BuiltinFn::Loop(d)) => Some(d),
+                    _ => None,
                 };
                 match dist {
                     Some(d) if c.args.len() == 1 => match c.args.first() {

@@ -4,6 +4,7 @@
 use super::cx::*;
 use super::syntax::*;
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 
 impl Lowerer<'_> {
@@ -137,7 +138,7 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Unsafe(u) => self.lower_unsafe_value(&u.block, out, span),
-            syn::Expr::Call(c) if is_call_of(c, "assume_uniform") => {
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::AssumeUniform) => {
                 if !self.in_unsafe {
                     self.cx.push(
                         Diagnostic::new(span, "`assume_uniform` is unsafe: the programmer vouches that the value is the same in every thread of the block")
@@ -154,14 +155,17 @@ impl Lowerer<'_> {
                     other => other,
                 }
             }
-            syn::Expr::Call(c) if is_call_of(c, "uniform_load") => {
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::UniformLoad) => {
                 self.lower_uniform_load(c, out, span)
             }
             syn::Expr::Call(c)
                 if c.args.is_empty()
-                    && (is_call_of(c, "lane_id") || is_call_of(c, "warp_size")) =>
+                    && matches!(
+                        builtin_of(c),
+                        Some(BuiltinFn::Index(Builtin::LaneId | Builtin::WarpSize))
+                    ) =>
             {
-                let builtin = if is_call_of(c, "lane_id") {
+                let builtin = if builtin_of(c) == Some(BuiltinFn::Index(Builtin::LaneId)) {
                     Builtin::LaneId
                 } else {
                     Builtin::WarpSize
@@ -201,29 +205,31 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
-            syn::Expr::Call(c) if call_name(c).and_then(|n| WarpOp::from_name(&n)).is_some() => {
-                match call_name(c).and_then(|n| WarpOp::from_name(&n)) {
-                    Some(WarpOp::Sync) | None => {
+            syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Warp(_))) => {
+                match builtin_of(c) {
+                    Some(BuiltinFn::Warp(op)) if op != WarpOp::Sync => {
+                        self.lower_warp(c, op, out, span)
+                    }
+                    _ => {
                         self.err(span, "`sync_warp()` is a statement; it has no value");
                         Value::Error
                     }
-                    Some(op) => self.lower_warp(c, op, out, span),
                 }
             }
             syn::Expr::Call(c) => {
                 let name = call_name(c);
                 let n = name.clone().unwrap_or_default();
-                let msg = match name.as_deref() {
-                    Some("thread_idx" | "block_idx" | "block_dim" | "grid_dim" | "global_idx") => {
+                let msg = match (builtin_of(c), name.as_deref()) {
+                    (Some(b), _) if b.is_dim3() => {
                         format!("`{n}()` is a `Dim3`; take one component: `{n}().x`")
                     }
-                    Some("sync_block_threads") => "`sync_block_threads()` is a statement; it has no value".to_string(),
-                    Some("shared") => "`shared::<[T; N]>()` must be bound with `let`: `let tile = shared::<[f32; 256]>();`".to_string(),
-                    Some("threads_in_block" | "blocks_in_grid" | "threads_in_grid") => {
+                    (Some(BuiltinFn::SyncBlockThreads), _) => "`sync_block_threads()` is a statement; it has no value".to_string(),
+                    (Some(BuiltinFn::Shared), _) => "`shared::<[T; N]>()` must be bound with `let`: `let tile = shared::<[f32; 256]>();`".to_string(),
+                    (Some(BuiltinFn::Loop(_)), _) => {
                         format!("`{n}` is used as the range of a `for` loop")
                     }
-                    Some(n) => format!("cannot call `{n}` in a kernel: function calls are not supported yet"),
-                    None => "function calls are not supported in kernels".to_string(),
+                    (_, Some(n)) => format!("cannot call `{n}` in a kernel: function calls are not supported yet"),
+                    (_, None) => "function calls are not supported in kernels".to_string(),
                 };
                 self.err(span, msg);
                 Value::Error
@@ -455,12 +461,8 @@ impl Lowerer<'_> {
             }
         };
         let builtin = match strip_parens(&f.base) {
-            syn::Expr::Call(c) if c.args.is_empty() => match call_name(c).as_deref() {
-                Some("thread_idx") => Builtin::ThreadIdx,
-                Some("block_idx") => Builtin::BlockIdx,
-                Some("block_dim") => Builtin::BlockDim,
-                Some("grid_dim") => Builtin::GridDim,
-                Some("global_idx") => Builtin::GlobalIdx,
+            syn::Expr::Call(c) if c.args.is_empty() => match builtin_of(c) {
+                Some(b @ BuiltinFn::Index(builtin)) if b.is_dim3() => builtin,
                 _ => {
                     self.err(f.base.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
                     return Value::Error;

@@ -4,6 +4,7 @@
 use super::cx::*;
 use super::syntax::*;
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 
 impl Lowerer<'_> {
@@ -223,11 +224,10 @@ impl Lowerer<'_> {
             return None;
         };
         let last = p.path.segments.last()?;
-        if last.ident == "shared_slice" {
-            return Some(self.shared_slice_decl(call, last));
-        }
-        if last.ident != "shared" {
-            return None;
+        match BuiltinFn::from_name(&last.ident.to_string()) {
+            Some(BuiltinFn::SharedSlice) => return Some(self.shared_slice_decl(call, last)),
+            Some(BuiltinFn::Shared) => {}
+            _ => return None,
         }
         if !call.args.is_empty() {
             self.err(

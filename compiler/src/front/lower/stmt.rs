@@ -4,6 +4,7 @@
 use super::cx::*;
 use super::syntax::*;
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 use std::collections::HashMap;
 
@@ -346,30 +347,21 @@ impl Lowerer<'_> {
             syn::Expr::Break(_) | syn::Expr::Continue(_) | syn::Expr::Return(_) => {
                 self.lower_jump(e, out);
             }
-            syn::Expr::Call(c)
-                if ["fence_block", "fence_device", "fence_system"]
-                    .iter()
-                    .any(|f| is_call_of(c, f)) =>
-            {
+            syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Fence(_))) => {
                 if !c.args.is_empty() {
                     self.err(c.args.src(), "fences take no arguments");
                 }
-                let scope = if is_call_of(c, "fence_block") {
-                    FenceScope::Block
-                } else if is_call_of(c, "fence_device") {
-                    FenceScope::Device
-                } else {
-                    FenceScope::System
-                };
-                out.push(Stmt::Fence(scope), span);
+                if let Some(BuiltinFn::Fence(scope)) = builtin_of(c) {
+                    out.push(Stmt::Fence(scope), span);
+                }
             }
             syn::Expr::Call(c) if is_helper_call(c) => {
                 self.lower_call(c, out, span, false);
             }
-            syn::Expr::Call(c) if is_call_of(c, "sync_warp") => {
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Warp(WarpOp::Sync)) => {
                 self.lower_warp(c, WarpOp::Sync, out, span);
             }
-            syn::Expr::Call(c) if is_call_of(c, "sync_block_threads") => {
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::SyncBlockThreads) => {
                 if !c.args.is_empty() {
                     self.err(c.args.src(), "`sync_block_threads()` takes no arguments");
                 }

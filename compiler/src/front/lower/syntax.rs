@@ -2,6 +2,7 @@
 //! the name a call calls, the operator a `syn` operator is, the text of a type for messages.
 
 use crate::diag::Diagnostic;
+use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 
 /// Names a syn expression's kind for "not supported" messages.
@@ -162,8 +163,9 @@ pub(super) fn call_name(c: &syn::ExprCall) -> Option<String> {
     }
 }
 
-pub(super) fn is_call_of(c: &syn::ExprCall, name: &str) -> bool {
-    call_name(c).as_deref() == Some(name)
+/// The language's own function a call calls (named by its last path segment), if any.
+pub(super) fn builtin_of(c: &syn::ExprCall) -> Option<BuiltinFn> {
+    call_name(c).and_then(|n| BuiltinFn::from_name(&n))
 }
 
 /// The statements of a block and its tail expression (the last one without `;`).
