@@ -6,7 +6,7 @@
 //! statement of this kind" uses these functions, so the shape of the tree is spelled out
 //! here once.
 
-use super::{Block, Expr, Handle, Kernel, LoopKind, Place, Stmt, StmtId};
+use super::{Block, Expr, Handle, Kernel, Local, LoopKind, Place, Stmt, StmtId};
 
 impl Stmt {
     /// The blocks nested directly in this statement, in program order.
@@ -27,6 +27,24 @@ impl Stmt {
             _ => (None, None),
         };
         a.into_iter().chain(b)
+    }
+
+    /// The variable this statement writes itself, if any (a `let`, an assignment to a
+    /// variable, an atomic's or a warp operation's result, a `for` loop's variable).
+    pub fn written_local(&self) -> Option<Handle<Local>> {
+        match self {
+            Stmt::Let { local, .. } => Some(*local),
+            Stmt::Assign {
+                place: Place::Local(l),
+                ..
+            } => Some(*l),
+            Stmt::Atomic { result, .. } | Stmt::Warp { result, .. } => *result,
+            Stmt::Loop {
+                kind: LoopKind::For { var, .. },
+                ..
+            } => Some(*var),
+            _ => None,
+        }
     }
 
     /// The expressions this statement evaluates itself (not those of nested blocks), in

@@ -428,36 +428,7 @@ impl Walker<'_> {
 /// Locals assigned anywhere in a block (loop bodies: their values change between iterations).
 pub(super) fn assigned_locals(b: &Block) -> Vec<Handle<Local>> {
     let mut out = Vec::new();
-    pub(super) fn walk(b: &Block, out: &mut Vec<Handle<Local>>) {
-        for s in &b.stmts {
-            match s {
-                Stmt::Assign {
-                    place: Place::Local(l),
-                    ..
-                } => out.push(*l),
-                Stmt::Atomic {
-                    result: Some(l), ..
-                }
-                | Stmt::Warp {
-                    result: Some(l), ..
-                } => out.push(*l),
-                Stmt::Let { local, .. } => out.push(*local),
-                Stmt::If { accept, reject, .. } => {
-                    walk(accept, out);
-                    walk(reject, out);
-                }
-                Stmt::Loop { kind, body, .. } => {
-                    if let LoopKind::For { var, .. } = kind {
-                        out.push(*var);
-                    }
-                    walk(body, out);
-                }
-                Stmt::Block(body) => walk(body, out),
-                _ => {}
-            }
-        }
-    }
-    walk(b, &mut out);
+    visit::for_each_stmt(b, false, &mut |s, _| out.extend(s.written_local()));
     out.sort_by_key(|h| h.index());
     out.dedup();
     out
