@@ -5,7 +5,7 @@
 //! different number of times, as an error with the point of divergence and the origin of the
 //! non-uniform value.
 //!
-//! The rules are WGSL's uniformity analysis lifted to block scope (DESIGN.md §3.1): values are
+//! The rules are WGSL's uniformity analysis lifted to block scope (README, "Barrier safety"): values are
 //! uniform or not, variables are tracked flow-sensitively with a fixpoint over loops, and
 //! control flow becomes non-uniform under a non-uniform condition, in a loop whose trip count
 //! differs between threads, and after an exit (`return`, `break`, `continue`) taken by some

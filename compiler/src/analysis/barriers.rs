@@ -1,0 +1,205 @@
+//! Barrier placement and removal, on the IR: `sync = "auto"` inserts the barriers that
+//! remove every hazard (at the latest uniform point, hoisted out of loops that do not need
+//! them); barriers that order nothing are reported (and removed in auto mode); a helper's
+//! trailing barrier is dropped where its call makes it redundant; two adjacent barriers are
+//! merged.
+//!
+//! Takes the checked kernel; changes its body only by inserting and removing
+//! `Stmt::Barrier`s (statement ids of the others are kept); records every removal for the
+//! report. Every decision is made by re-running the analyses on the kernel as it stands.
+
+use super::diagnose::hazard_diagnostic;
+use super::hazard::{self, Hazard};
+use super::uniformity;
+use crate::diag::{Ctxt, Diagnostic};
+use crate::ir::*;
+
+/// A barrier the compiler took out, and why.
+pub(super) struct Removed {
+    pub(super) span: Span,
+    pub(super) why: String,
+}
+
+/// `sync = "auto"`: inserts barriers until no hazard is left.
+pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(), Vec<Diagnostic>> {
+    for _ in 0..64 {
+        let mut scratch = Ctxt::new();
+        let uni = uniformity::analyze(&mut scratch, &checked.kernel);
+        if scratch.has_errors() {
+            return Err(scratch.into_errors());
+        }
+        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, false);
+        let Some(h) = hazards.first() else {
+            return Ok(());
+        };
+        let name = checked.kernel.arrays.get(h.array).name.clone();
+        let Some(p) = &h.fix else {
+            let mut d = hazard_diagnostic(&checked.kernel, h);
+            d.message = format!(
+                "`sync = \"auto\"` cannot place a barrier for this {} on `{name}`",
+                h.kind.name()
+            );
+            cx.push(d);
+            return Err(std::mem::take(cx).into_errors());
+        };
+        let why = format!(
+            "{} on `{name}` between line {} and line {}{}",
+            h.kind.name(),
+            h.first.span.start().line,
+            h.second.span.start().line,
+            if h.loop_carried {
+                " (across loop iterations)"
+            } else {
+                ""
+            }
+        );
+        let index = checked.kernel.barriers.len();
+        checked.kernel.barriers.push(Barrier {
+            span: p.before,
+            origin: BarrierOrigin::Inserted(why),
+            calls: Vec::new(),
+        });
+        if checked
+            .kernel
+            .insert_before(p.stmt, Stmt::Barrier { index }, p.before)
+            .is_none()
+        {
+            cx.error(
+                h.second.span,
+                "internal error: the barrier's place was not found",
+            );
+            return Err(std::mem::take(cx).into_errors());
+        }
+    }
+    cx.error(
+        checked.kernel.name_span,
+        "`sync = \"auto\"` gave up after placing 64 barriers",
+    );
+    Err(std::mem::take(cx).into_errors())
+}
+
+/// Removes the statement `Barrier { index }`; returns whether it was found.
+pub(super) fn remove_barrier(b: &mut Block, index: usize) -> bool {
+    let mut found = false;
+    visit::for_each_block_mut(b, &mut |b| {
+        if let Some(pos) = b
+            .stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Barrier { index: i } if *i == index))
+        {
+            b.remove(pos);
+            found = true;
+        }
+    });
+    found
+}
+
+/// The barriers of a block and of the blocks nested in it, in program order.
+pub(super) fn barrier_indices(b: &Block) -> Vec<usize> {
+    let mut out = Vec::new();
+    visit::for_each_stmt(b, false, &mut |s, _| {
+        if let Stmt::Barrier { index } = s {
+            out.push(*index);
+        }
+    });
+    out
+}
+
+/// The hazards the kernel would have without barrier `index`.
+pub(super) fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
+    let mut body = checked.kernel.body.clone();
+    remove_barrier(&mut body, index);
+    let k = Kernel {
+        body,
+        ..checked.kernel.clone()
+    };
+    let mut scratch = Ctxt::new();
+    let uni = uniformity::analyze(&mut scratch, &k);
+    hazard::find_hazards(&k, &checked.types, &uni, false)
+}
+
+/// Barriers that order nothing: reported, and in auto mode removed (one at a time, since
+/// removing one can make another necessary).
+pub(super) fn remove_useless(checked: &mut Checked, removed: &mut Vec<Removed>, remove: bool) {
+    for index in barrier_indices(&checked.kernel.body) {
+        if checked.kernel.barriers[index].origin == BarrierOrigin::UniformLoad {
+            continue;
+        }
+        if hazards_without(checked, index).is_empty() {
+            let span = checked.kernel.barriers[index].span;
+            if remove {
+                remove_barrier(&mut checked.kernel.body, index);
+                removed.push(Removed {
+                    span,
+                    why: "it orders no shared-memory access: removed".into(),
+                });
+            } else {
+                removed.push(Removed {
+                    span,
+                    why: "it orders no shared-memory access (kept; `sync = \"auto\"` removes it)"
+                        .into(),
+                });
+            }
+        }
+    }
+}
+
+/// The hazards of the kernel as it stands (divergence not reported).
+pub(super) fn hazards_now(checked: &Checked) -> Vec<Hazard> {
+    let mut scratch = Ctxt::new();
+    let uni = uniformity::analyze(&mut scratch, &checked.kernel);
+    hazard::find_hazards(&checked.kernel, &checked.types, &uni, false)
+}
+
+/// A helper's trailing barrier is dropped at a call where it orders nothing (DESIGN.md §2:
+/// the call site makes it redundant), before any check, in both modes: the programmer did not
+/// write it, so it is neither reported as useless nor allowed to make a call divergent.
+pub(super) fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<Removed>) {
+    for index in barrier_indices(&checked.kernel.body) {
+        let BarrierOrigin::TrailingSync(helper) = checked.kernel.barriers[index].origin.clone()
+        else {
+            continue;
+        };
+        let before = hazards_now(checked).len();
+        if hazards_without(checked, index).len() <= before {
+            remove_barrier(&mut checked.kernel.body, index);
+            removed.push(Removed {
+                span: checked.kernel.barriers[index].span,
+                why: format!(
+                    "trailing barrier of helper `{helper}`: dropped, nothing after this call needs it"
+                ),
+            });
+        }
+    }
+}
+
+/// A barrier right after another barrier adds nothing: keep one.
+pub(super) fn merge_adjacent(k: &mut Kernel, removed: &mut Vec<Removed>) {
+    let barriers = &k.barriers;
+    visit::for_each_block_mut(&mut k.body, &mut |b| {
+        let mut i = 1;
+        while i < b.stmts.len() {
+            if let (Stmt::Barrier { index: first }, Stmt::Barrier { index: second }) =
+                (&b.stmts[i - 1], &b.stmts[i])
+            {
+                // The barrier of a `uniform_load` stays (its read follows it).
+                let (kept, dropped, drop) =
+                    if barriers[*second].origin == BarrierOrigin::UniformLoad {
+                        (*second, *first, i - 1)
+                    } else {
+                        (*first, *second, i)
+                    };
+                removed.push(Removed {
+                    span: barriers[dropped].span,
+                    why: format!(
+                        "it directly follows the barrier at line {}: merged",
+                        barriers[kept].span.start().line
+                    ),
+                });
+                b.remove(drop);
+                continue;
+            }
+            i += 1;
+        }
+    });
+}
