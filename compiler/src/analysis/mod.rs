@@ -6,8 +6,8 @@
 //! - [`hazard`]: shared-memory races within a phase, decided with [`affine`].
 //! - [`check`]: runs both, places or removes barriers in auto mode, merges adjacent barriers,
 //!   and writes the [`Report`].
-//! - [`barriers`]: `sync = "auto"`'s placement and the removal of barriers that order nothing.
-//! - [`diagnose`]: the hazard diagnostics; [`report`]: the report.
+//! - `barriers`: `sync = "auto"`'s placement and the removal of barriers that order nothing.
+//! - `diagnose`: the hazard diagnostics; `report`: the report.
 //!
 //! Imports point down: this module reads `ir` and reports through `diag`, nothing else.
 

@@ -1,8 +1,17 @@
 //! The front end: Rust syntax (`syn`) to the checked kernel IR.
 //!
-//! [`lower`] resolves names and builds the [`Kernel`]; [`infer`] computes the type of every
-//! expression. Both report into one [`Ctxt`], so all the errors of a kernel come out together;
-//! the back ends run only on a kernel that passed.
+//! Takes a `#[kernel]` function, its attribute and the `#[device]` helpers it reaches; gives
+//! a [`Checked`] kernel (the IR and its type table), or every user error of the kernel at
+//! once, each at its own span with what to write instead. Guarantees to the stages below:
+//! the IR's invariants hold (see [`crate::ir`]), every statement is numbered, every
+//! expression and local is typed, helpers are inlined (the analyses see through calls).
+//!
+//! - [`lower`] resolves names and builds the [`Kernel`](crate::ir::Kernel), inlining helper
+//!   and closure calls; [`infer`] computes the type of every expression. Both report into one
+//!   [`Ctxt`], so all the errors of a kernel come out together.
+//! - [`builtins`] is the one table of the language's own functions; [`attr`] parses
+//!   `#[kernel(..)]`; [`helpers`] is the table of helpers a kernel reaches; [`generics`] the
+//!   bounds and instances of generic parameters and the token substitution.
 
 pub mod attr;
 pub mod builtins;

@@ -11,6 +11,10 @@
 //! [`Local`] that the arms assign, unless both arms are bare expressions ([`Expr::Select`]).
 //! Evaluation order is Rust's: operands left to right, statements in order.
 //!
+//! The module takes nothing from the rest of the compiler: every stage imports it, it imports
+//! no stage. [`types`] holds the side tables the front end hands down ([`Types`], [`Checked`]);
+//! [`visit`] is the one walker of the statement tree.
+//!
 //! Nodes live in [`Arena`]s and refer to each other by [`Handle`]; each arena keeps the source
 //! [`Span`] of every node beside it. Analyses never change the IR: they return side tables
 //! indexed by handle ([`types::Types`], the front end's type table, is one).

@@ -10,7 +10,7 @@
 //! block-uniform ones (parameters, block ids, loop counters, uniform variables). It also records
 //! its guards, the conditions of the `if`s and loops around it, as linear constraints. A pair of
 //! accesses conflicts when two distinct threads can satisfy both guards and reach one element;
-//! [`affine::feasible`] decides that over the integers. Phases come from a dataflow over the
+//! [`super::affine::feasible`] decides that over the integers. Phases come from a dataflow over the
 //! structured control flow, as in Triton's membar analysis: the accesses since the last barrier
 //! are pending at each point, a barrier clears them, loops iterate to a fixpoint, and accesses
 //! that reach a loop's head over its back edge are "carried": their symbols defined inside the
@@ -23,7 +23,7 @@
 //! shared-memory proof uses only `thread_idx().x` is launched with one-dimensional blocks (the
 //! runtime checks it); the same for x and y with two-dimensional blocks.
 //!
-//! The walker is split by concern: [`walker`] holds its state and the typed keys of symbols
+//! The walker is split by concern: `walker` holds its state and the typed keys of symbols
 //! and accesses, `sym` evaluates expressions and conditions to affine forms, `phase` is the
 //! dataflow over statements, `pair` decides a pair of accesses and where a barrier fixes it.
 //! Everything about statements is keyed by [`StmtId`], so the results hold for any clone of

@@ -1,9 +1,9 @@
 //! The walker's state: the symbols of the affine forms and what each stands for, the
 //! accesses with their guards and places in the tree, and the pending accesses of a phase.
 //!
-//! The other files of this folder add the walker's methods: [`super::sym`] evaluates
-//! expressions to affine forms, [`super::phase`] walks statements and carries pending accesses
-//! through control flow, [`super::pair`] decides whether two accesses collide.
+//! The other files of this folder add the walker's methods: `sym` evaluates
+//! expressions to affine forms, `phase` walks statements and carries pending accesses
+//! through control flow, `pair` decides whether two accesses collide.
 
 use super::super::affine::{Affine, Constraint, Var};
 use super::super::uniformity::UniformityInfo;

@@ -7,10 +7,10 @@
 //! them all.
 
 //!
-//! The lowerer's state is in [`cx`]; each other file adds the methods for one concern:
-//! [`signature`], [`stmt`] (statements), [`expr`] (values), [`control`] (control flow),
-//! [`memory`] (arrays and places), [`calls`] (the language's operations), [`inline`] (helper
-//! and closure calls). [`syntax`] answers questions about `syn` syntax alone.
+//! The lowerer's state is in `cx`; each other file adds the methods for one concern:
+//! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
+//! `memory` (arrays and places), `calls` (the language's operations), `inline` (helper
+//! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
 mod control;

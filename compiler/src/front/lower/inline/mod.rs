@@ -9,7 +9,7 @@
 //! variables); `return` assigns the result and leaves through a labelled loop that runs once.
 //! A helper that writes shared memory is followed by its trailing barrier unless it opted out.
 //!
-//! [`call`] inlines a call, [`args`] binds its arguments, [`generic_args`] instantiates a
+//! `call` inlines a call, `args` binds its arguments, `generic_args` instantiates a
 //! generic helper; the types they share are here.
 
 mod args;
