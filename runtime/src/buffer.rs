@@ -1,4 +1,11 @@
 //! Buffers: arrays of scalars on a device.
+//!
+//! Takes a [`Device`] and its back end's storage (cudarc device memory, or the simulator's
+//! atomic cells). Gives [`Buffer`], the [`Device::upload`] and [`Device::zeros`] that make one,
+//! and the views generated launch code passes to a kernel. Guarantees: a buffer is used only on
+//! its own device (else [`Error::WrongDevice`]); a copy to the host waits for the work queued
+//! before it and reports a fault a kernel recorded rather than return what it left; lengths
+//! must match ([`Error::LengthMismatch`]).
 
 use crate::cuda::CudaBackend;
 use crate::device::{Backend, Device};
@@ -42,8 +49,20 @@ fn copy_err(context: &str, e: cudarc::driver::DriverError) -> Error {
     }
 }
 
+impl Device {
+    /// Copies host data into a new buffer.
+    pub fn upload<T: Scalar>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
+        Buffer::upload(self, data)
+    }
+
+    /// A new buffer of `len` zeros.
+    pub fn zeros<T: Scalar>(&self, len: usize) -> Result<Buffer<T>, Error> {
+        Buffer::zeros(self, len)
+    }
+}
+
 impl<T: Scalar> Buffer<T> {
-    pub(crate) fn upload(device: &Device, data: &[T]) -> Result<Self, Error> {
+    fn upload(device: &Device, data: &[T]) -> Result<Self, Error> {
         let storage = match &*device.inner {
             Backend::Cuda(cu) => {
                 let slice = if data.is_empty() {
@@ -62,7 +81,7 @@ impl<T: Scalar> Buffer<T> {
         })
     }
 
-    pub(crate) fn zeros(device: &Device, len: usize) -> Result<Self, Error> {
+    fn zeros(device: &Device, len: usize) -> Result<Self, Error> {
         let storage = match &*device.inner {
             Backend::Cuda(cu) => Storage::Cuda(
                 cu.stream()

@@ -8,6 +8,11 @@
 //! just replace each other's identical bytes. An entry carries its key and the SHA-256 of its
 //! payload; anything that does not check out (truncated, corrupt, foreign, another format) is
 //! ignored and recompiled, never trusted.
+//!
+//! Takes the inputs of a compile (to make a [`key`]) and an [`Entry`]. Gives [`dir`], [`key`],
+//! [`load`] and [`store`]. Guarantees: a loaded entry is byte for byte what was stored for that
+//! key; a failure to read or write is `None` or an `Err` for the caller, which goes on without
+//! the cache.
 
 use sha2::{Digest, Sha256};
 use std::io::Write as _;

@@ -1,9 +1,17 @@
-//! Devices: a CUDA GPU or the CPU simulator.
+//! Devices: a CUDA GPU or the CPU simulator, and the streams of a device.
+//!
+//! Takes the two back ends ([`CudaBackend`], [`SimBackend`]). Gives [`Device`] (opening one by
+//! ordinal, by `CUPHASE_DEVICE` or on a cudarc context), [`Stream`], [`LaunchTarget`] (where a
+//! generated `launch` goes) and [`BackendRef`] (the back end, for generated code); buffers are
+//! made on a device by `Device::upload` and `Device::zeros`, defined with [`Buffer`] in
+//! `buffer`. Guarantees: opening a device never panics (a missing driver or GPU is an `Err`,
+//! and `Device::default` falls back to the simulator, saying so once); synchronising returns
+//! the first fault a kernel reported since the last check.
+//!
+//! [`Buffer`]: crate::buffer::Buffer
 
-use crate::buffer::Buffer;
 use crate::cuda::CudaBackend;
 use crate::error::Error;
-use crate::scalar::Scalar;
 use crate::sim::SimBackend;
 use std::sync::{Arc, Once};
 
@@ -116,16 +124,6 @@ impl Device {
     /// Whether this is a CUDA GPU.
     pub fn is_cuda(&self) -> bool {
         matches!(&*self.inner, Backend::Cuda(_))
-    }
-
-    /// Copies host data into a new buffer.
-    pub fn upload<T: Scalar>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
-        Buffer::upload(self, data)
-    }
-
-    /// A new buffer of `len` zeros.
-    pub fn zeros<T: Scalar>(&self, len: usize) -> Result<Buffer<T>, Error> {
-        Buffer::zeros(self, len)
     }
 
     /// Waits until every launch and copy on this device has finished.

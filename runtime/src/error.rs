@@ -1,6 +1,12 @@
-//! The one error type of cuphase.
+//! The one error type of cuphase: [`Error`], with the parts some variants carry
+//! ([`RaceSite`], [`CompileError`]).
+//!
+//! Takes only [`Dim3`] (to say which block and thread). Gives the error every fallible call of
+//! the runtime returns. Guarantees: every variant carries what a user needs to act on it (the
+//! kernel, the Rust location, the block and thread, the limit broken), and its `Display` says
+//! it in one message.
 
-use crate::launch::Dim3;
+use crate::dim3::Dim3;
 
 /// One side of a data race.
 #[derive(Debug, Clone, PartialEq, Eq)]

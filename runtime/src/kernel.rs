@@ -1,4 +1,13 @@
-//! What the runtime knows of a compiled kernel.
+//! What the runtime knows of a compiled kernel: its [`KernelInfo`], one `static` per kernel
+//! variant that `#[kernel]` generates.
+//!
+//! Takes the fault sites' types from `cuphase-contract` (re-exported here as [`FaultKind`] and
+//! [`FaultSite`], the paths generated code names). Gives the kernel's description (CUDA C,
+//! Rust location, the compiler's proofs, its fault sites) and [`dump`] for
+//! `CUPHASE_DUMP_DIR`. Guarantees: nothing here fails a launch; a dump that cannot be written
+//! is logged.
+
+pub use cuphase_contract::{FaultKind, FaultSite};
 
 /// A kernel as `#[kernel]` compiled it: one `static` per kernel, so its address identifies it.
 #[derive(Debug)]
@@ -27,88 +36,6 @@ pub struct KernelInfo {
     pub fault_sites: &'static [FaultSite],
     /// The kernel takes the fault record parameters.
     pub uses_fault_record: bool,
-}
-
-/// What a fault check of generated CUDA code catches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultKind {
-    /// An index past the end of the named array.
-    OutOfBounds(&'static str),
-    /// Integer division by zero or with overflow.
-    Div,
-    /// Integer remainder by zero or with overflow.
-    Rem,
-    /// A zero (or negative) `step_by`.
-    ZeroStep,
-    /// `panic!`, a failed `assert!`, ...: the message.
-    Panic(&'static str),
-}
-
-/// A fault check in generated CUDA code, with its Rust location (in the kernel's file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FaultSite {
-    /// What it catches.
-    pub kind: FaultKind,
-    /// Rust file (a helper inlined into the kernel may be in another file than the kernel).
-    pub file: &'static str,
-    /// Rust line.
-    pub line: u32,
-    /// Rust column.
-    pub col: u32,
-}
-
-/// The first fault of a launch as the GPU recorded it: 16 words (flag, site, kernel id,
-/// block x y z, thread x y z, padding, two 64-bit values).
-pub(crate) fn fault_error(info: &KernelInfo, words: &[u32]) -> crate::error::Error {
-    use crate::error::Error;
-    use crate::launch::Dim3;
-    let get = |i: usize| words.get(i).copied().unwrap_or(0);
-    let wide = |i: usize| u64::from(get(i)) | (u64::from(get(i + 1)) << 32);
-    let block = Dim3::new(get(3), get(4), get(5));
-    let thread = Dim3::new(get(6), get(7), get(8));
-    let (a, b) = (wide(10), wide(12));
-    let Some(site) = info.fault_sites.get(get(1) as usize) else {
-        return Error::KernelPanic {
-            kernel: info.name,
-            file: info.rust_file,
-            line: info.rust_line,
-            column: 1,
-            message: "a fault at an unknown site (the fault record is corrupt)",
-            block,
-            thread,
-        };
-    };
-    let panic = |message: &'static str| Error::KernelPanic {
-        kernel: info.name,
-        file: site.file,
-        line: site.line,
-        column: site.col,
-        message,
-        block,
-        thread,
-    };
-    match site.kind {
-        FaultKind::OutOfBounds(array) => Error::OutOfBounds {
-            kernel: info.name,
-            file: site.file,
-            line: site.line,
-            column: site.col,
-            array,
-            index: a,
-            len: b,
-            block,
-            thread,
-        },
-        FaultKind::Div if a == 0 => panic("attempt to divide by zero"),
-        FaultKind::Div => panic("attempt to divide with overflow"),
-        FaultKind::Rem if a == 0 => {
-            panic("attempt to calculate the remainder with a divisor of zero")
-        }
-        FaultKind::Rem => panic("attempt to calculate the remainder with overflow"),
-        FaultKind::ZeroStep if a == 0 => panic("assertion failed: step != 0"),
-        FaultKind::ZeroStep => panic("a loop step must not be negative"),
-        FaultKind::Panic(message) => panic(message),
-    }
 }
 
 /// With `CUPHASE_DUMP_DIR` set, writes the kernel's CUDA C (`<name>.cu`) and report

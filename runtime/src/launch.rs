@@ -1,51 +1,17 @@
-//! Launch geometry: grid and block sizes.
+//! Launch geometry: a [`Launch`] is the grid, the block and the dynamic shared memory of one
+//! kernel launch.
+//!
+//! Takes [`Dim3`] and a kernel's [`KernelInfo`] (its name and the block rank its shared-memory
+//! proof assumed). Gives the builder ([`Launch::new`], [`Launch::cover`],
+//! [`Launch::shared_bytes`]) and the device-independent checks ([`Launch::validate`],
+//! [`Launch::validate_for`]) that both back ends run before anything executes. Guarantees: a
+//! launch that passes `validate_for` fits every CUDA GPU's fixed limits and the kernel's proof;
+//! each device's own limits are checked by its back end.
 
 use crate::error::Error;
-use std::fmt;
+use crate::kernel::KernelInfo;
 
-/// Three sizes or indices, as CUDA's `dim3`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Dim3 {
-    /// The fastest-varying component.
-    pub x: u32,
-    /// The middle component.
-    pub y: u32,
-    /// The slowest-varying component.
-    pub z: u32,
-}
-
-impl Dim3 {
-    /// A `Dim3` from its components.
-    pub const fn new(x: u32, y: u32, z: u32) -> Self {
-        Dim3 { x, y, z }
-    }
-    /// `x * y * z`, without overflow.
-    pub fn volume(self) -> u64 {
-        u64::from(self.x) * u64::from(self.y) * u64::from(self.z)
-    }
-}
-
-impl fmt::Display for Dim3 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "({}, {}, {})", self.x, self.y, self.z)
-    }
-}
-
-impl From<u32> for Dim3 {
-    fn from(x: u32) -> Self {
-        Dim3::new(x, 1, 1)
-    }
-}
-impl From<(u32, u32)> for Dim3 {
-    fn from((x, y): (u32, u32)) -> Self {
-        Dim3::new(x, y, 1)
-    }
-}
-impl From<(u32, u32, u32)> for Dim3 {
-    fn from((x, y, z): (u32, u32, u32)) -> Self {
-        Dim3::new(x, y, z)
-    }
-}
+pub use crate::dim3::Dim3;
 
 /// Most threads in one block, on every CUDA GPU since compute capability 2.0.
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
@@ -107,7 +73,7 @@ impl Launch {
 
     /// Checks the launch for a kernel: the limits every CUDA GPU has, and the block shape the
     /// kernel's compile-time shared-memory proof assumed.
-    pub fn validate_for(&self, info: &crate::kernel::KernelInfo) -> Result<(), Error> {
+    pub fn validate_for(&self, info: &KernelInfo) -> Result<(), Error> {
         self.validate(info.name)?;
         let b = self.block;
         let wrong = match info.block_rank {

@@ -1,4 +1,13 @@
-//! The element and parameter types kernels compute with.
+//! The element and parameter types kernels compute with: [`Scalar`], and the marker traits of
+//! the bounds of generic kernels and helpers, [`Num`], [`Int`], [`Float`].
+//!
+//! Takes the bounds' type lists from `cuphase-contract` (`Bound::admitted`). Gives the sealed
+//! [`Scalar`] trait (the simulator's storage and lane bits of each type) for `bool`, the
+//! integers, `f32`, `f64`, `half::f16` and `half::bf16`, and the marker traits. Guarantees:
+//! each marker trait is implemented for exactly the types its bound admits in the contract (a
+//! unit test compares the lists), so a generic kernel's `T` at a launch is always a type the
+//! compiler made an instance for; the simulator's cells are atomic, so even a racy kernel is
+//! sound Rust.
 
 use std::fmt::Debug;
 use std::sync::atomic::{
@@ -11,7 +20,7 @@ mod sealed {
 }
 
 /// A scalar type a kernel can take as a parameter or hold in a buffer: `bool`, `i8`..`i64`,
-/// `u8`..`u64`, `usize`, `f32`, `f64`.
+/// `u8`..`u64`, `usize`, `f32`, `f64`, `half::f16`, `half::bf16`.
 ///
 /// The simulator keeps buffer elements in atomic cells (`Cell`), accessed with relaxed
 /// ordering, so that blocks can run on several CPU threads without undefined behaviour even
@@ -139,16 +148,69 @@ float_scalar! {
     half::bf16 => AtomicU16, "bf16",
 }
 
-/// Scalars with arithmetic: every integer and float type (bound of generic kernels and
-/// helpers: `T: Num`).
+/// Scalars with arithmetic: the integer types and `f32`, `f64` (the bound of generic kernels
+/// and helpers `T: Num`; `half::f16` and `half::bf16` are not admitted).
 pub trait Num: Scalar {}
-/// The integer types (`T: Int`).
+/// The integer types: `i8`..`i64`, `u8`..`u64`, `usize` (`T: Int`).
 pub trait Int: Num {}
-/// The float types (`T: Float`).
+/// The float types `f32` and `f64` (`T: Float`; `half::f16` and `half::bf16` are not admitted:
+/// a body written for `T: Float` may use float literals, which are not half values in Rust).
 pub trait Float: Num {}
+
+/// Implements a marker trait for a list of types, and records the list's Rust names (for the
+/// test that compares them with the contract's).
 macro_rules! marker {
-    ($tr:ident: $($t:ty),*) => {$( impl $tr for $t {} )*};
+    ($tr:ident, $names:ident: $($t:ty),*) => {
+        $( impl $tr for $t {} )*
+        #[cfg(test)]
+        const $names: &[&str] = &[$(stringify!($t)),*];
+    };
 }
-marker!(Num: i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64, half::f16, half::bf16);
-marker!(Int: i8, i16, i32, i64, u8, u16, u32, u64, usize);
-marker!(Float: f32, f64, half::f16, half::bf16);
+marker!(Num, NUM_TYPES: i8, i16, i32, i64, u8, u16, u32, u64, usize, f32, f64);
+marker!(Int, INT_TYPES: i8, i16, i32, i64, u8, u16, u32, u64, usize);
+marker!(Float, FLOAT_TYPES: f32, f64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cuphase_contract::Bound;
+
+    fn sorted(v: &[&'static str]) -> Vec<&'static str> {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn marker_traits_admit_exactly_the_contracts_types() {
+        for (bound, names) in [
+            (Bound::Num, NUM_TYPES),
+            (Bound::Int, INT_TYPES),
+            (Bound::Float, FLOAT_TYPES),
+        ] {
+            assert_eq!(sorted(names), sorted(&bound.admitted()), "{bound:?}");
+        }
+    }
+
+    #[test]
+    fn every_type_the_scalar_bound_admits_is_a_scalar() {
+        fn name<T: Scalar>() -> &'static str {
+            T::NAME
+        }
+        let scalars = [
+            name::<bool>(),
+            name::<i8>(),
+            name::<i16>(),
+            name::<i32>(),
+            name::<i64>(),
+            name::<u8>(),
+            name::<u16>(),
+            name::<u32>(),
+            name::<u64>(),
+            name::<usize>(),
+            name::<f32>(),
+            name::<f64>(),
+        ];
+        assert_eq!(sorted(&scalars), sorted(&Bound::Scalar.admitted()));
+    }
+}

@@ -1,11 +1,23 @@
-//! Running blocks and threads.
+//! Running blocks and threads: the simulator's device, its grid loop and each block's
+//! scheduler.
+//!
+//! Takes a launch ([`KernelInfo`], [`Launch`]) and the generated code's per-block and
+//! per-thread functions (each GPU thread an `async` block whose await points are barriers and
+//! warp operations). Gives [`SimBackend`] with its [`SimOptions`] and [`ThreadOrder`],
+//! [`BlockCtx`], [`ThreadCtx`] and the futures of a barrier and of a warp operation.
+//! Guarantees: blocks run in parallel but the error reported is the lowest-numbered failing
+//! block's, so results are deterministic for a given thread order; threads of a block that do
+//! not all meet at one barrier are [`Error::BarrierDivergence`]; a warp operation sees every
+//! lane's value at the same point, as on the GPU.
 
 use super::race::{set_current, Current};
 use super::{Distribution, Fault, Loc, Shared};
+use crate::dim3::Dim3;
 use crate::error::Error;
 use crate::kernel::KernelInfo;
-use crate::launch::{Dim3, Launch};
+use crate::launch::Launch;
 use crate::scalar::Scalar;
+use cuphase_contract::WarpOp;
 use rayon::prelude::*;
 use std::cell::Cell;
 use std::future::Future;
@@ -17,7 +29,7 @@ thread_local! {
     /// block's scheduler right after the poll returns.
     static ARRIVED: Cell<Option<&'static Loc>> = const { Cell::new(None) };
     /// What a thread that stopped at a warp operation brings to it.
-    static WARP_IN: Cell<Option<(WarpKind, u64, u32)>> = const { Cell::new(None) };
+    static WARP_IN: Cell<Option<(WarpOp, u64, u32)>> = const { Cell::new(None) };
     /// What the warp operation gives the thread being polled.
     static WARP_OUT: Cell<u64> = const { Cell::new(0) };
 }
@@ -217,34 +229,13 @@ impl ThreadCtx {
     }
 }
 
-/// The warp operations, as the simulator runs them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WarpKind {
-    /// `sync_warp()`.
-    Sync,
-    /// `warp_shuffle(v, lane)`.
-    Shuffle,
-    /// `warp_shuffle_xor(v, mask)`.
-    ShuffleXor,
-    /// `warp_shuffle_up(v, d)`.
-    ShuffleUp,
-    /// `warp_shuffle_down(v, d)`.
-    ShuffleDown,
-    /// `warp_ballot(p)`.
-    Ballot,
-    /// `warp_all(p)`.
-    All,
-    /// `warp_any(p)`.
-    Any,
-}
-
 impl ThreadCtx {
     /// A warp operation at `loc` on `bits` (a value's lane bits, or a predicate as 0/1) with
     /// `arg` (lane, mask or distance): await it for the result's bits. The whole block meets
     /// at it, like at a barrier, but it does not end a phase: it orders no memory access.
     #[inline(always)]
-    pub fn warp(&self, kind: WarpKind, bits: u64, arg: u32, loc: &'static Loc) -> WarpOp {
-        WarpOp {
+    pub fn warp(&self, kind: WarpOp, bits: u64, arg: u32, loc: &'static Loc) -> WarpFuture {
+        WarpFuture {
             loc,
             input: (kind, bits, arg),
             arrived: false,
@@ -253,13 +244,13 @@ impl ThreadCtx {
 }
 
 /// The future of one warp operation.
-pub struct WarpOp {
+pub struct WarpFuture {
     loc: &'static Loc,
-    input: (WarpKind, u64, u32),
+    input: (WarpOp, u64, u32),
     arrived: bool,
 }
 
-impl Future for WarpOp {
+impl Future for WarpFuture {
     type Output = u64;
     #[inline(always)]
     fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u64> {
@@ -277,7 +268,7 @@ impl Future for WarpOp {
 /// The results of one warp operation that every thread of a block of `inputs.len()` threads
 /// reached: lanes are consecutive linear thread ids, 32 per warp, fewer in a partial last warp;
 /// a lane that does not exist is never read (the thread keeps its own value).
-fn warp_results(inputs: &[(WarpKind, u64, u32)]) -> Vec<u64> {
+fn warp_results(inputs: &[(WarpOp, u64, u32)]) -> Vec<u64> {
     let n = inputs.len();
     (0..n)
         .map(|t| {
@@ -292,18 +283,18 @@ fn warp_results(inputs: &[(WarpKind, u64, u32)]) -> Vec<u64> {
             let arg = arg as usize;
             let warp = &inputs[base..base + lanes];
             match kind {
-                WarpKind::Sync => 0,
-                WarpKind::Shuffle => read(Some(arg % 32)),
-                WarpKind::ShuffleXor => read(Some(lane ^ (arg % 32))),
-                WarpKind::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
-                WarpKind::ShuffleDown => read((arg < 32).then(|| lane + arg)),
-                WarpKind::Ballot => warp
+                WarpOp::Sync => 0,
+                WarpOp::Shuffle => read(Some(arg % 32)),
+                WarpOp::ShuffleXor => read(Some(lane ^ (arg % 32))),
+                WarpOp::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
+                WarpOp::ShuffleDown => read((arg < 32).then(|| lane + arg)),
+                WarpOp::Ballot => warp
                     .iter()
                     .enumerate()
                     .filter(|(_, i)| i.1 != 0)
                     .fold(0u64, |m, (l, _)| m | (1u64 << l)),
-                WarpKind::All => u64::from(warp.iter().all(|i| i.1 != 0)),
-                WarpKind::Any => u64::from(warp.iter().any(|i| i.1 != 0)),
+                WarpOp::All => u64::from(warp.iter().all(|i| i.1 != 0)),
+                WarpOp::Any => u64::from(warp.iter().any(|i| i.1 != 0)),
             }
         })
         .collect()
@@ -401,7 +392,7 @@ impl BlockCtx {
         let mut cx = Context::from_waker(Waker::noop());
         let mut phase = 0u32;
         let forward = self.options.order == ThreadOrder::Forward;
-        let mut warp_in: Vec<Option<(WarpKind, u64, u32)>> = vec![None; threads.len()];
+        let mut warp_in: Vec<Option<(WarpOp, u64, u32)>> = vec![None; threads.len()];
         let mut warp_out: Vec<u64> = Vec::new();
         loop {
             let mut waiting = 0usize;
@@ -479,7 +470,7 @@ impl BlockCtx {
             // Every thread waits at one place: a warp operation hands out its results and
             // the phase goes on; a barrier ends the phase.
             if warp_in.iter().all(Option::is_some) {
-                let inputs: Vec<(WarpKind, u64, u32)> = warp_in.iter().flatten().copied().collect();
+                let inputs: Vec<(WarpOp, u64, u32)> = warp_in.iter().flatten().copied().collect();
                 warp_out = warp_results(&inputs);
                 warp_in.iter_mut().for_each(|w| *w = None);
             } else {

@@ -1,4 +1,10 @@
 //! Simulated global and shared memory, bounds-checked.
+//!
+//! Takes the buffers' atomic cells (from `Buffer`) and, with race detection on, the shadows of
+//! `race`. Gives [`Global`] (a kernel's view of a buffer) and [`Shared`] (one block's shared
+//! array, also multi-dimensional). Guarantees: every access is bounds-checked, an index past a
+//! dimension's end is a [`Fault::OutOfBounds`] naming the array, never a panic; with a shadow,
+//! every access is recorded for race detection.
 
 use super::race::{GlobalShadow, SharedShadow};
 use super::{Fault, Loc};

@@ -1,12 +1,21 @@
 //! The CPU simulator.
 //!
 //! Every GPU thread is one future, made by the `async fn` that `#[kernel]` generates; its only
-//! await point is the barrier. A block runs on one CPU thread: [`BlockCtx::run`] polls each GPU
-//! thread until it finishes or waits at a barrier, then checks that every live thread waits at
-//! the same barrier and that none has finished while others wait (both are
-//! [`Error::BarrierDivergence`]), and starts the next phase. Blocks run in parallel on rayon's
-//! pool; global memory is atomic cells with relaxed ordering, so even a racy kernel is sound
-//! Rust here. Every index is bounds-checked, every fault is an error value, nothing panics.
+//! await points are barriers and warp operations. A block runs on one CPU thread:
+//! [`BlockCtx::run`] polls each GPU thread until it finishes or waits at a barrier, then checks
+//! that every live thread waits at the same barrier and that none has finished while others
+//! wait (both are [`Error::BarrierDivergence`]), and starts the next phase. Blocks run in
+//! parallel on rayon's pool; global memory is atomic cells with relaxed ordering, so even a racy
+//! kernel is sound Rust here. Every index is bounds-checked, every fault is an error value,
+//! nothing panics.
+//!
+//! Takes a launch and the Rust code `#[kernel]` generates for the simulator (which names the
+//! items here, and the contract's [`WarpKind`] and [`Distribution`], by path). Gives the
+//! simulator's device, memory, arithmetic and race detection, and [`Fault`], what ends a GPU
+//! thread early, with its conversion into an [`Error`]. Guarantees: Rust's semantics (the same
+//! results as the CUDA back end, bit for bit for floats unless the kernel asks for
+//! `fast_math`), every fault an error value, and deterministic errors (the lowest-numbered
+//! failing block's).
 //!
 //! The items of this module are used by generated code and are not a stable API.
 
@@ -15,16 +24,19 @@ mod memory;
 mod ops;
 pub mod race;
 
-pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder, WarpKind};
+pub use cuphase_contract::Distribution;
+/// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
+/// the contract's [`WarpOp`](cuphase_contract::WarpOp).
+pub use cuphase_contract::WarpOp as WarpKind;
+pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
 pub use ops::{
-    clamp, div, fmax, fmin, range, rem, step_of, Distribution, SimDiv, SimInt, SimMinMax,
-    StepRange, ToBits,
+    clamp, div, fmax, fmin, range, rem, step_of, SimDiv, SimInt, SimMinMax, StepRange, ToBits,
 };
 pub use race::assume_uniform;
 
+use crate::dim3::Dim3;
 use crate::error::{Error, RaceSite};
-use crate::launch::Dim3;
 
 /// Coordinates of linear index `t` in a box of `d`.
 pub(crate) fn unlinear(t: u64, d: Dim3) -> Dim3 {

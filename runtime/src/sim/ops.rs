@@ -1,4 +1,11 @@
 //! Arithmetic and loops with Rust's meaning and no panics.
+//!
+//! Takes scalar operands and the Rust location of the expression. Gives checked division and
+//! remainder ([`div`], [`rem`]), `min`/`max`/`clamp` as the GPU computes them, the value bits
+//! of [`ToBits`], and the per-thread iterations of a kernel `for` loop ([`step_of`],
+//! [`range`]). Guarantees: where Rust panics (division by zero or with overflow, a zero step,
+//! `clamp` with `min > max`) the result is a [`Fault::Panic`] with Rust's message; float
+//! `min`/`max` agree bit for bit with the CUDA back end; a loop range never overflows.
 
 use super::{Fault, Loc};
 
@@ -216,19 +223,6 @@ pub fn step_of<S: SimInt>(s: S, loc: &'static Loc) -> Result<u64, Fault> {
     })
 }
 
-/// How a kernel `for` loop spreads its range over threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Distribution {
-    /// Every thread runs every iteration.
-    Sequential,
-    /// `threads_in_block`.
-    ThreadsInBlock,
-    /// `blocks_in_grid`.
-    BlocksInGrid,
-    /// `threads_in_grid`.
-    ThreadsInGrid,
-}
-
 /// The iterations of one thread: `start + offset*step`, then every `stride*step`, below `end`.
 /// Never overflows: it stops where Rust's range would.
 pub struct StepRange<T> {
@@ -239,7 +233,7 @@ pub struct StepRange<T> {
 }
 
 /// The range a thread runs for `for i in start..end` with an optional `step_by` and the
-/// thread's `(offset, stride)` from its [`Distribution`].
+/// thread's `(offset, stride)` from its [`Distribution`](cuphase_contract::Distribution).
 #[inline]
 pub fn range<T: SimInt>(
     start: T,

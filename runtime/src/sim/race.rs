@@ -1,5 +1,10 @@
 //! Run-time race detection: shadow state per element of shared and global memory.
 //!
+//! Takes who is running (set by the block scheduler, [`set_current`]) and each access of a
+//! simulated array. Gives [`SharedShadow`], [`GlobalShadow`] and [`assume_uniform`]'s check.
+//! Guarantees: a race between two accesses of one phase is a [`Fault::Race`] naming both sides;
+//! a broken `assume_uniform` promise is a [`Fault::BrokenPromise`].
+//!
 //! A block runs on one CPU thread, so its shared memory's shadow is plain cells. Global memory
 //! is shared by every block of a launch, which run in parallel: its shadow is atomic, and each
 //! access swaps its own record in before it reads the other kind's, so that of two concurrent

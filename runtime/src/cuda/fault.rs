@@ -1,0 +1,227 @@
+//! The fault record on a CUDA device: where generated code reports the first fault of a
+//! launch, and how the runtime reads it back as an [`Error`].
+//!
+//! Takes the record layout of `cuphase_contract::fault::record` (the same constants the
+//! compiler writes into the CUDA C) and the kernels' [`KernelInfo`] fault sites. Gives
+//! [`CudaBackend::fault_record`] (the device memory generated code is passed) and
+//! [`CudaBackend::take_fault`] (read, clear, decode). Guarantees: the record is allocated once
+//! per device, zeroed; a recorded fault is reported once and the record is cleared for the
+//! launches that follow; a corrupt record (an unknown kernel or site) is still an error, never a
+//! panic.
+
+use super::{driver_err, CudaBackend};
+use crate::dim3::Dim3;
+use crate::error::Error;
+use crate::kernel::{FaultKind, KernelInfo};
+use cudarc::driver::CudaSlice;
+use cuphase_contract::fault::record;
+
+impl CudaBackend {
+    /// The fault record generated code reports to (allocated on first use).
+    pub fn fault_record(&self) -> Result<&CudaSlice<u32>, Error> {
+        if let Some(r) = self.fault_record.get() {
+            return Ok(r);
+        }
+        let r = self
+            .stream
+            .alloc_zeros::<u32>(record::WORDS)
+            .map_err(|e| driver_err("allocating the fault record", e))?;
+        Ok(self.fault_record.get_or_init(|| r))
+    }
+
+    /// Reads the fault record (after the work queued so far) and clears it: the first fault
+    /// of the launches since the last check, as the error it is.
+    pub fn take_fault(&self) -> Result<(), Error> {
+        let Some(slice) = self.fault_record.get() else {
+            return Ok(());
+        };
+        let words = self
+            .stream
+            .clone_dtoh(slice)
+            .map_err(|e| driver_err("reading the fault record", e))?;
+        if words.get(record::FLAG).copied().unwrap_or(0) == 0 {
+            return Ok(());
+        }
+        let kernel = words.get(record::KERNEL).copied().unwrap_or(0) as usize;
+        let info = self
+            .kernels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(kernel)
+            .copied();
+        // Clear it for the launches that follow.
+        {
+            use cudarc::driver::DevicePtr;
+            let (ptr, _sync) = slice.device_ptr(&self.stream);
+            // SAFETY: `ptr` is the record's allocation of `record::BYTES` bytes, alive while
+            // `slice` is.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    ptr,
+                    0,
+                    record::BYTES,
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| driver_err("clearing the fault record", e))?;
+        }
+        match info {
+            Some(info) => Err(fault_error(info, &words)),
+            None => Err(Error::Driver {
+                context: "reading the fault record".into(),
+                message: "unknown kernel id".into(),
+            }),
+        }
+    }
+}
+
+/// The first fault of a launch as the GPU recorded it (the words of the record, laid out as
+/// `cuphase_contract::fault::record` says) as the error it is: the site's kind decides the
+/// variant and what the two 64-bit values mean.
+fn fault_error(info: &KernelInfo, words: &[u32]) -> Error {
+    let get = |i: usize| words.get(i).copied().unwrap_or(0);
+    let wide = |i: usize| u64::from(get(i)) | (u64::from(get(i + 1)) << 32);
+    let block = Dim3::new(
+        get(record::BLOCK),
+        get(record::BLOCK + 1),
+        get(record::BLOCK + 2),
+    );
+    let thread = Dim3::new(
+        get(record::THREAD),
+        get(record::THREAD + 1),
+        get(record::THREAD + 2),
+    );
+    let (a, b) = (wide(record::A), wide(record::B));
+    let Some(site) = info.fault_sites.get(get(record::SITE) as usize) else {
+        return Error::KernelPanic {
+            kernel: info.name,
+            file: info.rust_file,
+            line: info.rust_line,
+            column: 1,
+            message: "a fault at an unknown site (the fault record is corrupt)",
+            block,
+            thread,
+        };
+    };
+    let panic = |message: &'static str| Error::KernelPanic {
+        kernel: info.name,
+        file: site.file,
+        line: site.line,
+        column: site.col,
+        message,
+        block,
+        thread,
+    };
+    match site.kind {
+        FaultKind::OutOfBounds(array) => Error::OutOfBounds {
+            kernel: info.name,
+            file: site.file,
+            line: site.line,
+            column: site.col,
+            array,
+            index: a,
+            len: b,
+            block,
+            thread,
+        },
+        FaultKind::Div if a == 0 => panic("attempt to divide by zero"),
+        FaultKind::Div => panic("attempt to divide with overflow"),
+        FaultKind::Rem if a == 0 => {
+            panic("attempt to calculate the remainder with a divisor of zero")
+        }
+        FaultKind::Rem => panic("attempt to calculate the remainder with overflow"),
+        FaultKind::ZeroStep if a == 0 => panic("assertion failed: step != 0"),
+        FaultKind::ZeroStep => panic("a loop step must not be negative"),
+        FaultKind::Panic(message) => panic(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::FaultSite;
+
+    static SITES: [FaultSite; 2] = [
+        FaultSite {
+            kind: FaultKind::OutOfBounds("xs"),
+            file: "k.rs",
+            line: 4,
+            col: 9,
+        },
+        FaultSite {
+            kind: FaultKind::Div,
+            file: "k.rs",
+            line: 5,
+            col: 13,
+        },
+    ];
+
+    fn info() -> KernelInfo {
+        KernelInfo {
+            name: "k",
+            cuda_source: "",
+            rust_file: "k.rs",
+            rust_line: 1,
+            fast_math: false,
+            report: "",
+            block_rank: 3,
+            shared_proven: false,
+            static_shared_bytes: 0,
+            fault_sites: &SITES,
+            uses_fault_record: true,
+        }
+    }
+
+    /// A record as generated CUDA C writes it.
+    fn words(site: u32, a: u64, b: u64) -> Vec<u32> {
+        let mut w = vec![0u32; record::WORDS];
+        w[record::FLAG] = 1;
+        w[record::SITE] = site;
+        w[record::BLOCK..record::BLOCK + 3].copy_from_slice(&[1, 2, 3]);
+        w[record::THREAD..record::THREAD + 3].copy_from_slice(&[4, 5, 6]);
+        for (at, v) in [(record::A, a), (record::B, b)] {
+            w[at] = v as u32;
+            w[at + 1] = (v >> 32) as u32;
+        }
+        w
+    }
+
+    #[test]
+    fn records_decode_to_the_errors_of_their_sites() {
+        let e = fault_error(&info(), &words(0, 1 << 33, 7));
+        match e {
+            Error::OutOfBounds {
+                array,
+                index,
+                len,
+                line,
+                column,
+                block,
+                thread,
+                ..
+            } => {
+                assert_eq!((array, index, len), ("xs", 1 << 33, 7));
+                assert_eq!((line, column), (4, 9));
+                assert_eq!((block, thread), (Dim3::new(1, 2, 3), Dim3::new(4, 5, 6)));
+            }
+            other => panic!("{other:?}"),
+        }
+        let e = fault_error(&info(), &words(1, 1, 0));
+        assert!(
+            matches!(
+                e,
+                Error::KernelPanic {
+                    message: "attempt to divide with overflow",
+                    line: 5,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = fault_error(&info(), &words(9, 0, 0));
+        assert!(
+            matches!(e, Error::KernelPanic { line: 1, .. }),
+            "an unknown site is still an error: {e:?}"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! Compiled modules: the NVRTC options for a device, the disk cache around NVRTC, and the
+//! per-device table of loaded kernels.
+//!
+//! Takes a kernel's [`KernelInfo`] (or CUDA C and its names), the device's [`Arch`] and the
+//! cache directory of [`crate::cache`]. Gives [`compile_cuda`], [`compile_cached`],
+//! [`compile_cached_in`], [`CacheOutcome`] and [`CudaBackend::function`]. Guarantees: a cache
+//! entry is used only for the exact source, options, NVRTC version and architecture it was
+//! made from, and a cache that cannot be written is logged and skipped; a kernel is compiled
+//! and loaded at most once per device, and gets one id per device (the fault record's kernel
+//! field).
+
+use super::nvrtc::{compile_inner, lacks_function, nvrtc_missing, supported_archs};
+use super::{driver_err, Arch, CudaBackend};
+use crate::error::Error;
+use crate::kernel::KernelInfo;
+use cudarc::driver::CudaFunction;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub use super::nvrtc::{nvrtc_available, nvrtc_version, CompiledModule};
+
+/// Whether a compile came from the disk cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOutcome {
+    /// Loaded from the disk cache.
+    Hit,
+    /// Compiled, then stored in the cache.
+    Miss,
+    /// The cache is off (`CUPHASE_CACHE=off`) or has no directory.
+    Disabled,
+}
+
+/// The options NVRTC gets for `arch`, and whether it makes PTX: a CUBIN for `sm_XY` when NVRTC
+/// supports it, else PTX for the newest virtual architecture it knows (the driver then
+/// compiles it).
+fn target_options(arch: Arch, fast_math: bool) -> Result<(Vec<String>, bool), Error> {
+    let supported = supported_archs()?;
+    let (target, is_ptx) = if supported.contains(&arch.number()) {
+        (format!("sm_{}", arch.number()), false)
+    } else {
+        let newest = supported
+            .iter()
+            .copied()
+            .filter(|a| *a <= arch.number())
+            .max()
+            .unwrap_or(arch.number());
+        (format!("compute_{newest}"), true)
+    };
+    let mut options = vec![
+        format!("--gpu-architecture={target}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ];
+    if fast_math {
+        options.push("--use_fast_math".into());
+    } else {
+        // Rust never fuses `a * b + c` into one rounding; the simulator does not either.
+        options.push("--fmad=false".into());
+    }
+    Ok((options, is_ptx))
+}
+
+/// Compiles CUDA C with NVRTC for `arch`, without the cache. `name` is the NVRTC program
+/// name: the Rust file, so that messages point there.
+pub fn compile_cuda(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<CompiledModule, Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    catch_unwind(AssertUnwindSafe(|| {
+        let (options, is_ptx) = target_options(arch, fast_math)?;
+        compile_inner(source, name, kernel, options, is_ptx)
+    }))
+    .unwrap_or_else(|_| Err(lacks_function()))
+}
+
+/// [`compile_cuda`] through the disk cache of `CUPHASE_CACHE_DIR` / `CUPHASE_CACHE` (see
+/// [`crate::cache`]).
+pub fn compile_cached(
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<(CompiledModule, CacheOutcome), Error> {
+    compile_cached_in(
+        crate::cache::dir().as_deref(),
+        source,
+        name,
+        kernel,
+        arch,
+        fast_math,
+    )
+}
+
+/// [`compile_cuda`] through the disk cache in `dir` (`None`: no cache).
+pub fn compile_cached_in(
+    dir: Option<&std::path::Path>,
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<(CompiledModule, CacheOutcome), Error> {
+    if !nvrtc_available() {
+        return Err(nvrtc_missing());
+    }
+    catch_unwind(AssertUnwindSafe(|| {
+        let (options, is_ptx) = target_options(arch, fast_math)?;
+        let Some(dir) = dir else {
+            return Ok((compile_inner(source, name, kernel, options, is_ptx)?, CacheOutcome::Disabled));
+        };
+        let key = crate::cache::key(source, &options, nvrtc_version()?, arch.number());
+        if let Some(e) = crate::cache::load(dir, &key) {
+            if e.is_ptx == is_ptx {
+                return Ok((CompiledModule { image: e.image, is_ptx, log: String::new(), options }, CacheOutcome::Hit));
+            }
+        }
+        let module = compile_inner(source, name, kernel, options, is_ptx)?;
+        let entry = crate::cache::Entry { image: module.image.clone(), is_ptx };
+        if let Err(e) = crate::cache::store(dir, &key, &entry) {
+            tracing::warn!(dir = %dir.display(), error = %e, "cuphase: cannot write the kernel cache; going on without it");
+        }
+        Ok((module, CacheOutcome::Miss))
+    }))
+    .unwrap_or_else(|_| Err(lacks_function()))
+}
+
+impl CudaBackend {
+    /// The loaded function of a kernel: compiled and loaded on first use, then kept.
+    pub fn function(&self, info: &'static KernelInfo) -> Result<(CudaFunction, u32), Error> {
+        let key = info as *const KernelInfo as usize;
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = functions.get(&key) {
+            return Ok(f.clone());
+        }
+        crate::kernel::dump(info);
+        let (module, cache) = compile_cached(
+            info.cuda_source,
+            info.rust_file,
+            info.name,
+            self.arch,
+            info.fast_math,
+        )?;
+        tracing::debug!(
+            kernel = info.name,
+            ?cache,
+            "cuphase: kernel compiled or loaded from the cache"
+        );
+        let ptx = if module.is_ptx {
+            cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
+        } else {
+            cudarc::nvrtc::Ptx::from_binary(module.image)
+        };
+        let loaded = self
+            .ctx
+            .load_module(ptx)
+            .map_err(|e| driver_err(&format!("loading kernel `{}`", info.name), e))?;
+        let f = loaded
+            .load_function(info.name)
+            .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
+        tracing::debug!(kernel = info.name, device = %self.name, "cuphase: module loaded");
+        let id = {
+            let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
+            kernels.push(info);
+            (kernels.len() - 1) as u32
+        };
+        functions.insert(key, (f.clone(), id));
+        Ok((f, id))
+    }
+}
