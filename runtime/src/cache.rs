@@ -1,4 +1,4 @@
-//! The on-disk cache of compiled kernels (DESIGN.md §5).
+//! The on-disk cache of compiled kernels (README, "The CUDA back end").
 //!
 //! An entry is keyed by a SHA-256 of everything that decides NVRTC's output: the CUDA C, the
 //! options, NVRTC's version, the target architecture and cuphase's version. The directory is
