@@ -1,4 +1,11 @@
 //! One place that decides every name a back end emits.
+//!
+//! Takes the Rust names of a kernel's parameters, arrays, locals and temporaries, in the
+//! order a writer declares them; gives each a unique identifier. Guarantees: a namer hands a
+//! name out once, and the same names asked in the same order give the same identifiers (the
+//! output is deterministic). [`Namer::new`] also keeps out C, C++ and CUDA words and the names
+//! generated C uses itself (`cuphase`, `threadIdx`, ...), for the CUDA writer;
+//! `Namer::default()` only makes names unique, for the simulator's Rust.
 
 use std::collections::HashSet;
 

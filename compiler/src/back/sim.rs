@@ -7,6 +7,11 @@
 //! cannot panic: every fault is a `Fault` value that ends the launch with an error naming the
 //! Rust location. Tokens carry the user's spans, so rustc's own type checking of this code
 //! points at the kernel's source.
+//!
+//! Takes a checked kernel; gives [`SimCode`]. The variants of the runtime's enums that
+//! generated code names by path (`sim::WarpKind`, `sim::Distribution`) are spelled by the
+//! contract's `WarpOp::variant()` and `Distribution::variant()` (the IR's types are the
+//! contract's), not by this writer; the runtime's enums carry the same variant names.
 
 use crate::ir::Types;
 use crate::ir::*;
@@ -27,6 +32,8 @@ pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> SimCode {
     w.write()
 }
 
+/// The state of writing one kernel's simulator code: the kernel and the Rust names of its
+/// locals and arrays.
 struct Writer<'a> {
     k: &'a Kernel,
     types: &'a Types,
@@ -42,6 +49,7 @@ fn site(at: proc_macro2::Span) -> proc_macro2::Span {
     proc_macro2::Span::call_site().located_at(at)
 }
 
+/// The Rust type of a scalar (`half`'s types by path).
 fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
     let span: Span = span.into();
     let id = Ident::new(t.rust_name(), site(span.lo));
@@ -52,6 +60,7 @@ fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
 }
 
 impl<'a> Writer<'a> {
+    /// A writer for `k`, whose fault locations name `file`.
     fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
         let mut namer = super::namer::Namer::default();
         // A const generic parameter's name is taken by the kernel type's parameter: its value
@@ -78,6 +87,7 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The thread and block functions.
     fn write(&self) -> SimCode {
         let k = self.k;
         let mut thread_params = Vec::new();
@@ -167,6 +177,7 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The runtime's `Loc` of `span`, for fault messages.
     fn loc(&self, span: Span) -> TokenStream {
         let start = span.start();
         let file = span.file_or(&self.file);
@@ -175,16 +186,19 @@ impl<'a> Writer<'a> {
         quote!(&::cuphase::__private::sim::Loc { file: #file, line: #line, col: #col })
     }
 
+    /// The statements of a block.
     fn block(&self, b: &Block) -> TokenStream {
         let stmts = b.iter().map(|(s, span)| self.stmt(s, span));
         quote!(#(#stmts)*)
     }
 
+    /// A loop label as a lifetime token.
     fn label(&self, l: Handle<Label>) -> syn::Lifetime {
         let name = &self.k.labels.get(l).name;
         syn::Lifetime::new(&format!("'{name}"), site(self.k.labels.span(l).lo))
     }
 
+    /// One statement.
     fn stmt(&self, s: &Stmt, span: Span) -> TokenStream {
         match s {
             Stmt::Let { local, init } => {
@@ -295,12 +309,9 @@ impl<'a> Writer<'a> {
                             }
                             None => quote!(::core::option::Option::None),
                         };
-                        let dist = match distribution {
-                            Distribution::Sequential => quote!(Sequential),
-                            Distribution::ThreadsInBlock => quote!(ThreadsInBlock),
-                            Distribution::BlocksInGrid => quote!(BlocksInGrid),
-                            Distribution::ThreadsInGrid => quote!(ThreadsInGrid),
-                        };
+                        // The runtime's `Distribution` is the contract's, as the IR's is.
+                        let dist =
+                            Ident::new(distribution.variant(), proc_macro2::Span::call_site());
                         quote_spanned! {site(span.lo)=>
                             #lbl for #name in ::cuphase::__private::sim::range(
                                 #s, #e, #step, __cx.distribution(::cuphase::__private::sim::Distribution::#dist)) { #b }
@@ -376,8 +387,8 @@ impl<'a> Writer<'a> {
                 result,
             } => {
                 let loc = self.loc(span);
-                // The runtime's `WarpKind` names its variants as the IR's `WarpOp` does.
-                let kind = Ident::new(&format!("{op:?}"), site(span.lo));
+                // The runtime's `WarpKind` names its variants as the contract's `WarpOp` does.
+                let kind = Ident::new(op.variant(), site(span.lo));
                 let kind = quote!(::cuphase::__private::sim::WarpKind::#kind);
                 let (Some(v), Some(r)) = (value, result) else {
                     return quote_spanned!(site(span.lo)=> __cx.warp(#kind, 0, 0, #loc).await;);
@@ -424,6 +435,7 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// One expression.
     fn expr(&self, h: Handle<Expr>) -> TokenStream {
         let span = self.k.exprs.span(h);
         let t = self.types.expr(h);
@@ -566,6 +578,7 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// `l op r` with Rust's release-build meaning and the simulator's checked division.
     fn binary(
         &self,
         op: BinaryOp,
@@ -620,6 +633,7 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// A literal of type `t`, suffixed with its type.
 fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
     match l {
         Literal::Bool(b) => {

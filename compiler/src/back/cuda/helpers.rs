@@ -1,0 +1,300 @@
+//! The Rust-semantics helpers: small `__device__` functions in `namespace cuphase` that compute
+//! what Rust means where C means something else (signed overflow wraps, rotations, `pow`,
+//! `powi`, `fmin`/`fmax` with signed zeros, float-to-integer `as`).
+//!
+//! Takes the helpers a kernel called, each with the type it was called at (a [`Helpers`] set
+//! the writer fills as it goes); gives their C definitions. [`Helper::text`] is the one table
+//! that pairs each helper with its C name and text, so a call and its definition cannot
+//! disagree. A leaf module (it uses only [`super::syntax`]).
+//!
+//! Guarantees: each `(helper, type)` is defined once, and definitions come out in a fixed
+//! order (the [`Helper`] declaration order, then the type's), whatever the order of the calls.
+
+use super::syntax::{c_type, is_narrow, unsigned_of};
+use crate::ir::Scalar;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// A helper the writer calls instead of a C operator or library function.
+///
+/// The declaration order is the order of the definitions in the output: it is the order of
+/// the helpers' C names (the writer used to key them by name), which the tests check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Helper {
+    /// `f32 as T` for an integer `T`: NaN to 0, saturating.
+    F32ToInt,
+    /// `f64 as T` for an integer `T`: NaN to 0, saturating.
+    F64ToInt,
+    /// `f.max(g)`, with `-0.0 < +0.0`.
+    Fmax,
+    /// `f.min(g)`, with `-0.0 < +0.0`.
+    Fmin,
+    /// `f.powi(n)`, as compiler-rt computes it.
+    Powi,
+    /// `x.rotate_left(n)`.
+    RotateLeft,
+    /// `x.rotate_right(n)`.
+    RotateRight,
+    /// `x.abs()` of a signed integer, wrapping at `MIN`.
+    WrappingAbs,
+    /// `+` of a signed integer, wrapping.
+    WrappingAdd,
+    /// `*` of a signed integer, wrapping.
+    WrappingMul,
+    /// Unary `-` of a signed integer, wrapping.
+    WrappingNeg,
+    /// `x.pow(e)`, wrapping.
+    WrappingPow,
+    /// `-` of a signed integer, wrapping.
+    WrappingSub,
+}
+
+/// The helpers a kernel uses, each with the type it is written for; iterated in output order.
+pub(super) type Helpers = BTreeSet<(Helper, Scalar)>;
+
+/// One helper's C text: `__device__ __forceinline__ <type> <name>(<params>) { <body> }`.
+struct Text {
+    name: String,
+    params: String,
+    body: String,
+}
+
+impl Helper {
+    /// Every helper, in declaration order.
+    #[cfg(test)]
+    const ALL: [Helper; 13] = [
+        Helper::F32ToInt,
+        Helper::F64ToInt,
+        Helper::Fmax,
+        Helper::Fmin,
+        Helper::Powi,
+        Helper::RotateLeft,
+        Helper::RotateRight,
+        Helper::WrappingAbs,
+        Helper::WrappingAdd,
+        Helper::WrappingMul,
+        Helper::WrappingNeg,
+        Helper::WrappingPow,
+        Helper::WrappingSub,
+    ];
+
+    /// The helper's name and C text for type `t`: its operand type, or for the
+    /// float-to-integer helpers the target type. The one table of the helpers.
+    fn text(self, t: Scalar) -> Text {
+        let ct = c_type(t);
+        let ut = c_type(unsigned_of(t));
+        // Narrow types are computed in `unsigned int` (C would promote them to `int`).
+        let wt = if is_narrow(t) { "unsigned int" } else { ut };
+        let bits = t.bits();
+        let (name, params, body) = match self {
+            Helper::F32ToInt | Helper::F64ToInt => {
+                let (from, f, fsuf) = if self == Helper::F32ToInt {
+                    ("f32", "float", "f")
+                } else {
+                    ("f64", "double", "")
+                };
+                let name = format!("{from}_to_{}", t.rust_name());
+                return Text {
+                    name,
+                    params: format!("{f} a"),
+                    body: float_to_int(f, fsuf, t),
+                };
+            }
+            Helper::WrappingAdd => (
+                "wrapping_add",
+                format!("{ct} a, {ct} b"),
+                format!("return ({ct})(({ut})a + ({ut})b);"),
+            ),
+            Helper::WrappingSub => (
+                "wrapping_sub",
+                format!("{ct} a, {ct} b"),
+                format!("return ({ct})(({ut})a - ({ut})b);"),
+            ),
+            Helper::WrappingMul => (
+                "wrapping_mul",
+                format!("{ct} a, {ct} b"),
+                format!("return ({ct})(({ut})a * ({ut})b);"),
+            ),
+            Helper::WrappingNeg => (
+                "wrapping_neg",
+                format!("{ct} a"),
+                format!("return ({ct})(0 - ({ut})a);"),
+            ),
+            // Narrow types through `int`: NVVM turned the other form into PTX `abs.s16`, which
+            // ptxas computed in 32 bits (i16::MIN.abs() came back as +32768 once widened;
+            // found by the differential test).
+            Helper::WrappingAbs if is_narrow(t) => (
+                "wrapping_abs",
+                format!("{ct} a"),
+                format!("return ({ct})::abs((int)a);"),
+            ),
+            Helper::WrappingAbs => (
+                "wrapping_abs",
+                format!("{ct} a"),
+                format!("return a < 0 ? ({ct})(0 - ({ut})a) : a;"),
+            ),
+            Helper::WrappingPow => (
+                "wrapping_pow",
+                format!("{ct} a, unsigned int e"),
+                format!(
+                    "{wt} r = 1, b = ({ut})a; while (e) {{ if (e & 1u) r = ({ut})(r * b); b = ({ut})(b * b); e >>= 1; }} return ({ct})r;"
+                ),
+            ),
+            Helper::RotateLeft => (
+                "rotate_left",
+                format!("{ct} a, unsigned int n"),
+                format!(
+                    "{wt} x = ({ut})a; n %= {bits}u; return n == 0 ? a : ({ct})(x << n | x >> ({bits}u - n));"
+                ),
+            ),
+            Helper::RotateRight => (
+                "rotate_right",
+                format!("{ct} a, unsigned int n"),
+                format!(
+                    "{wt} x = ({ut})a; n %= {bits}u; return n == 0 ? a : ({ct})(x >> n | x << ({bits}u - n));"
+                ),
+            ),
+            // Rust's `powi`: compiler-rt's square-and-multiply, so results match the host.
+            Helper::Powi => (
+                "powi",
+                format!("{ct} a, int n"),
+                format!(
+                    "{ct} r = 1; bool recip = n < 0; unsigned int e = recip ? 0u - (unsigned int)n : (unsigned int)n; for (;;) {{ if (e & 1u) r *= a; e >>= 1; if (e == 0) break; a *= a; }} return recip ? 1 / r : r;"
+                ),
+            ),
+            // `fmin`/`fmax` with -0.0 ordered below +0.0, which neither the instruction nor
+            // NVVM's constant folding promises on its own.
+            Helper::Fmin => (
+                "fmin",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "return a == b ? (signbit(a) ? a : b) : ::{}(a, b);",
+                    if t == Scalar::F32 { "fminf" } else { "fmin" }
+                ),
+            ),
+            Helper::Fmax => (
+                "fmax",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "return a == b ? (signbit(a) ? b : a) : ::{}(a, b);",
+                    if t == Scalar::F32 { "fmaxf" } else { "fmax" }
+                ),
+            ),
+        };
+        Text {
+            name: name.to_string(),
+            params,
+            body,
+        }
+    }
+
+    /// The C name of the helper for type `t` (without the namespace): overloaded by type,
+    /// except the float-to-integer helpers, which are named per target type.
+    pub(super) fn name(self, t: Scalar) -> String {
+        self.text(t).name
+    }
+
+    /// The C definition of the helper for type `t`, one line.
+    fn definition(self, t: Scalar) -> String {
+        let Text { name, params, body } = self.text(t);
+        format!(
+            "__device__ __forceinline__ {} {name}({params}) {{ {body} }}",
+            c_type(t)
+        )
+    }
+}
+
+/// Appends the definitions of `helpers` to `out`, in their namespace; nothing when it is empty.
+pub(super) fn write_helpers(out: &mut String, helpers: &Helpers) {
+    if helpers.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n// Rust's integer and float semantics where C's differ.\nnamespace cuphase {\n",
+    );
+    for (h, t) in helpers {
+        let _ = writeln!(out, "{}", h.definition(*t));
+    }
+    out.push_str("}  // namespace cuphase\n");
+}
+
+/// The body of a float-to-integer `as` helper from float type `f` (literal suffix `fsuf`):
+/// NaN to 0, saturation at the target's bounds, truncation toward zero in between. Each bound,
+/// written as a float, rounds to the first value outside the range (or is exact), so the
+/// comparisons need no care about rounding.
+fn float_to_int(f: &str, fsuf: &str, to: Scalar) -> String {
+    let (lo, lo_c, hi, hi_c, intr) = match to {
+        Scalar::I8 => ("-128", "-128", "127", "127", "int"),
+        Scalar::I16 => ("-32768", "-32768", "32767", "32767", "int"),
+        Scalar::I32 => (
+            "-2147483648",
+            "-2147483647 - 1",
+            "2147483647",
+            "2147483647",
+            "int",
+        ),
+        Scalar::I64 => (
+            "-9223372036854775808",
+            "-9223372036854775807LL - 1",
+            "9223372036854775807",
+            "9223372036854775807LL",
+            "ll",
+        ),
+        Scalar::U8 => ("0", "0", "255", "255", "uint"),
+        Scalar::U16 => ("0", "0", "65535", "65535", "uint"),
+        Scalar::U32 => ("0", "0u", "4294967295", "4294967295u", "uint"),
+        _ => (
+            "0",
+            "0ull",
+            "18446744073709551615",
+            "18446744073709551615ull",
+            "ull",
+        ),
+    };
+    let convert = if is_narrow(to) {
+        format!("({})__{f}2{intr}_rz(a)", c_type(to))
+    } else {
+        format!("__{f}2{intr}_rz(a)")
+    };
+    format!(
+        "return a != a ? 0 : a <= {lo}.0{fsuf} ? {lo_c} : a >= {hi}.0{fsuf} ? {hi_c} : {convert};"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declaration_order_is_the_order_of_the_c_names() {
+        // The output lists helpers in the enum's order; it must stay the order of their
+        // names, which is what the snapshots were written in.
+        let names: Vec<String> = Helper::ALL.iter().map(|h| h.name(Scalar::I32)).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        let mut by_enum = Helper::ALL.to_vec();
+        by_enum.sort();
+        assert_eq!(by_enum, Helper::ALL.to_vec());
+    }
+
+    #[test]
+    fn a_definition_declares_the_name_a_call_uses() {
+        for h in Helper::ALL {
+            for t in [
+                Scalar::I8,
+                Scalar::I32,
+                Scalar::U64,
+                Scalar::F32,
+                Scalar::F64,
+            ] {
+                let def = h.definition(t);
+                assert!(def.contains(&format!(" {}(", h.name(t))), "{def}");
+            }
+        }
+        assert_eq!(
+            Helper::F32ToInt.definition(Scalar::U8),
+            "__device__ __forceinline__ unsigned char f32_to_u8(float a) { return a != a ? 0 : a <= 0.0f ? 0 : a >= 255.0f ? 255 : (unsigned char)__float2uint_rz(a); }"
+        );
+    }
+}

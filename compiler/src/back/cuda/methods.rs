@@ -1,0 +1,156 @@
+//! Method calls on scalars (`x.sqrt()`, `x.count_ones()`, `x.wrapping_add(y)`, ...).
+//!
+//! Takes the writer at a method call; gives the C text: a CUDA math function for floats (the
+//! `f` variant for `f32`), an intrinsic for the bit counts, or a Rust-semantics helper where
+//! the library's meaning differs from Rust's. Guarantees: the operand reaches an intrinsic in
+//! the exact type it takes (no cast where it already has it), and the result has the Rust
+//! method's type.
+
+use super::helpers::Helper;
+use super::syntax::{c_type, cast_text, is_narrow, prec, unsigned_of, Rendered};
+use super::writer::Writer;
+use crate::ir::{BinaryOp, Expr, Handle, Method, Scalar};
+
+impl Writer<'_> {
+    /// `receiver.method(args)` (expression `h`) with Rust's meaning.
+    pub(super) fn method(
+        &mut self,
+        h: Handle<Expr>,
+        m: Method,
+        receiver: Handle<Expr>,
+        args: &[Handle<Expr>],
+    ) -> Rendered {
+        let t = self.types.expr(receiver);
+        let x = self.expr(receiver);
+        let a: Vec<Rendered> = args.iter().map(|a| self.expr(*a)).collect();
+        let arg = |i: usize| a.get(i).map_or(String::new(), |r| r.text.clone());
+        let call = |f: &str, args: &[String]| Rendered::atom(format!("{f}({})", args.join(", ")));
+        if t.is_float() {
+            let suffix = if t == Scalar::F32 { "f" } else { "" };
+            let libm = |base: &str| format!("{base}{suffix}");
+            return match m {
+                Method::Sqrt => call(&libm("sqrt"), &[x.text]),
+                Method::Exp => call(&libm("exp"), &[x.text]),
+                Method::Exp2 => call(&libm("exp2"), &[x.text]),
+                Method::Ln => call(&libm("log"), &[x.text]),
+                Method::Log2 => call(&libm("log2"), &[x.text]),
+                Method::Log10 => call(&libm("log10"), &[x.text]),
+                Method::Sin => call(&libm("sin"), &[x.text]),
+                Method::Cos => call(&libm("cos"), &[x.text]),
+                Method::Tan => call(&libm("tan"), &[x.text]),
+                Method::Tanh => call(&libm("tanh"), &[x.text]),
+                Method::Powf => call(&libm("pow"), &[x.text, arg(0)]),
+                Method::Floor => call(&libm("floor"), &[x.text]),
+                Method::Ceil => call(&libm("ceil"), &[x.text]),
+                Method::Round => call(&libm("round"), &[x.text]),
+                Method::Trunc => call(&libm("trunc"), &[x.text]),
+                Method::MulAdd => call(&libm("fma"), &[x.text, arg(0), arg(1)]),
+                Method::Abs => call(&libm("fabs"), &[x.text]),
+                Method::Min => {
+                    let y = a[0].clone();
+                    self.helper(Helper::Fmin, t, &[&x, &y])
+                }
+                Method::Max => {
+                    let y = a[0].clone();
+                    self.helper(Helper::Fmax, t, &[&x, &y])
+                }
+                Method::Recip => Rendered {
+                    text: format!(
+                        "{} / {}",
+                        if t == Scalar::F32 { "1.0f" } else { "1.0" },
+                        x.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::MULTIPLICATIVE,
+                    op: Some(BinaryOp::Div),
+                },
+                Method::Powi => self.helper_cast(Helper::Powi, t, &[x.text, arg(0)]),
+                Method::Clamp => self.clamp(h, t, x, &a),
+                _ => x,
+            };
+        }
+        let u = c_type(unsigned_of(t));
+        let bits = t.bits();
+        // The operand as the unsigned type the bit intrinsics take, and as the signed one
+        // `__clz`/`__ffs` declare; no cast where the type already is the one needed.
+        let as_uint = |x: &Rendered| -> String {
+            match t {
+                Scalar::U32 | Scalar::U64 | Scalar::Usize => x.text.clone(),
+                Scalar::I64 => format!("(unsigned long long){}", x.at_least(prec::UNARY)),
+                Scalar::I32 => format!("(unsigned int){}", x.at_least(prec::UNARY)),
+                _ => format!("(unsigned int)({u}){}", x.at_least(prec::UNARY)),
+            }
+        };
+        let as_int = |x: &Rendered| -> String {
+            match t {
+                Scalar::I32 | Scalar::I64 => x.text.clone(),
+                Scalar::U32 => format!("(int){}", x.at_least(prec::UNARY)),
+                Scalar::U64 | Scalar::Usize => format!("(long long){}", x.at_least(prec::UNARY)),
+                _ => format!("(int)(unsigned int)({u}){}", x.at_least(prec::UNARY)),
+            }
+        };
+        match m {
+            Method::Abs => self.helper_cast(Helper::WrappingAbs, t, &[x.text]),
+            Method::Pow => self.helper_cast(Helper::WrappingPow, t, &[x.text, arg(0)]),
+            Method::RotateLeft => self.helper_cast(Helper::RotateLeft, t, &[x.text, arg(0)]),
+            Method::RotateRight => self.helper_cast(Helper::RotateRight, t, &[x.text, arg(0)]),
+            Method::Min | Method::Max => {
+                let f = if m == Method::Min { "min" } else { "max" };
+                if is_narrow(t) {
+                    let r = call(
+                        f,
+                        &[
+                            format!("(int){}", x.at_least(prec::UNARY)),
+                            format!("(int){}", a[0].at_least(prec::UNARY)),
+                        ],
+                    );
+                    cast_text(t, &r)
+                } else {
+                    call(f, &[x.text, arg(0)])
+                }
+            }
+            Method::CountOnes => {
+                let f = if bits == 64 { "__popcll" } else { "__popc" };
+                cast_text(Scalar::U32, &call(f, &[as_uint(&x)]))
+            }
+            Method::LeadingZeros => {
+                let f = if bits == 64 { "__clzll" } else { "__clz" };
+                let c = cast_text(Scalar::U32, &call(f, &[as_int(&x)]));
+                if bits < 32 {
+                    Rendered {
+                        text: format!("{} - {}u", c.text, 32 - bits),
+                        prec: prec::ADDITIVE,
+                        op: Some(BinaryOp::Sub),
+                    }
+                } else {
+                    c
+                }
+            }
+            Method::TrailingZeros => {
+                let f = if bits == 64 { "__ffsll" } else { "__ffs" };
+                Rendered {
+                    text: format!(
+                        "{} == 0 ? {bits}u : (unsigned int)({f}({}) - 1)",
+                        x.at_least(prec::EQUALITY + 1),
+                        as_int(&x)
+                    ),
+                    prec: prec::TERNARY,
+                    op: None,
+                }
+            }
+            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => {
+                let op = match m {
+                    Method::WrappingAdd => BinaryOp::Add,
+                    Method::WrappingSub => BinaryOp::Sub,
+                    _ => BinaryOp::Mul,
+                };
+                let r = a
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| Rendered::atom("0".into()));
+                self.binary(op, t, t, x, r)
+            }
+            Method::Clamp => self.clamp(h, t, x, &a),
+            _ => x,
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The CUDA C writer.
+//!
+//! Takes a checked kernel; gives the CUDA C source that the runtime hands to NVRTC, one
+//! [`CudaKernel`] per variant (with or without bounds checks, and for kernels with warp
+//! operations, the variant for blocks that are whole warps), with the fault sites the source
+//! reports. The output is meant to be read: Rust names (made unique by the
+//! [`Namer`](super::namer::Namer)), `#line` directives that map every statement back to the
+//! Rust file and line, 32-bit arithmetic where the Rust is 32-bit, parentheses only where C's
+//! precedence (or clarity around bit operators) needs them, and no cast that changes nothing.
+//!
+//! Rust's meaning is kept where C's differs: signed `+ - *` and negation wrap (through small
+//! helpers in `namespace cuphase`, emitted only when used), shift amounts are masked, float to
+//! integer casts saturate and map NaN to 0 (`__float2int_rz` and friends), and loop bounds are
+//! evaluated once. Each variant is written in one pass over the kernel.
+//!
+//! The parts, each a leaf or an `impl` block on the one `Writer` (of `writer`); none imports
+//! another but the leaves and the writer:
+//!
+//! - `syntax`: C types, literals, precedence (a leaf);
+//! - `helpers`: the Rust-semantics helpers, one typed table (a leaf);
+//! - `writer`: the writer's state, its lines and the `#line` directives;
+//! - `stmt`: the kernel's signature, declarations and statements;
+//! - `expr`, `methods`: expressions;
+//! - `checks`: bounds, division, `step_by` and `clamp` checks, the fault prelude;
+//! - `preludes`: the header before the kernel.
+
+mod checks;
+mod expr;
+mod helpers;
+mod methods;
+mod preludes;
+mod stmt;
+mod syntax;
+mod writer;
+
+pub use syntax::{c_type, escape_c_string};
+
+use crate::ir::{visit, Kernel, Stmt, Types};
+
+/// Why a generated fault check fires (the contract's kind, with owned text).
+pub type FaultKind = cuphase_contract::FaultKind<String>;
+
+/// A place in the generated code that can report a fault: its kind and Rust location.
+pub type FaultSite = cuphase_contract::FaultSite<String>;
+
+/// The CUDA C of one kernel variant.
+#[derive(Clone, Debug)]
+pub struct CudaKernel {
+    /// The source for NVRTC.
+    pub source: String,
+    /// The fault sites, indexed by the site numbers the source reports.
+    pub sites: Vec<FaultSite>,
+    /// Whether the kernel takes the fault record parameters (it has fault sites).
+    pub uses_record: bool,
+}
+
+/// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives;
+/// with `bounds_checks`, every index is checked and an out-of-bounds one is reported through
+/// the fault record (division by zero and `step_by(0)` are checked always, as Rust does).
+pub fn write_kernel_checked(
+    k: &Kernel,
+    types: &Types,
+    file: &str,
+    bounds_checks: bool,
+) -> CudaKernel {
+    write_kernel_variant(k, types, file, bounds_checks, false)
+}
+
+/// Whether the kernel uses warp operations (and so has a variant for whole-warp blocks).
+pub fn uses_warp_ops(k: &Kernel) -> bool {
+    visit::any_stmt(&k.body, |s| matches!(s, Stmt::Warp { .. }))
+}
+
+/// Writes one variant of a kernel: with or without bounds checks, and (`full_warps`) the one
+/// the runtime launches when the block is a whole number of warps.
+///
+/// One pass: the body is written first, so the signature knows whether to take the fault
+/// record (whether the body has any fault site).
+pub fn write_kernel_variant(
+    k: &Kernel,
+    types: &Types,
+    file: &str,
+    bounds_checks: bool,
+    full_warps: bool,
+) -> CudaKernel {
+    let mut w = writer::Writer::new(k, types, file, bounds_checks, full_warps);
+    w.write();
+    let sites = std::mem::take(&mut w.sites);
+    let uses_record = w.uses_record;
+    CudaKernel {
+        source: w.finish(),
+        sites,
+        uses_record,
+    }
+}
+
+/// Writes the CUDA C of a kernel without bounds checks.
+pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> String {
+    write_kernel_checked(k, types, file, false).source
+}

@@ -1,0 +1,164 @@
+//! The header of a kernel's source: the comment that names the Rust kernel, then the C the
+//! body relies on, each part only when the body uses it.
+//!
+//! Takes the finished writer (its body written, its flags and helper set filled); gives the
+//! whole source. Guarantees: the parts come in one fixed order (fault prelude, `f16`/`bf16`,
+//! warp lanes and operations, dynamic shared memory, Rust-semantics helpers), so the same
+//! kernel always gives the same text; everything lives in `namespace cuphase`, so no prelude
+//! name can collide with a kernel's (the [`Namer`](super::super::namer::Namer) keeps kernel
+//! names out of it).
+
+use super::checks::fault_prelude;
+use super::helpers::write_helpers;
+use super::writer::{render, Writer};
+use crate::ir::ParamKind;
+use std::fmt::Write as _;
+
+/// `half::f16` and `half::bf16` live as their bits; arithmetic converts to `f32` and rounds
+/// back (round to nearest even), as the `half` crate computes them.
+const HALF_PRELUDE: &str = r#"
+// `f16` and `bf16` as their bits, computed through `float`.
+namespace cuphase {
+typedef unsigned short f16;
+typedef unsigned short bf16;
+__device__ __forceinline__ float f16_to_f32(f16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ f16 f16_from_f32(float f) {
+    f16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ float bf16_to_f32(bf16 h) { return __uint_as_float((unsigned int)h << 16); }
+__device__ __forceinline__ bf16 bf16_from_f32(float f) {
+    bf16 h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (unsigned short)(h ^ 0x8000u); }
+}  // namespace cuphase
+"#;
+
+/// The size of dynamic shared memory, which the launch decides.
+const DYNAMIC_SHARED_PRELUDE: &str = r#"
+namespace cuphase {
+// The bytes of dynamic shared memory this launch has (`Launch::shared_bytes`).
+__device__ __forceinline__ unsigned int dynamic_shared_bytes() {
+    unsigned int n;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(n));
+    return n;
+}
+}  // namespace cuphase
+"#;
+
+/// The lanes of the calling thread's warp: 32 consecutive linear thread ids, fewer in the
+/// last warp of a block whose size is not a multiple of 32. Opens the namespace that
+/// [`WARP_PRELUDE`] closes.
+const WARP_LANES: &str = r#"
+// Warp operations over the existing lanes of this thread's warp.
+namespace cuphase {
+__device__ __forceinline__ unsigned int warp_lane() {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
+}
+__device__ __forceinline__ unsigned int warp_lanes() {
+    const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
+    const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+    const unsigned int rest = n - (t & ~31u);
+    return rest < 32u ? rest : 32u;
+}
+__device__ __forceinline__ unsigned int warp_mask() {
+    const unsigned int c = warp_lanes();
+    return c == 32u ? 0xffffffffu : (1u << c) - 1u;
+}
+__device__ __forceinline__ constexpr bool warp_whole() { return false; }
+"#;
+
+/// The same for the variant the runtime launches when the block is a whole number of warps:
+/// every lane exists, and the literal full mask spares each shuffle a convergence check.
+const WARP_LANES_FULL: &str = r#"
+// This variant runs blocks that are whole warps: every lane exists.
+namespace cuphase {
+__device__ __forceinline__ unsigned int warp_lane() {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
+}
+__device__ __forceinline__ unsigned int warp_lanes() { return 32u; }
+__device__ __forceinline__ unsigned int warp_mask() { return 0xffffffffu; }
+__device__ __forceinline__ constexpr bool warp_whole() { return true; }
+"#;
+
+/// The warp operations, over the lanes [`WARP_LANES`] (or [`WARP_LANES_FULL`]) defines. A lane
+/// that does not exist is never read: the thread keeps its own value, as Rust's definition
+/// (and the simulator) says.
+const WARP_PRELUDE: &str = r#"template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
+    const unsigned int src = lane & 31u;
+    const T r = __shfl_sync(warp_mask(), v, src);
+    return src < warp_lanes() ? r : v;
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigned int m) {
+    const T r = __shfl_xor_sync(warp_mask(), v, m & 31u);
+    return (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
+    // Lanes below this one always exist; the hardware keeps `v` below `d` (and a distance of
+    // 32 or more reads the lane itself).
+    return __shfl_up_sync(warp_mask(), v, d < 32u ? d : 0u);
+}
+template <typename T> __device__ __forceinline__ T warp_shuffle_down(T v, unsigned int d) {
+    // The hardware keeps `v` past lane 31; a partial warp's missing lanes are never read.
+    const unsigned int dd = d < 32u ? d : 0u;
+    const T r = __shfl_down_sync(warp_mask(), v, dd);
+    return warp_whole() || warp_lane() + dd < warp_lanes() ? r : v;
+}
+__device__ __forceinline__ unsigned int warp_ballot(bool p) { return __ballot_sync(warp_mask(), p); }
+__device__ __forceinline__ bool warp_all(bool p) { return __all_sync(warp_mask(), p) != 0; }
+__device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask(), p) != 0; }
+}  // namespace cuphase
+"#;
+
+impl Writer<'_> {
+    /// Whether the kernel has `f16`/`bf16` data (parameters, arrays, locals), which needs the
+    /// half types even if it computes nothing with them.
+    fn has_half_data(&self) -> bool {
+        let k = self.k;
+        let half_params = k.params.iter().any(|p| match p.kind {
+            ParamKind::Scalar { ty, .. } => ty.is_half(),
+            ParamKind::Slice { array } => k.arrays.get(array).elem.is_half(),
+        });
+        half_params
+            || k.arrays.iter().any(|(_, a)| a.elem.is_half())
+            || k.locals.iter().any(|(h, _)| self.types.local(h).is_half())
+    }
+
+    /// The whole source: the header, then the rendered kernel.
+    pub(super) fn finish(self) -> String {
+        let mut head = String::new();
+        let _ = writeln!(
+            head,
+            "// CUDA C generated by cuphase from the Rust kernel `{}`. Do not edit.",
+            self.k.name
+        );
+        if self.uses_record {
+            head.push_str(&fault_prelude());
+        }
+        if self.uses_half || self.has_half_data() {
+            head.push_str(HALF_PRELUDE);
+        }
+        if self.uses_warp {
+            head.push_str(if self.full_warps {
+                WARP_LANES_FULL
+            } else {
+                WARP_LANES
+            });
+            head.push_str(WARP_PRELUDE);
+        }
+        if self.uses_dynamic_shared {
+            head.push_str(DYNAMIC_SHARED_PRELUDE);
+        }
+        write_helpers(&mut head, &self.helpers);
+        head.push('\n');
+        // `#line` directives count lines from where they stand, so the header can be prepended.
+        head + &render(&self.out, &self.rust_file)
+    }
+}

@@ -1,0 +1,639 @@
+//! Statements, and the kernel around them: the signature, the arrays it declares, the body.
+//!
+//! Takes the writer and the kernel's blocks; gives their C lines, in program order, each
+//! mapped to its statement's Rust line. Guarantees: a loop's range is evaluated once, as in
+//! Rust (a bound that may change becomes a variable); a labelled `break`/`continue` from a
+//! nested loop becomes a `goto` to a label placed so that no jump enters a declaration's
+//! scope; a statement whose expressions checked something inline stops the thread when the
+//! check fired.
+//!
+//! The body is written before the signature: whether it registered a fault site decides
+//! whether the kernel takes the fault record (see [`super::writer`] for why the `#line`
+//! directives still come out as if written in order).
+
+use super::checks::FAULTS;
+use super::syntax::{c_type, is_narrow, is_zero_literal, prec, Rendered};
+use super::writer::{LoopCtx, Writer};
+use super::FaultKind;
+use crate::ir::visit;
+use crate::ir::*;
+use std::fmt::Write as _;
+
+impl Writer<'_> {
+    /// Writes the kernel: its body, then (knowing whether the body has fault sites) the
+    /// signature and the declarations before the body.
+    pub(super) fn write(&mut self) {
+        let k = self.k;
+        self.indent = 1;
+        self.block_body(&k.body);
+        let body = std::mem::take(&mut self.out);
+        self.uses_record = !self.sites.is_empty();
+        self.indent = 0;
+        self.signature();
+        self.indent = 1;
+        self.declarations();
+        self.out.extend(body);
+        self.indent = 0;
+        self.line("}");
+    }
+
+    /// `extern "C" __global__ void name(params) {`, on one line when it fits in 100 columns.
+    fn signature(&mut self) {
+        let k = self.k;
+        let mut params = Vec::new();
+        for p in &k.params {
+            match p.kind {
+                ParamKind::Scalar { local, ty } => {
+                    params.push(format!("{} {}", c_type(ty), self.local_name(local)));
+                }
+                ParamKind::Slice { array } => {
+                    let a = k.arrays.get(array);
+                    let constness = match a.kind {
+                        ArrayKind::Global { mutable: false } => "const ",
+                        _ => "",
+                    };
+                    params.push(format!(
+                        "{constness}{}* __restrict__ {}",
+                        c_type(a.elem),
+                        self.array_names[array.index()]
+                    ));
+                    params.push(format!(
+                        "unsigned long long {}",
+                        self.len_names[array.index()]
+                    ));
+                }
+            }
+        }
+        if self.uses_record {
+            params.push("unsigned int* __restrict__ cuphase_record".into());
+            params.push("unsigned int cuphase_kernel".into());
+        }
+        let bounds = k
+            .options
+            .launch_bounds
+            .map(|n| format!("__launch_bounds__({n}) "))
+            .unwrap_or_default();
+        self.map_to(k.name_span);
+        let one_line = format!(
+            "extern \"C\" __global__ void {bounds}{}({}) {{",
+            k.name,
+            params.join(", ")
+        );
+        if one_line.len() <= 100 {
+            self.line(&one_line);
+        } else {
+            self.line(&format!("extern \"C\" __global__ void {bounds}{}(", k.name));
+            // The parameter lines follow the signature's first line: no `#line` between them.
+            self.unmap();
+            let n = params.len();
+            for (i, p) in params.iter().enumerate() {
+                let sep = if i + 1 < n { "," } else { ") {" };
+                self.line(&format!("    {p}{sep}"));
+            }
+        }
+    }
+
+    /// The shared and thread-local arrays, and the fault state when the kernel reports.
+    fn declarations(&mut self) {
+        let k = self.k;
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Shared { dynamic: true, .. } = &a.kind {
+                // The launch sizes it: `Launch::shared_bytes`.
+                self.map_to(k.arrays.span(h));
+                let ct = c_type(a.elem);
+                let name = self.array_names[h.index()].clone();
+                let len = self.len_names[h.index()].clone();
+                self.uses_dynamic_shared = true;
+                self.line(
+                    "extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];",
+                );
+                self.line(&format!(
+                    "{ct}* const {name} = reinterpret_cast<{ct}*>(cuphase_dynamic_shared);"
+                ));
+                let sized_by = match &a.kind {
+                    ArrayKind::Shared {
+                        len_param: Some(n), ..
+                    } => k
+                        .params
+                        .iter()
+                        .find(|p| p.name == *n)
+                        .and_then(|p| match p.kind {
+                            ParamKind::Scalar { local, .. } => {
+                                Some(self.local_name(local).to_string())
+                            }
+                            ParamKind::Slice { .. } => None,
+                        }),
+                    _ => None,
+                };
+                // Read by `.len()` and bounds checks, so possibly by neither.
+                match sized_by {
+                    // The launch gives it `N` elements (the host glue sets the bytes).
+                    Some(n) => self.line(&format!(
+                        "[[maybe_unused]] const unsigned long long {len} = {n};"
+                    )),
+                    None => self.line(&format!(
+                        "[[maybe_unused]] const unsigned long long {len} = cuphase::dynamic_shared_bytes() / sizeof({ct});"
+                    )),
+                }
+                continue;
+            }
+            if let ArrayKind::Shared { dims, .. } = &a.kind {
+                self.map_to(k.arrays.span(h));
+                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                self.line(&format!(
+                    "__shared__ {} {}{dims};",
+                    c_type(a.elem),
+                    self.array_names[h.index()]
+                ));
+            }
+        }
+        for (h, a) in k.arrays.iter() {
+            if let ArrayKind::Local { dims, .. } = &a.kind {
+                self.map_to(k.arrays.span(h));
+                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+                self.line(&format!(
+                    "{} {}{dims};",
+                    c_type(a.elem),
+                    self.array_names[h.index()]
+                ));
+            }
+        }
+        if self.uses_record {
+            self.line(&format!(
+                "cuphase::Faults {FAULTS} = {{cuphase_record, cuphase_kernel, false}};"
+            ));
+        }
+    }
+
+    /// The statements of a block, at the current indentation.
+    fn block_body(&mut self, b: &Block) {
+        for (stmt, span) in b.iter() {
+            self.inline_check = false;
+            self.stmt(stmt, span);
+            // A check inside the statement's expressions recorded a fault: stop this thread.
+            if self.inline_check && !matches!(stmt, Stmt::Loop { .. } | Stmt::If { .. }) {
+                self.line(&format!("if ({FAULTS}.hit) return;"));
+            }
+            self.inline_check = false;
+        }
+    }
+
+    /// The statements of a block, one level deeper.
+    fn braced(&mut self, b: &Block) {
+        self.indent += 1;
+        self.block_body(b);
+        self.indent -= 1;
+    }
+
+    /// One statement.
+    fn stmt(&mut self, s: &Stmt, span: Span) {
+        match s {
+            Stmt::Let { local, init } => {
+                let t = self.types.local(*local);
+                let name = self.local_name(*local).to_string();
+                let l = self.k.locals.get(*local);
+                self.map_to(span);
+                match init {
+                    Some(e) => {
+                        let v = self.expr(*e);
+                        let constness = if l.mutable { "" } else { "const " };
+                        self.line(&format!("{constness}{} {name} = {};", c_type(t), v.text));
+                    }
+                    None => self.line(&format!("{} {name};", c_type(t))),
+                }
+            }
+            Stmt::Assign { place, op, value } => {
+                self.map_to(span);
+                if let Place::Element { array, index } = place {
+                    let index = index.clone();
+                    self.guard_element(*array, &index, span);
+                }
+                let target = self.place(place);
+                let v = self.expr(*value);
+                let line = match op {
+                    None => format!("{} = {};", target.text, v.text),
+                    Some(op) => {
+                        let t = self.types.expr(*value);
+                        let lt = match place {
+                            Place::Local(l) => self.types.local(*l),
+                            Place::Element { array, .. } => self.k.arrays.get(*array).elem,
+                        };
+                        let t = if op.is_shift() { lt } else { t };
+                        if let Some(call) =
+                            self.checked_division(*op, lt, *value, &target, &v, span)
+                        {
+                            format!("{} = {};", target.text, call.text)
+                        } else if self.plain_compound(*op, t) {
+                            let rhs = if op.is_shift() {
+                                self.shift_amount(v, self.types.expr(*value), lt)
+                            } else {
+                                v.text
+                            };
+                            format!("{} {}= {};", target.text, op.symbol(), rhs)
+                        } else {
+                            let r =
+                                self.binary(*op, lt, self.types.expr(*value), target.clone(), v);
+                            format!("{} = {};", target.text, r.text)
+                        }
+                    }
+                };
+                self.line(&line);
+            }
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                self.map_to(span);
+                let c = self.expr(*cond);
+                self.line(&format!("if ({}) {{", c.text));
+                self.if_tail(accept, reject);
+            }
+            Stmt::Loop { label, kind, body } => self.loop_stmt(*label, kind, body, span),
+            Stmt::Break { label } => {
+                self.map_to(span);
+                let text = self.jump("break", *label);
+                self.line(&text);
+            }
+            Stmt::Continue { label } => {
+                self.map_to(span);
+                let text = self.jump("continue", *label);
+                self.line(&text);
+            }
+            Stmt::Return => {
+                self.map_to(span);
+                self.line("return;");
+            }
+            Stmt::Barrier { .. } => {
+                self.map_to(span);
+                self.line("__syncthreads();");
+            }
+            Stmt::Fence(scope) => {
+                self.map_to(span);
+                self.line(match scope {
+                    FenceScope::Block => "__threadfence_block();",
+                    FenceScope::Device => "__threadfence();",
+                    FenceScope::System => "__threadfence_system();",
+                });
+            }
+            Stmt::Block(b) => {
+                self.map_to(span);
+                self.line("{");
+                self.braced(b);
+                self.line("}");
+            }
+            Stmt::Atomic {
+                op,
+                array,
+                index,
+                value,
+                result,
+            } => {
+                self.map_to(span);
+                self.guard_element(*array, &[*index], span);
+                let call = self.atomic(*op, *array, *index, *value);
+                match result {
+                    Some(r) => {
+                        let name = self.local_name(*r).to_string();
+                        self.line(&format!("{name} = {call};"));
+                    }
+                    None => self.line(&format!("{call};")),
+                }
+            }
+            Stmt::Eval(e) => {
+                self.map_to(span);
+                let v = self.expr(*e);
+                self.line(&format!("(void)({});", v.text));
+            }
+            Stmt::Warp {
+                op,
+                value,
+                lane,
+                result,
+            } => {
+                self.map_to(span);
+                self.warp(*op, *value, *lane, *result);
+            }
+            Stmt::Panic {
+                message,
+                debug_only,
+            } => {
+                // `debug_assert!` is compiled in the debug (bounds-checked) variant only.
+                if *debug_only && !self.checks {
+                    return;
+                }
+                self.map_to(span);
+                let site = self.site(FaultKind::Panic(message.clone()), span);
+                self.line(&format!("cuphase::report({FAULTS}, {site}u, 0ull, 0ull);"));
+                self.line("return;");
+            }
+        }
+    }
+
+    /// A warp operation: `result = op(value, lane)`, or `__syncwarp`.
+    fn warp(
+        &mut self,
+        op: WarpOp,
+        value: Option<Handle<Expr>>,
+        lane: Option<Handle<Expr>>,
+        result: Option<Handle<Local>>,
+    ) {
+        self.uses_warp = true;
+        if op == WarpOp::Sync {
+            self.line("__syncwarp(cuphase::warp_mask());");
+            return;
+        }
+        let (Some(v), Some(r)) = (value, result) else {
+            return;
+        };
+        let t = self.types.expr(v);
+        let vt = self.expr(v).text;
+        let name = self.local_name(r).to_string();
+        let call = match op {
+            WarpOp::Ballot | WarpOp::All | WarpOp::Any => {
+                format!("cuphase::{}({vt})", op.name())
+            }
+            _ => {
+                let l = lane.map(|l| self.expr(l).text).unwrap_or_default();
+                // `__shfl_sync` takes 32- and 64-bit values: narrow ones travel as `int` or
+                // `unsigned int`.
+                if is_narrow(t) || t == Scalar::Bool || t.is_half() {
+                    let wide = if t.is_unsigned_int() || t.is_half() {
+                        "unsigned int"
+                    } else {
+                        "int"
+                    };
+                    format!("({})cuphase::{}(({wide}){vt}, {l})", c_type(t), op.name())
+                } else {
+                    format!("cuphase::{}({vt}, {l})", op.name())
+                }
+            }
+        };
+        self.line(&format!("{name} = {call};"));
+    }
+
+    /// The branches of an `if` after its first line: `else if` chains stay flat.
+    fn if_tail(&mut self, accept: &Block, reject: &Block) {
+        self.braced(accept);
+        if reject.stmts.is_empty() {
+            self.line("}");
+            return;
+        }
+        if let (
+            [Stmt::If {
+                cond,
+                accept: a2,
+                reject: r2,
+            }],
+            [span],
+        ) = (&reject.stmts[..], &reject.spans[..])
+        {
+            self.map_to(*span);
+            let c = self.expr(*cond);
+            self.line(&format!("}} else if ({}) {{", c.text));
+            self.if_tail(a2, r2);
+            return;
+        }
+        self.line("} else {");
+        self.braced(reject);
+        self.line("}");
+    }
+
+    /// `break;`/`continue;`, or a `goto` when the label is not the innermost loop's.
+    fn jump(&self, word: &str, label: Option<Handle<Label>>) -> String {
+        match label {
+            Some(l) if self.loops.last().and_then(|c| c.label) != Some(l) => {
+                format!("goto {}_{word};", self.label_name(l))
+            }
+            _ => format!("{word};"),
+        }
+    }
+
+    /// A loop, with the labels its `goto`s jump to.
+    fn loop_stmt(
+        &mut self,
+        label: Option<Handle<Label>>,
+        kind: &LoopKind,
+        body: &Block,
+        span: Span,
+    ) {
+        let (break_used, continue_used) = match label {
+            Some(l) => label_uses(body, l),
+            None => (false, false),
+        };
+        self.map_to(span);
+        if let LoopKind::For { step: Some(st), .. } = kind {
+            self.guard_step(*st, span);
+        }
+        match kind {
+            LoopKind::Infinite => self.line("for (;;) {"),
+            LoopKind::While { cond } => {
+                let c = self.expr(*cond);
+                self.line(&format!("while ({}) {{", c.text));
+            }
+            LoopKind::For {
+                var,
+                start,
+                end,
+                step,
+                distribution,
+            } => {
+                let header = self.for_header(*var, *start, *end, *step, *distribution);
+                self.line(&header);
+            }
+        }
+        self.loops.push(LoopCtx { label });
+        self.indent += 1;
+        if continue_used {
+            // The body gets its own scope so that `goto` never jumps into the scope of a
+            // declaration.
+            self.line("{");
+            self.braced(body);
+            self.line("}");
+            if let Some(l) = label {
+                let name = self.label_name(l);
+                self.line(&format!("{name}_continue:;"));
+            }
+        } else {
+            self.block_body(body);
+        }
+        self.indent -= 1;
+        self.loops.pop();
+        self.line("}");
+        if break_used {
+            if let Some(l) = label {
+                let name = self.label_name(l);
+                self.line(&format!("{name}_break:;"));
+            }
+        }
+    }
+
+    /// The header of a `for` loop over `start..end` (by `step`), distributed over threads or
+    /// blocks as `distribution` says.
+    fn for_header(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        distribution: Distribution,
+    ) -> String {
+        let t = self.types.local(var);
+        let ct = c_type(t);
+        let name = self.local_name(var).to_string();
+        let s = self.expr(start);
+        let e = self.expr(end);
+        let step_r = step.map(|st| {
+            let r = self.expr(st);
+            self.convert(r, self.types.expr(st), t)
+        });
+        // Thread and block ids in the loop's type.
+        let id = |this: &mut Self, text: &str| -> Rendered {
+            this.convert(
+                Rendered {
+                    text: text.to_string(),
+                    prec: if text.contains(' ') {
+                        prec::ADDITIVE
+                    } else {
+                        prec::PRIMARY
+                    },
+                    op: None,
+                },
+                Scalar::U32,
+                t,
+            )
+        };
+        let (offset, stride): (Option<Rendered>, Option<Rendered>) = match distribution {
+            Distribution::Sequential => (None, None),
+            Distribution::ThreadsInBlock => {
+                (Some(id(self, "threadIdx.x")), Some(id(self, "blockDim.x")))
+            }
+            Distribution::BlocksInGrid => {
+                (Some(id(self, "blockIdx.x")), Some(id(self, "gridDim.x")))
+            }
+            Distribution::ThreadsInGrid => (
+                Some(id(self, "blockIdx.x * blockDim.x + threadIdx.x")),
+                Some(Rendered {
+                    text: {
+                        let g = id(self, "gridDim.x");
+                        let b = id(self, "blockDim.x");
+                        format!(
+                            "{} * {}",
+                            g.at_least(prec::MULTIPLICATIVE),
+                            b.at_least(prec::MULTIPLICATIVE + 1)
+                        )
+                    },
+                    prec: prec::MULTIPLICATIVE,
+                    op: None,
+                }),
+            ),
+        };
+        let mul = |a: Rendered, b: &Option<Rendered>| -> Rendered {
+            match b {
+                None => a,
+                Some(b) => Rendered {
+                    text: format!(
+                        "{} * {}",
+                        a.at_least(prec::MULTIPLICATIVE),
+                        b.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::MULTIPLICATIVE,
+                    op: Some(BinaryOp::Mul),
+                },
+            }
+        };
+        let first = match offset {
+            None => s.text.clone(),
+            Some(off) => {
+                let off = mul(off, &step_r);
+                if is_zero_literal(self.k, start) {
+                    off.text
+                } else {
+                    format!(
+                        "{} + {}",
+                        s.at_least(prec::ADDITIVE),
+                        off.at_least(prec::ADDITIVE + 1)
+                    )
+                }
+            }
+        };
+        let increment = match (stride, &step_r) {
+            (None, None) => format!("++{name}"),
+            (None, Some(st)) => format!("{name} += {}", st.text),
+            (Some(sd), st) => format!("{name} += {}", mul(sd, st).text),
+        };
+        let mut init = format!("{ct} {name} = {first}");
+        let bound = if self.is_stable(end) {
+            e.at_least(prec::RELATIONAL + 1)
+        } else {
+            // Rust evaluates the range once; C would re-evaluate the condition's operand.
+            let end_name = self.namer.call(&format!("{name}_end"));
+            let _ = write!(init, ", {end_name} = {}", e.text);
+            end_name
+        };
+        format!("for ({init}; {name} < {bound}; {increment}) {{")
+    }
+
+    /// The CUDA atomic call of `array.atomic_op(index, value)`; its value is the old element.
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        array: Handle<Array>,
+        index: Handle<Expr>,
+        value: Handle<Expr>,
+    ) -> String {
+        let elem = self.k.arrays.get(array).elem;
+        let place = self.element(array, &[index]).text;
+        let v = self.expr(value);
+        let name = match op {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Exchange => "atomicExch",
+        };
+        let ull = "unsigned long long";
+        match (op, elem) {
+            // CUDA has no 64-bit atomicSub: add the two's complement negation.
+            (AtomicOp::Sub, Scalar::U64) => format!(
+                "atomicAdd(&{place}, 0ull - {})",
+                v.at_least(prec::ADDITIVE + 1)
+            ),
+            (AtomicOp::Sub, Scalar::I64) => {
+                format!(
+                    "(long long)atomicAdd(({ull}*)&{place}, 0ull - ({ull}){})",
+                    v.at_least(prec::UNARY)
+                )
+            }
+            // Wrapping add, bit operations and exchange on `long long` use the unsigned type.
+            (
+                AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor | AtomicOp::Exchange,
+                Scalar::I64,
+            ) => {
+                format!(
+                    "(long long){name}(({ull}*)&{place}, ({ull}){})",
+                    v.at_least(prec::UNARY)
+                )
+            }
+            _ => format!("{name}(&{place}, {})", v.text),
+        }
+    }
+}
+
+/// Whether a labelled loop's `break` and `continue` are used from a loop nested in its body
+/// `body` (and so need a `goto`).
+fn label_uses(body: &Block, label: Handle<Label>) -> (bool, bool) {
+    let from_nested_loop = |is_jump: &dyn Fn(&Stmt) -> bool| {
+        visit::any_stmt(body, |s| match s {
+            Stmt::Loop { body: inner, .. } => visit::any_stmt(inner, is_jump),
+            _ => false,
+        })
+    };
+    (
+        from_nested_loop(&|s| matches!(s, Stmt::Break { label: Some(l) } if *l == label)),
+        from_nested_loop(&|s| matches!(s, Stmt::Continue { label: Some(l) } if *l == label)),
+    )
+}
