@@ -293,22 +293,9 @@ impl Walker<'_> {
         self.loops.push(id);
         for round in 0..12 {
             // Variables assigned in the loop hold one symbol per loop at its head.
-            for l in &assigned {
-                let uniform = head_uniform
-                    .as_ref()
-                    .and_then(|h| h.get(l.index()).copied())
-                    .unwrap_or(false);
-                let sy = self.sym(
-                    SymKey::LoopHead(id, *l, !uniform),
-                    !uniform,
-                    self.types.local(*l).is_unsigned_int(),
-                    SymKind::Other,
-                );
-                self.env[l.index()] = Some(Val {
-                    aff: Affine::var(sy),
-                    exact: true,
-                });
-            }
+            self.fresh_values(&assigned, head_uniform.as_deref(), |l, pt| {
+                SymKey::LoopHead(id, l, pt)
+            });
             let depth = self.guards.len();
             if let (
                 LoopKind::For {
@@ -405,15 +392,28 @@ impl Walker<'_> {
         }
         let after = stripped;
         // After the loop, its variables hold values of some iteration.
-        for l in &assigned {
-            let uniform = head_uniform
-                .as_ref()
-                .and_then(|h| h.get(l.index()).copied())
+        self.fresh_values(&assigned, head_uniform.as_deref(), |l, pt| {
+            SymKey::LoopExit(id, l, pt)
+        });
+        *pend = after;
+    }
+
+    /// Gives each of `locals` a symbol of its own (`key` of the local and whether it is per
+    /// thread): per thread unless `uniform` (the loop head's uniformity, by local) says not.
+    fn fresh_values(
+        &mut self,
+        locals: &[Handle<Local>],
+        uniform: Option<&[bool]>,
+        key: impl Fn(Handle<Local>, bool) -> SymKey,
+    ) {
+        for &l in locals {
+            let per_thread = !uniform
+                .and_then(|u| u.get(l.index()).copied())
                 .unwrap_or(false);
             let sy = self.sym(
-                SymKey::LoopExit(id, *l, !uniform),
-                !uniform,
-                self.types.local(*l).is_unsigned_int(),
+                key(l, per_thread),
+                per_thread,
+                self.types.local(l).is_unsigned_int(),
                 SymKind::Other,
             );
             self.env[l.index()] = Some(Val {
@@ -421,7 +421,6 @@ impl Walker<'_> {
                 exact: true,
             });
         }
-        *pend = after;
     }
 }
 
