@@ -164,7 +164,11 @@ fn sibling_arrows(src: &Path) -> BTreeSet<(ModPath, String, String)> {
     let known: BTreeSet<ModPath> = mods.iter().map(|(m, _)| m.clone()).collect();
     let mut arrows = BTreeSet::new();
     for (m, file) in &mods {
-        if file.file_name().is_some_and(|n| n == "tests.rs") {
+        // Test modules (`tests.rs`, `*_tests.rs`) may use any stage.
+        if file
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("tests.rs"))
+        {
             continue;
         }
         let text = std::fs::read_to_string(file).unwrap();

@@ -9,7 +9,7 @@
 //! report. Every decision is made by re-running the analyses on the kernel as it stands.
 
 use super::diagnose::hazard_diagnostic;
-use super::hazard::{self, Hazard};
+use super::hazard::{self, Hazard, Query};
 use super::uniformity;
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
@@ -28,7 +28,7 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
         if scratch.has_errors() {
             return Err(scratch.into_errors());
         }
-        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, false);
+        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, Query::SHARED);
         let Some(h) = hazards.first() else {
             return Ok(());
         };
@@ -105,8 +105,9 @@ pub(super) fn barrier_indices(b: &Block) -> Vec<usize> {
     out
 }
 
-/// The hazards the kernel would have without barrier `index`.
-pub(super) fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
+/// The pairs of accesses the kernel would have without barrier `index` (shared or global
+/// memory, inside `unsafe` or not).
+fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
     let mut body = checked.kernel.body.clone();
     remove_barrier(&mut body, index);
     let k = Kernel {
@@ -115,17 +116,45 @@ pub(super) fn hazards_without(checked: &Checked, index: usize) -> Vec<Hazard> {
     };
     let mut scratch = Ctxt::new();
     let uni = uniformity::analyze(&mut scratch, &k);
-    hazard::find_hazards(&k, &checked.types, &uni, false)
+    hazard::find_hazards(&k, &checked.types, &uni, Query::ORDERING)
 }
 
-/// Barriers that order nothing: reported, and in auto mode removed (one at a time, since
-/// removing one can make another necessary).
+/// What identifies a pair of accesses across runs of the analysis.
+type PairKey = (usize, (usize, usize), (usize, usize), bool, bool);
+
+fn pair_key(h: &Hazard) -> PairKey {
+    let at = |s: Span| (s.start().line, s.start().column);
+    (
+        h.array.index(),
+        at(h.first.span),
+        at(h.second.span),
+        h.first.write,
+        h.second.write,
+    )
+}
+
+/// The pairs of accesses barrier `index` orders: those the kernel would have without it and
+/// does not have with it (a pair no barrier orders, such as every thread writing `out[0]`, is
+/// not the barrier's).
+pub(super) fn ordered_by(checked: &Checked, index: usize) -> Vec<Hazard> {
+    let now: std::collections::HashSet<PairKey> =
+        hazards_now(checked).iter().map(pair_key).collect();
+    hazards_without(checked, index)
+        .into_iter()
+        .filter(|h| !now.contains(&pair_key(h)))
+        .collect()
+}
+
+/// Barriers that order nothing at all (no pair of accesses of two threads of a block, in
+/// shared or global memory, inside `unsafe` or not): reported, and in auto mode removed (one at
+/// a time, since removing one can make another necessary). An access the proof cannot decide
+/// counts as ordered, so a barrier is only removed when that is proven harmless.
 pub(super) fn remove_useless(checked: &mut Checked, removed: &mut Vec<Removed>, remove: bool) {
     for index in barrier_indices(&checked.kernel.body) {
         if checked.kernel.barriers[index].origin == BarrierOrigin::UniformLoad {
             continue;
         }
-        if hazards_without(checked, index).is_empty() {
+        if ordered_by(checked, index).is_empty() {
             let span = checked.kernel.barriers[index].span;
             if remove {
                 remove_barrier(&mut checked.kernel.body, index);
@@ -144,14 +173,15 @@ pub(super) fn remove_useless(checked: &mut Checked, removed: &mut Vec<Removed>, 
     }
 }
 
-/// The hazards of the kernel as it stands (divergence not reported).
-pub(super) fn hazards_now(checked: &Checked) -> Vec<Hazard> {
+/// Every pair of accesses no barrier orders in the kernel as it stands (divergence not
+/// reported).
+fn hazards_now(checked: &Checked) -> Vec<Hazard> {
     let mut scratch = Ctxt::new();
     let uni = uniformity::analyze(&mut scratch, &checked.kernel);
-    hazard::find_hazards(&checked.kernel, &checked.types, &uni, false)
+    hazard::find_hazards(&checked.kernel, &checked.types, &uni, Query::ORDERING)
 }
 
-/// A helper's trailing barrier is dropped at a call where it orders nothing (DESIGN.md §2:
+/// A helper's trailing barrier is dropped at a call where it orders nothing (README, "The kernel language":
 /// the call site makes it redundant), before any check, in both modes: the programmer did not
 /// write it, so it is neither reported as useless nor allowed to make a call divergent.
 pub(super) fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<Removed>) {
@@ -160,8 +190,7 @@ pub(super) fn drop_redundant_trailing(checked: &mut Checked, removed: &mut Vec<R
         else {
             continue;
         };
-        let before = hazards_now(checked).len();
-        if hazards_without(checked, index).len() <= before {
+        if ordered_by(checked, index).is_empty() {
             remove_barrier(&mut checked.kernel.body, index);
             removed.push(Removed {
                 span: checked.kernel.barriers[index].span,

@@ -19,6 +19,8 @@ mod report;
 pub mod uniformity;
 
 #[cfg(test)]
+mod ordering_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::diag::{Ctxt, Diagnostic};
@@ -42,12 +44,11 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     if cx.has_errors() {
         return Err(cx.into_errors());
     }
-    let hazards = hazard::find_hazards(
-        &checked.kernel,
-        &checked.types,
-        &uni,
-        mode == SyncMode::Check,
-    );
+    let query = match mode {
+        SyncMode::Check => hazard::Query::REPORT,
+        SyncMode::Auto => hazard::Query::SHARED,
+    };
+    let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, query);
     match mode {
         SyncMode::Check => {
             if !hazards.is_empty() {

@@ -1,7 +1,7 @@
 //! The report (`.report()`): what the analyses found and did, in words a CUDA programmer
 //! reads.
 
-use super::barriers::{barrier_indices, hazards_without, Removed};
+use super::barriers::{barrier_indices, ordered_by, Removed};
 use super::hazard;
 use crate::ir::*;
 use std::fmt::Write as _;
@@ -109,7 +109,7 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
                 )
             }
         };
-        let orders: Vec<String> = hazards_without(checked, *index)
+        let orders: Vec<String> = ordered_by(checked, *index)
             .iter()
             .map(|h| {
                 format!(

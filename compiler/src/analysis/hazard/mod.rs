@@ -95,7 +95,38 @@ pub struct InsertPoint {
     pub before: Span,
 }
 
-/// A hazard between two accesses to a shared array.
+/// What [`find_hazards`] looks for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Query {
+    /// Search a concrete pair of threads for each hazard (a search: only for messages).
+    pub witnesses: bool,
+    /// Every pair a barrier might order, for decisions that remove a barrier: accesses inside
+    /// `unsafe` count too, and so do accesses of `&mut [T]` global memory by two threads of
+    /// one block. Without it, only the shared-memory hazards the programmer must fix (outside
+    /// `unsafe`) are found.
+    pub ordering: bool,
+}
+
+impl Query {
+    /// The hazards `sync = "check"` reports, with a witness pair of threads each.
+    pub const REPORT: Query = Query {
+        witnesses: true,
+        ordering: false,
+    };
+    /// The shared-memory hazards outside `unsafe` (what `sync = "auto"` places barriers for).
+    pub const SHARED: Query = Query {
+        witnesses: false,
+        ordering: false,
+    };
+    /// Every pair a barrier might order (what keeps a barrier from being removed).
+    pub const ORDERING: Query = Query {
+        witnesses: false,
+        ordering: true,
+    };
+}
+
+/// A hazard between two accesses to a shared array (or, for [`Query::ordering`], to any
+/// array two threads of a block can both reach).
 #[derive(Clone, Debug)]
 pub struct Hazard {
     /// The array.
@@ -137,18 +168,13 @@ pub fn thread_rank(k: &Kernel) -> usize {
 }
 
 /// Finds every shared-memory hazard of a kernel.
-/// `witnesses` asks for a concrete pair of threads per hazard (a search: only for messages).
-pub fn find_hazards(
-    k: &Kernel,
-    types: &Types,
-    uni: &UniformityInfo,
-    witnesses: bool,
-) -> Vec<Hazard> {
-    let has_shared = k
-        .arrays
-        .iter()
-        .any(|(_, a)| matches!(a.kind, ArrayKind::Shared { .. }));
-    if !has_shared {
+pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, query: Query) -> Vec<Hazard> {
+    let in_scope = k.arrays.iter().any(|(_, a)| match a.kind {
+        ArrayKind::Shared { .. } => true,
+        ArrayKind::Global { mutable } => mutable && query.ordering,
+        ArrayKind::Local { .. } => false,
+    });
+    if !in_scope {
         return Vec::new();
     }
     let mut w = Walker {
@@ -171,7 +197,8 @@ pub fn find_hazards(
         found: Vec::new(),
         seen: HashSet::new(),
         pending_new: Vec::new(),
-        witnesses,
+        witnesses: query.witnesses,
+        ordering: query.ordering,
         label_loops: HashMap::new(),
         loop_stmts: HashSet::new(),
     };

@@ -26,22 +26,24 @@ impl Walker<'_> {
         if a.array != x.array
             || !(a.write || x.write)
             || (a.atomic && x.atomic)
-            || a.unsafe_
-            || x.unsafe_
+            || (!self.ordering && (a.unsafe_ || x.unsafe_))
         {
             return;
         }
         if self.seen.contains(&(a.id, x.id)) {
             return;
         }
-        let ArrayKind::Shared { dims, dynamic, .. } = &self.k.arrays.get(x.array).kind else {
-            return;
-        };
-        // A dynamic array's length is the launch's: unbounded here.
-        let dims = if *dynamic {
-            vec![u64::MAX]
-        } else {
-            dims.clone()
+        // A dynamic shared array's length is the launch's, a slice's the caller's: unbounded.
+        let dims = match &self.k.arrays.get(x.array).kind {
+            ArrayKind::Shared {
+                dims,
+                dynamic: false,
+                ..
+            } => dims.clone(),
+            ArrayKind::Shared { dynamic: true, .. } | ArrayKind::Global { mutable: true } => {
+                vec![u64::MAX]
+            }
+            ArrayKind::Global { mutable: false } | ArrayKind::Local { .. } => return,
         };
         let carried = &p.carried;
         let syms = self.syms.clone();

@@ -123,9 +123,18 @@ impl Walker<'_> {
                         self.opaque(e, true)
                     }
                     ArrayKind::Global { mutable: false } => self.opaque(e, !uniform_index),
-                    ArrayKind::Global { mutable: true } | ArrayKind::Local { .. } => {
+                    ArrayKind::Global { mutable: true } => {
+                        self.access(
+                            AccessKey::Load(e),
+                            array,
+                            false,
+                            false,
+                            idx,
+                            self.k.exprs.span(e),
+                        );
                         self.opaque(e, true)
                     }
+                    ArrayKind::Local { .. } => self.opaque(e, true),
                 }
             }
             Expr::UniformLoad { array, index } => {
@@ -312,7 +321,12 @@ impl Walker<'_> {
         index: Vec<Val>,
         span: Span,
     ) {
-        if !matches!(self.k.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+        let tracked = match self.k.arrays.get(array).kind {
+            ArrayKind::Shared { .. } => true,
+            ArrayKind::Global { mutable } => mutable && self.ordering,
+            ArrayKind::Local { .. } => false,
+        };
+        if !tracked {
             return;
         }
         let key = (site, write);

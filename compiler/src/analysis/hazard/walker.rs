@@ -192,6 +192,8 @@ pub(super) struct Walker<'a> {
     pub(super) seen: HashSet<(usize, usize)>,
     pub(super) pending_new: Vec<Rc<Access>>,
     pub(super) witnesses: bool,
+    /// Count unsafe and global accesses too ([`super::Query::ordering`]).
+    pub(super) ordering: bool,
     pub(super) label_loops: HashMap<Handle<Label>, StmtId>,
     pub(super) loop_stmts: HashSet<StmtId>,
 }
