@@ -200,6 +200,7 @@ pub fn all() -> Vec<Case> {
     let mut cases = classic();
     cases.extend(original());
     cases.extend(crate::edges::cases());
+    cases.extend(crate::ports::cases());
     cases
 }
 

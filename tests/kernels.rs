@@ -22,6 +22,8 @@ pub mod locals;
 pub mod methods;
 #[path = "in/neighbor_reuse.rs"]
 pub mod neighbor_reuse;
+#[path = "in/ports.rs"]
+pub mod ports;
 #[path = "in/races.rs"]
 pub mod races;
 #[path = "in/reverse.rs"]
@@ -177,6 +179,10 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         (
             auto::useless_barriers.name(),
             auto::useless_barriers.cuda_source(),
+        ),
+        (
+            ports::float_consts.name(),
+            ports::float_consts.cuda_source(),
         ),
     ]
 }

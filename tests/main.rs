@@ -12,6 +12,7 @@ mod gpu;
 mod kernels;
 mod layering;
 mod nvrtc;
+mod ports;
 mod runtime;
 pub mod sim;
 mod snapshots;

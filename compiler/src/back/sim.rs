@@ -661,6 +661,16 @@ fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
             }
         }
         Literal::Float { digits, .. } => {
+            // Infinity and NaN have no literal: the type's constant.
+            if digits.parse::<f64>().is_ok_and(|v| !v.is_finite()) {
+                let ty = proc_macro2::Ident::new(t.rust_name(), span.lo);
+                let name = if digits.parse::<f64>().is_ok_and(f64::is_nan) {
+                    quote!(NAN)
+                } else {
+                    quote!(INFINITY)
+                };
+                return quote_spanned!(site(span.lo)=> ::core::primitive::#ty::#name);
+            }
             let text = format!("{digits}{}", t.rust_name());
             match text.parse::<proc_macro2::Literal>() {
                 Ok(mut lit) => {

@@ -25,6 +25,12 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
+            // A function whose body does not parse: rustc's parser reports it at its span
+            // (it parses the item itself), so a message here would only repeat it. The
+            // kernel's name stays defined so that its uses add no errors.
+            if let Some(head) = fn_head(item.clone()) {
+                return host::fallback(&head, TokenStream::new());
+            }
             let mut out = syn::Error::new(
                 e.span(),
                 "`#[kernel]` goes on a free function: `#[kernel] fn name(..) { .. }`",
@@ -103,6 +109,33 @@ pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
         quote::ToTokens::to_token_stream(&func),
     );
     quote::quote!({ #items #name })
+}
+
+/// The attributes, visibility and signature of a `fn` item whose body may not parse, with an
+/// empty body; `None` when the item is not a function.
+fn fn_head(item: TokenStream) -> Option<syn::ItemFn> {
+    struct Head(syn::ItemFn);
+    impl syn::parse::Parse for Head {
+        fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+            let attrs = input.call(syn::Attribute::parse_outer)?;
+            let vis: syn::Visibility = input.parse()?;
+            let sig: syn::Signature = input.parse()?;
+            let body: proc_macro2::Group = input.parse()?;
+            if body.delimiter() != proc_macro2::Delimiter::Brace || !input.is_empty() {
+                return Err(input.error("not a function"));
+            }
+            Ok(Head(syn::ItemFn {
+                attrs,
+                vis,
+                sig,
+                block: Box::new(syn::Block {
+                    brace_token: syn::token::Brace::default(),
+                    stmts: Vec::new(),
+                }),
+            }))
+        }
+    }
+    syn::parse2::<Head>(item).ok().map(|h| h.0)
 }
 
 /// `#[device]`'s expansion.

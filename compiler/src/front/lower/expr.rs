@@ -412,6 +412,38 @@ impl Lowerer<'_> {
                 return Value::Expr(self.expr(Expr::Cast { expr: lit, to: t }, span));
             }
         }
+        // `f32::INFINITY`, `std::f64::consts::PI`, ...
+        if p.qself.is_none() {
+            if let Some((t, c)) = float_const(&p.path) {
+                let (v, negate) = match c {
+                    FloatConst::Value(v) => (v, false),
+                    FloatConst::Neg(v) => (v, true),
+                };
+                // The shortest text that parses back to the value in `t` (`inf`, `NaN` too).
+                let digits = if t == Scalar::F32 {
+                    format!("{:e}", v as f32)
+                } else {
+                    format!("{v:e}")
+                };
+                let lit = self.expr(
+                    Expr::Literal(Literal::Float {
+                        digits,
+                        suffix: Some(t),
+                    }),
+                    span,
+                );
+                if !negate {
+                    return Value::Expr(lit);
+                }
+                return Value::Expr(self.expr(
+                    Expr::Unary {
+                        op: UnaryOp::Neg,
+                        expr: lit,
+                    },
+                    span,
+                ));
+            }
+        }
         // `u32::MAX`, `i64::MIN`, ...
         if p.path.segments.len() == 2 && p.qself.is_none() {
             let ty = p.path.segments[0].ident.to_string();
@@ -442,7 +474,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        self.err(span, "paths are not supported in kernels except `T::MAX`, `T::MIN` and `T::BITS` of integer types");
+        self.err(span, "paths are not supported in kernels except the constants of the scalar types (`u32::MAX`, `i64::BITS`, `f32::INFINITY`, `f64::EPSILON`, ...) and of `std::f32::consts`/`std::f64::consts`");
         Value::Error
     }
 

@@ -144,6 +144,19 @@ impl Lowerer<'_> {
             }
             return;
         }
+        // `let (a, mut b) = (x, y);` and `let (a, b): (u32, f32) = (x, y);`
+        let tuple = match &local.pat {
+            syn::Pat::Tuple(t) => Some((t, None)),
+            syn::Pat::Type(pt) => match (&*pt.pat, &*pt.ty) {
+                (syn::Pat::Tuple(t), ty) => Some((t, Some(ty))),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((pat, ty)) = tuple {
+            self.lower_tuple_let(local, pat, ty, out);
+            return;
+        }
         let (ident, mutable, annotated_ty) = match &local.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some(), None)
@@ -284,6 +297,152 @@ impl Lowerer<'_> {
         }
         out.push(Stmt::Let { local: h, init }, span);
         self.bind(name, Binding::Local(h));
+    }
+
+    /// `let (a, mut b, _) = (x, y, z);`: the values are evaluated left to right, then the
+    /// names are bound (so `let (a, b) = (b, a);` swaps, as in Rust). Each element is a name,
+    /// `mut name` or `_`; the value is a tuple expression of as many scalars.
+    fn lower_tuple_let(
+        &mut self,
+        local: &syn::Local,
+        pat: &syn::PatTuple,
+        ty: Option<&syn::Type>,
+        out: &mut Block,
+    ) {
+        let span = local.src();
+        let Some(init) = &local.init else {
+            self.err(
+                span,
+                "a tuple `let` needs its values: `let (a, b) = (x, y);`",
+            );
+            return;
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            self.err(diverge.src(), "`let ... else` is not supported in kernels");
+            return;
+        }
+        let names: Vec<Option<(syn::Ident, bool)>> = pat
+            .elems
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    Some(Some((pi.ident.clone(), pi.mutability.is_some())))
+                }
+                syn::Pat::Wild(_) => Some(None),
+                _ => None,
+            })
+            .collect::<Option<_>>()
+            .unwrap_or_else(|| {
+                self.err(
+                    pat.src(),
+                    "the elements of a tuple `let` are names, `mut` names or `_`: `let (a, mut b) = (x, y);`",
+                );
+                Vec::new()
+            });
+        let types: Vec<Option<Scalar>> = match ty {
+            None => vec![None; names.len()],
+            Some(syn::Type::Tuple(t)) if t.elems.len() == names.len() => {
+                let mut v = Vec::new();
+                for ty in &t.elems {
+                    match type_to_scalar(ty) {
+                        Some(s) => v.push(Some(s)),
+                        None => {
+                            self.cx.push(unsupported_type(ty));
+                            v.push(None);
+                        }
+                    }
+                }
+                v
+            }
+            Some(other) => {
+                self.err(
+                    other.src(),
+                    format!(
+                        "the type of a tuple `let` is a tuple of {} scalar types",
+                        names.len()
+                    ),
+                );
+                return;
+            }
+        };
+        let syn::Expr::Tuple(values) = strip_parens(&init.expr) else {
+            self.err(
+                init.expr.src(),
+                "a tuple `let` takes a tuple of values: `let (a, b) = (x, y);`",
+            );
+            for (name, _) in names.iter().flatten() {
+                self.bind(name.to_string(), Binding::Poisoned);
+            }
+            return;
+        };
+        if names.is_empty() {
+            return;
+        }
+        if values.elems.len() != names.len() {
+            self.err(
+                init.expr.src(),
+                format!(
+                    "this tuple has {} values for {} names",
+                    values.elems.len(),
+                    names.len()
+                ),
+            );
+            for (name, _) in names.iter().flatten() {
+                self.bind(name.to_string(), Binding::Poisoned);
+            }
+            return;
+        }
+        let mut bound: Vec<(String, Binding)> = Vec::new();
+        for ((name, annotated), value) in names.iter().zip(types).zip(&values.elems) {
+            let v = match self.lower_value(value, out) {
+                Value::Expr(e) => Some(e),
+                Value::Diverges => return,
+                Value::Error => None,
+            };
+            let Some((ident, mutable)) = name else {
+                // `_` drops the value; only an expression that can fault needs evaluating.
+                if let Some(v) =
+                    v.filter(|v| !matches!(self.exprs.get(*v), Expr::Literal(_) | Expr::Local(_)))
+                {
+                    out.push(Stmt::Eval(v), value.src());
+                }
+                continue;
+            };
+            let key = ident.to_string();
+            if bound.iter().any(|(n, _)| *n == key) {
+                self.err(
+                    ident.src(),
+                    format!("identifier `{key}` is bound more than once in this pattern"),
+                );
+                continue;
+            }
+            let Some(v) = v else {
+                bound.push((key, Binding::Poisoned));
+                continue;
+            };
+            let h = self.locals.append(
+                Local {
+                    name: key.clone(),
+                    mutable: *mutable,
+                    annotated,
+                    origin: LocalOrigin::Let,
+                },
+                ident.src(),
+            );
+            self.let_inits.insert(h, v);
+            out.push(
+                Stmt::Let {
+                    local: h,
+                    init: Some(v),
+                },
+                value.src(),
+            );
+            bound.push((key, Binding::Local(h)));
+        }
+        // The names come into scope after every value is evaluated.
+        for (name, b) in bound {
+            self.bind(name, b);
+        }
     }
 
     /// An expression in statement position; its value, if any, is discarded.

@@ -110,6 +110,83 @@ pub(super) fn half_path(p: &syn::Path) -> Option<Scalar> {
     ok.then_some(t)
 }
 
+/// A float constant of Rust's standard library, as a kernel lowers it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum FloatConst {
+    /// A finite value, or infinity or NaN (written as their `f64` text, which parses back).
+    Value(f64),
+    /// The negation of a value (`NEG_INFINITY`, `MIN`): lowered as a negation, as Rust
+    /// defines them.
+    Neg(f64),
+}
+
+/// `f32::INFINITY`, `f64::EPSILON`, `core::f32::consts::PI`, `std::f64::consts::LN_2`, ...:
+/// the type and the value, if the path names one.
+pub(super) fn float_const(p: &syn::Path) -> Option<(Scalar, FloatConst)> {
+    let names: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // Leading `std::`/`core::` are optional for the associated constants, required (as in
+    // Rust) for the `consts` module.
+    let (ty, konst, module) = match names.as_slice() {
+        [t, k] => (*t, *k, false),
+        ["std" | "core", t, k] => (*t, *k, false),
+        ["std" | "core", t, "consts", k] => (*t, *k, true),
+        _ => return None,
+    };
+    let scalar = match ty {
+        "f32" => Scalar::F32,
+        "f64" => Scalar::F64,
+        _ => return None,
+    };
+    macro_rules! table {
+        ($t:ident) => {{
+            use std::$t::consts;
+            let v = if module {
+                match konst {
+                    "PI" => consts::PI,
+                    "TAU" => consts::TAU,
+                    "E" => consts::E,
+                    "SQRT_2" => consts::SQRT_2,
+                    "FRAC_1_SQRT_2" => consts::FRAC_1_SQRT_2,
+                    "LN_2" => consts::LN_2,
+                    "LN_10" => consts::LN_10,
+                    "LOG2_E" => consts::LOG2_E,
+                    "LOG10_E" => consts::LOG10_E,
+                    "LOG2_10" => consts::LOG2_10,
+                    "LOG10_2" => consts::LOG10_2,
+                    "FRAC_PI_2" => consts::FRAC_PI_2,
+                    "FRAC_PI_3" => consts::FRAC_PI_3,
+                    "FRAC_PI_4" => consts::FRAC_PI_4,
+                    "FRAC_PI_6" => consts::FRAC_PI_6,
+                    "FRAC_PI_8" => consts::FRAC_PI_8,
+                    "FRAC_1_PI" => consts::FRAC_1_PI,
+                    "FRAC_2_PI" => consts::FRAC_2_PI,
+                    "FRAC_2_SQRT_PI" => consts::FRAC_2_SQRT_PI,
+                    _ => return None,
+                }
+            } else {
+                match konst {
+                    "INFINITY" => $t::INFINITY,
+                    "NEG_INFINITY" => return Some((scalar, FloatConst::Neg(f64::INFINITY))),
+                    "NAN" => $t::NAN,
+                    "MAX" => $t::MAX,
+                    "MIN" => return Some((scalar, FloatConst::Neg(f64::from($t::MAX)))),
+                    "MIN_POSITIVE" => $t::MIN_POSITIVE,
+                    "EPSILON" => $t::EPSILON,
+                    _ => return None,
+                }
+            };
+            f64::from(v)
+        }};
+    }
+    let v = if scalar == Scalar::F32 {
+        table!(f32)
+    } else {
+        table!(f64)
+    };
+    Some((scalar, FloatConst::Value(v)))
+}
+
 /// `f16::from_f32`-style conversions: the half type and the source type the function takes.
 pub(super) fn half_conversion(p: &syn::Path) -> Option<(Scalar, Scalar)> {
     let mut type_path = p.clone();

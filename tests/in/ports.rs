@@ -1,0 +1,37 @@
+use cuphase::prelude::*;
+
+// Constructs ports from public suites need (issue 11 §3): the scalar types' constants and
+// `std::f32::consts`, tuple `let`, written as a CUDA programmer writes them in Rust.
+
+/// Every float constant kernels know, and tuple bindings (a swap among them).
+#[kernel]
+pub fn float_consts(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
+    let i = global_idx().x;
+    if i < xs.len() as u32 {
+        let x = xs[i];
+        let (lo, hi) = (f32::NEG_INFINITY, f32::INFINITY);
+        let (mut a, b) = (x.max(lo), x.min(hi));
+        a *= core::f32::consts::PI;
+        let (a, b) = (b, a);
+        let o = i * 10;
+        out[o] = a;
+        out[o + 1] = b + f32::EPSILON;
+        out[o + 2] = f32::MAX;
+        out[o + 3] = f32::MIN;
+        out[o + 4] = f32::MIN_POSITIVE * x;
+        out[o + 5] = if x != x {
+            f32::NAN
+        } else {
+            std::f32::consts::E * x
+        };
+        out[o + 6] = lo;
+        out[o + 7] = hi;
+        out[o + 8] = std::f32::consts::FRAC_1_SQRT_2 + std::f32::consts::TAU;
+        out[o + 9] = (x > 0.0) as u32 as f32 * f32::NAN;
+        let (w, _, z): (f64, u32, f64) = (x as f64, 7, std::f64::consts::LN_2);
+        wide[i * 4] = w * z;
+        wide[i * 4 + 1] = f64::MAX / 2.0;
+        wide[i * 4 + 2] = f64::NEG_INFINITY;
+        wide[i * 4 + 3] = f64::EPSILON + core::f64::consts::SQRT_2;
+    }
+}
