@@ -184,5 +184,13 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ports::float_consts.name(),
             ports::float_consts.cuda_source(),
         ),
+        (
+            crate::ports::ranges.name(),
+            crate::ports::ranges.cuda_source(),
+        ),
+        (
+            crate::ports::inclusive_strided.name(),
+            crate::ports::inclusive_strided.cuda_source(),
+        ),
     ]
 }

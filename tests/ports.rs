@@ -59,7 +59,8 @@ fn float_consts_expected() -> Vec<u64> {
 }
 
 pub fn cases() -> Vec<Case> {
-    vec![Case {
+    let mut v = range_cases();
+    v.push(Case {
         name: "float_consts",
         run: |dev| {
             let xs = consts_input();
@@ -77,5 +78,214 @@ pub fn cases() -> Vec<Case> {
             Ok(v)
         },
         expected: float_consts_expected,
-    }]
+    });
+    v
+}
+
+/// The kernel and a host function with one body: every form of range loop, each folded into
+/// an order-sensitive hash written to `out` (thread 0 of the kernel runs it).
+macro_rules! ranges_kernel {
+    (($out:ident, $n:ident, $a:ident, $s:ident) $body:tt) => {
+        /// Every range form a `for` loop takes (issue 11 §3).
+        #[kernel]
+        pub fn ranges($out: &mut [u32], $n: u32, $a: i32, $s: u32) {
+            if thread_idx().x == 0 $body
+        }
+
+        /// The same loops on the host, as Rust runs them.
+        fn ranges_host($out: &mut [u32], $n: u32, $a: i32, $s: u32) $body
+    };
+}
+
+ranges_kernel!((out, n, a, s) {
+    let mut k = 0usize;
+    let mut h = 0u32;
+    for i in 0..=n {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (0..=n).step_by(s as usize) {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (0..n).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (a..5).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i as u32);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (0..=n).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (1..n).rev().step_by(s as usize) {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in (1..n).step_by(s as usize).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    // (Rust reverses a stepped inclusive range of 8- and 16-bit integers only.)
+    for i in (1..=n as u16).step_by(s as usize).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i as u32);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for c in 0..=255u8 {
+        h = h.wrapping_mul(31).wrapping_add(c as u32);
+    }
+    for c in (0..=u8::MAX).rev() {
+        h = h.wrapping_mul(31).wrapping_add(c as u32);
+    }
+    for c in (250u8..=255).step_by(2) {
+        h = h.wrapping_mul(31).wrapping_add(c as u32);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for c in (i8::MIN..=i8::MAX).rev().step_by(7) {
+        h = h.wrapping_mul(31).wrapping_add(c as u32);
+    }
+    for c in (i8::MIN..=i8::MAX).step_by(9).rev() {
+        h = h.wrapping_mul(31).wrapping_add(c as u32);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    for i in ((i32::MAX - 10)..=i32::MAX).step_by(3) {
+        h = h.wrapping_mul(31).wrapping_add(i as u32);
+    }
+    for i in ((i32::MAX - 10)..=i32::MAX).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i as u32);
+    }
+    for i in (i32::MIN..(i32::MIN + 3)).rev() {
+        h = h.wrapping_mul(31).wrapping_add(i as u32);
+    }
+    out[k] = h;
+    k += 1;
+    h = 0;
+    // `continue` and `break` in the flag-driven loops.
+    for i in 0..=n {
+        if i % 3 == 1 {
+            continue;
+        }
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    for i in (0..=n).rev().step_by(2) {
+        if i < 3 {
+            break;
+        }
+        if i % 4 == 0 {
+            continue;
+        }
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    for i in 0..=4u32 {
+        h = h.wrapping_mul(31).wrapping_add(i);
+    }
+    out[k] = h;
+});
+
+/// Outputs of [`ranges`].
+const RANGE_OUTPUTS: usize = 12;
+
+/// The (n, a, s) each launch of [`ranges`] gets: ordinary, empty, and a one-element step.
+const RANGE_ARGS: [(u32, i32, u32); 3] = [(10, -3, 3), (0, 7, 1), (1, 4, 5)];
+
+/// `threads_in_block(0..=n)` and `threads_in_block((0..=n).step_by(s))`: each thread counts
+/// and sums the values it takes.
+#[kernel]
+pub fn inclusive_strided(out: &mut [u32], n: u32, s: u32) {
+    let t = thread_idx().x;
+    let mut count = 0u32;
+    let mut sum = 0u32;
+    for i in threads_in_block(0..=n) {
+        count += 1;
+        sum += i;
+    }
+    for i in threads_in_block((0..=n).step_by(s as usize)) {
+        count += 100;
+        sum += i;
+    }
+    out[t * 2] = count;
+    out[t * 2 + 1] = sum;
+}
+
+fn inclusive_strided_expected(n: u32, s: u32, threads: u32) -> Vec<u32> {
+    let mut v = Vec::new();
+    for t in 0..threads {
+        let (mut count, mut sum) = (0u32, 0u32);
+        for i in (0..=n).skip(t as usize).step_by(threads as usize) {
+            count += 1;
+            sum += i;
+        }
+        for i in (0..=n)
+            .step_by(s as usize)
+            .skip(t as usize)
+            .step_by(threads as usize)
+        {
+            count += 100;
+            sum += i;
+        }
+        v.extend([count, sum]);
+    }
+    v
+}
+
+pub fn range_cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "ranges",
+            run: |dev| {
+                let mut v = Vec::new();
+                for (n, a, s) in RANGE_ARGS {
+                    let mut out = dev.zeros::<u32>(RANGE_OUTPUTS)?;
+                    ranges.launch(dev, Launch::new(1, 32), &mut out, n, a, s)?;
+                    v.extend(out.to_vec()?.iter().map(|x| u64::from(*x)));
+                }
+                Ok(v)
+            },
+            expected: || {
+                let mut v = Vec::new();
+                for (n, a, s) in RANGE_ARGS {
+                    let mut out = vec![0u32; RANGE_OUTPUTS];
+                    ranges_host(&mut out, n, a, s);
+                    v.extend(out.iter().map(|x| u64::from(*x)));
+                }
+                v
+            },
+        },
+        Case {
+            name: "inclusive_strided",
+            run: |dev| {
+                let mut out = dev.zeros::<u32>(64)?;
+                inclusive_strided.launch(dev, Launch::new(1, 32), &mut out, 70, 3)?;
+                Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+            },
+            expected: || {
+                inclusive_strided_expected(70, 3, 32)
+                    .iter()
+                    .map(|x| u64::from(*x))
+                    .collect()
+            },
+        },
+    ]
 }

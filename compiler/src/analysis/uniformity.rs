@@ -598,6 +598,7 @@ impl Analyzer<'_, '_> {
                 end,
                 step,
                 distribution,
+                ..
             } => {
                 let mut u = self.expr(*start, st).join(self.expr(*end, st));
                 if let Some(stp) = step {

@@ -297,6 +297,8 @@ impl<'a> Writer<'a> {
                         end,
                         step,
                         distribution,
+                        inclusive,
+                        reverse,
                     } => {
                         let name = &self.local_names[var.index()];
                         let s = self.expr(*start);
@@ -312,9 +314,21 @@ impl<'a> Writer<'a> {
                         // The runtime's `Distribution` is the contract's, as the IR's is.
                         let dist =
                             Ident::new(distribution.variant(), proc_macro2::Span::call_site());
+                        let dist = quote!(__cx.distribution(::cuphase::__private::sim::Distribution::#dist));
+                        let range = match (reverse, inclusive) {
+                            (Some(r), _) => {
+                                let stepped = *r == Reverse::Stepped;
+                                quote!(::cuphase::__private::sim::range_rev(#s, #e, #step, #inclusive, #stepped))
+                            }
+                            (None, true) => {
+                                quote!(::cuphase::__private::sim::range_inclusive(#s, #e, #step, #dist))
+                            }
+                            (None, false) => {
+                                quote!(::cuphase::__private::sim::range(#s, #e, #step, #dist))
+                            }
+                        };
                         quote_spanned! {site(span.lo)=>
-                            #lbl for #name in ::cuphase::__private::sim::range(
-                                #s, #e, #step, __cx.distribution(::cuphase::__private::sim::Distribution::#dist)) { #b }
+                            #lbl for #name in #range { #b }
                         }
                     }
                 }

@@ -677,15 +677,28 @@ pub enum LoopKind {
     Infinite,
     /// `while cond { .. }`; `cond` needs no statements to evaluate.
     While { cond: Handle<Expr> },
-    /// `for var in start..end` or `(start..end).step_by(step)`, possibly distributed.
-    /// `start`, `end` and `step` are evaluated once, before the first iteration.
+    /// `for var in start..end` or `(start..end).step_by(step)`, possibly distributed;
+    /// `start..=end` when `inclusive`; counting down when `reverse` says how (sequential loops
+    /// only). `start`, `end` and `step` are evaluated once, before the first iteration. The
+    /// loop runs exactly the values Rust's iterator yields: it never overflows the type.
     For {
         var: Handle<Local>,
         start: Handle<Expr>,
         end: Handle<Expr>,
         step: Option<Handle<Expr>>,
         distribution: Distribution,
+        inclusive: bool,
+        reverse: Option<Reverse>,
     },
+}
+
+/// How a reversed `for` loop counts down (the two differ only with a step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reverse {
+    /// `(a..b).rev()` and `(a..b).rev().step_by(s)`: from the range's last value down by `s`.
+    FromEnd,
+    /// `(a..b).step_by(s).rev()`: the values of `(a..b).step_by(s)`, last first.
+    Stepped,
 }
 
 /// A statement.

@@ -31,7 +31,8 @@ pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Global, Shared};
 pub use ops::{
-    clamp, div, fmax, fmin, range, rem, step_of, SimDiv, SimInt, SimMinMax, StepRange, ToBits,
+    clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
+    SimMinMax, StepRange, ToBits,
 };
 pub use race::assume_uniform;
 

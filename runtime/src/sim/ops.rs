@@ -253,6 +253,67 @@ pub fn range<T: SimInt>(
     }
 }
 
+/// [`range`] over `start..=end`.
+#[inline]
+pub fn range_inclusive<T: SimInt>(
+    start: T,
+    end: T,
+    step: Option<u64>,
+    dist: (u64, u64),
+) -> StepRange<T> {
+    let mut r = range(start, end, step, dist);
+    r.end = end.to_i128() + 1;
+    r
+}
+
+/// The values of a reversed range, last first: `(start..end).rev()` (`inclusive`:
+/// `start..=end`), with `.step_by(step)` applied after `.rev()`, or (`stepped`) the values of
+/// `(start..end).step_by(step)` in reverse. Never overflows.
+#[inline]
+pub fn range_rev<T: SimInt>(
+    start: T,
+    end: T,
+    step: Option<u64>,
+    inclusive: bool,
+    stepped: bool,
+) -> RevRange<T> {
+    let step = i128::from(step.unwrap_or(1)).max(1);
+    let (lo, hi) = (start.to_i128(), end.to_i128() - i128::from(!inclusive));
+    let first = if stepped && hi >= lo {
+        lo + (hi - lo) / step * step
+    } else {
+        hi
+    };
+    RevRange {
+        next: first,
+        low: lo,
+        step,
+        marker: std::marker::PhantomData,
+    }
+}
+
+/// The iterations of a reversed range: `next`, then every `step` lower, down to `low`.
+pub struct RevRange<T> {
+    next: i128,
+    low: i128,
+    step: i128,
+    marker: std::marker::PhantomData<T>,
+}
+
+impl<T: SimInt> Iterator for RevRange<T> {
+    type Item = T;
+    #[inline(always)]
+    fn next(&mut self) -> Option<T> {
+        if self.next >= self.low {
+            let v = self.next;
+            self.next -= self.step;
+            Some(T::from_i128(v))
+        } else {
+            None
+        }
+    }
+}
+
 impl<T: SimInt> Iterator for StepRange<T> {
     type Item = T;
     #[inline(always)]
@@ -289,6 +350,63 @@ mod tests {
         assert_eq!(v, vec![250, 253]);
         let v: Vec<i32> = range(-5i32, -1, None, (0, 1)).collect();
         assert_eq!(v, vec![-5, -4, -3, -2]);
+    }
+
+    #[test]
+    fn inclusive_and_reversed_ranges_match_rust() {
+        fn same<T: SimInt + PartialEq + std::fmt::Debug>(
+            a: impl Iterator<Item = T>,
+            b: impl Iterator<Item = T>,
+        ) {
+            assert_eq!(a.collect::<Vec<_>>(), b.collect::<Vec<_>>());
+        }
+        same(range_inclusive(250u8, 255, None, (0, 1)), 250u8..=255);
+        same(
+            range_inclusive(0u8, 255, Some(5), (0, 1)),
+            (0u8..=255).step_by(5),
+        );
+        same(range_inclusive(3i8, 2, None, (0, 1)), std::iter::empty());
+        // thread 1 of 4 in `threads_in_block(0..=9)`
+        same(
+            range_inclusive(0u32, 9, None, (1, 4)),
+            [1u32, 5, 9].into_iter(),
+        );
+        for (a, b, s) in [
+            (0u32, 10u32, 3u64),
+            (2, 3, 1),
+            (5, 5, 2),
+            (0, 9, 9),
+            (1, 20, 4),
+        ] {
+            let su = s as usize;
+            same(
+                range_rev(a, b, Some(s), false, false),
+                (a..b).rev().step_by(su),
+            );
+            same(
+                range_rev(a, b, Some(s), false, true),
+                (a..b).step_by(su).rev(),
+            );
+            same(
+                range_rev(a, b, Some(s), true, false),
+                (a..=b).rev().step_by(su),
+            );
+            // Rust reverses a stepped `RangeInclusive<u32>` only through a collection.
+            let forward: Vec<u32> = (a..=b).step_by(su).collect();
+            same(
+                range_rev(a, b, Some(s), true, true),
+                forward.into_iter().rev(),
+            );
+            same(range_rev(a, b, None, false, false), (a..b).rev());
+        }
+        same(
+            range_rev(i8::MIN, i8::MAX, None, true, false),
+            (i8::MIN..=i8::MAX).rev(),
+        );
+        same(
+            range_rev(0u64, u64::MAX, Some(u64::MAX / 2), true, true),
+            [u64::MAX - 1, u64::MAX / 2, 0].into_iter(),
+        );
     }
 
     #[test]

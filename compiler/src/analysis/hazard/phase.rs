@@ -302,6 +302,7 @@ impl Walker<'_> {
                     var,
                     distribution,
                     step,
+                    inclusive,
                     ..
                 },
                 Some((st, en, sp)),
@@ -344,7 +345,11 @@ impl Walker<'_> {
                 };
                 if st.exact && en.exact {
                     self.guards.push(Constraint::le(&st.aff, &value));
-                    self.guards.push(Constraint::lt(&value, &en.aff));
+                    self.guards.push(if *inclusive {
+                        Constraint::le(&value, &en.aff)
+                    } else {
+                        Constraint::lt(&value, &en.aff)
+                    });
                 }
                 self.env[var.index()] = Some(Val {
                     aff: value,

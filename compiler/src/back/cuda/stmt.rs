@@ -12,7 +12,7 @@
 //! directives still come out as if written in order).
 
 use super::checks::FAULTS;
-use super::syntax::{c_type, is_narrow, is_zero_literal, prec, Rendered};
+use super::syntax::{c_type, int_fits, is_narrow, is_zero_literal, prec, unsigned_of, Rendered};
 use super::writer::{LoopCtx, Writer};
 use super::FaultKind;
 use crate::ir::visit;
@@ -437,8 +437,14 @@ impl Writer<'_> {
                 end,
                 step,
                 distribution,
+                inclusive,
+                reverse,
             } => {
-                let header = self.for_header(*var, *start, *end, *step, *distribution);
+                let header = match (reverse, inclusive) {
+                    (None, false) => self.for_header(*var, *start, *end, *step, *distribution),
+                    (None, true) => self.inclusive_header(*var, *start, *end, *step, *distribution),
+                    (Some(r), _) => self.reverse_header(*var, *start, *end, *step, *inclusive, *r),
+                };
                 self.line(&header);
             }
         }
@@ -478,6 +484,24 @@ impl Writer<'_> {
         step: Option<Handle<Expr>>,
         distribution: Distribution,
     ) -> String {
+        let f = self.for_parts(var, start, end, step, distribution);
+        format!(
+            "for ({}; {} < {}; {}) {{",
+            f.init, f.name, f.bound, f.increment
+        )
+    }
+
+    /// The parts of the header of a `for` loop over `start..end`: the declaration of the
+    /// variable (and of the end, when it must be read once), the variable's name, the end as
+    /// the condition reads it, the increment.
+    fn for_parts(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        distribution: Distribution,
+    ) -> ForParts {
         let t = self.types.local(var);
         let ct = c_type(t);
         let name = self.local_name(var).to_string();
@@ -571,7 +595,135 @@ impl Writer<'_> {
             let _ = write!(init, ", {end_name} = {}", e.text);
             end_name
         };
-        format!("for ({init}; {name} < {bound}; {increment}) {{")
+        ForParts {
+            init,
+            name,
+            bound,
+            increment,
+        }
+    }
+
+    /// The header of a `for` loop over `start..=end` (by `step`, distributed). Where `end`
+    /// may be the type's largest value, `i <= end; ++i` would never end: the loop then runs
+    /// on a flag that says whether a next value exists, and the variable only moves when it
+    /// does (so it never overflows).
+    fn inclusive_header(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        distribution: Distribution,
+    ) -> String {
+        let t = self.types.local(var);
+        let ForParts {
+            init,
+            name,
+            bound,
+            increment,
+        } = self.for_parts(var, start, end, step, distribution);
+        let below_max = matches!(self.k.exprs.get(end), Expr::Literal(Literal::Int { value, .. }) if int_fits(*value + 1, t));
+        if below_max && step.is_none() && distribution == Distribution::Sequential {
+            return format!("for ({init}; {name} <= {bound}; {increment}) {{");
+        }
+        // `for (T i = first, i_go = i <= end; i_go; i_go = end - i >= inc, i += i_go ? inc : 0)`
+        let go = self.namer.call(&format!("{name}_go"));
+        let u = Unsigned::of(t);
+        let next = match increment.strip_prefix(&format!("{name} += ")) {
+            Some(inc) => format!(
+                "{go} = {} >= {}, {name} += {go} ? {inc} : 0",
+                u.distance(&bound, &name),
+                u.cast(inc)
+            ),
+            None => format!("{go} = {name} != {bound}, {name} += {go}"),
+        };
+        format!("for ({init}, {go} = {name} <= {bound}; {go}; {next}) {{")
+    }
+
+    /// The header of a `for` loop over a reversed range (sequential only): from the last
+    /// value down, on a flag that says whether a next value exists, so the variable never
+    /// overflows; `(a..b).rev()` is C's `for (T i = b; i-- > a;)` where that cannot overflow.
+    fn reverse_header(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        step: Option<Handle<Expr>>,
+        inclusive: bool,
+        reverse: Reverse,
+    ) -> String {
+        let t = self.types.local(var);
+        let ct = c_type(t);
+        let u = Unsigned::of(t);
+        let name = self.local_name(var).to_string();
+        let s = self.expr(start);
+        let e = self.expr(end);
+        let step_r = step.map(|st| {
+            let r = self.expr(st);
+            self.convert(r, self.types.expr(st), t)
+        });
+        // Rust evaluates the range once: a bound that can change is read into a variable.
+        let mut decls = Vec::new();
+        let mut bound = |this: &mut Self, r: &Rendered, h: Handle<Expr>, what: &str| {
+            if this.is_stable(h) {
+                r.at_least(prec::RELATIONAL + 1)
+            } else {
+                let n = this.namer.call(&format!("{name}_{what}"));
+                decls.push(format!("{n} = {}", r.text));
+                n
+            }
+        };
+        let lo = bound(self, &s, start, "start");
+        let start_min = matches!(self.k.exprs.get(start), Expr::Literal(Literal::Int { value, .. }) if !t.is_signed_int() || int_fits(*value - 1, t));
+        if !inclusive && step_r.is_none() && start_min {
+            // `i-- > lo` never steps below `lo`'s predecessor, which exists.
+            let hi = e.text.clone();
+            let mut init = format!("{ct} {name} = {hi}");
+            for d in &decls {
+                init.push_str(", ");
+                init.push_str(d);
+            }
+            return format!("for ({init}; {name}-- > {lo};) {{");
+        }
+        let hi = bound(self, &e, end, "end");
+        let go = self.namer.call(&format!("{name}_go"));
+        let cmp = if inclusive { "<=" } else { "<" };
+        let last_of_range = if inclusive {
+            hi.clone()
+        } else {
+            format!("{hi} - {go}")
+        };
+        let first = match (&step_r, reverse) {
+            // The last value of `(lo..hi).step_by(st)`: `lo + (last - lo) / st * st`.
+            (Some(st), Reverse::Stepped) => {
+                let st = u.cast(&st.text);
+                let offset = format!("{} / {st} * {st}", paren(&u.distance(&last_of_range, &lo)));
+                u.back(&format!("{} + {offset}", u.cast(&lo)), ct)
+            }
+            _ => last_of_range,
+        };
+        let mut init = format!("{ct} ");
+        for d in &decls {
+            init.push_str(d);
+            init.push_str(", ");
+        }
+        // `0 <= hi` always holds for an unsigned `hi` (and C compilers warn about it).
+        let has_first = if inclusive && !t.is_signed_int() && is_zero_literal(self.k, start) {
+            "1".to_string()
+        } else {
+            format!("{lo} {cmp} {hi}")
+        };
+        let _ = write!(init, "{go} = {has_first}, {name} = {first}");
+        let next = match &step_r {
+            Some(st) => format!(
+                "{go} = {} >= {}, {name} -= {go} ? {} : 0",
+                u.distance(&name, &lo),
+                u.cast(&st.text),
+                st.text
+            ),
+            None => format!("{go} = {name} != {lo}, {name} -= {go}"),
+        };
+        format!("for ({init}; {go}; {next}) {{")
     }
 
     /// The CUDA atomic call of `array.atomic_op(index, value)`; its value is the old element.
@@ -621,6 +773,69 @@ impl Writer<'_> {
             _ => format!("{name}(&{place}, {})", v.text),
         }
     }
+}
+
+/// Unsigned arithmetic in a loop variable's type `t`, for loop headers that must not overflow.
+struct Unsigned {
+    /// The unsigned type of the same width.
+    name: &'static str,
+    /// `t` is unsigned and 32 or 64 bits: its own arithmetic wraps, no cast needed.
+    native: bool,
+    /// `t` is 8 or 16 bits: C computes in `int`, which cannot overflow here.
+    narrow: bool,
+}
+
+impl Unsigned {
+    fn of(t: Scalar) -> Unsigned {
+        Unsigned {
+            name: c_type(unsigned_of(t)),
+            native: !t.is_signed_int() && !is_narrow(t),
+            narrow: is_narrow(t),
+        }
+    }
+    /// `x` as an unsigned value (a nonnegative `x` of `t` keeps its value).
+    fn cast(&self, x: &str) -> String {
+        if self.native || self.narrow {
+            x.to_string()
+        } else {
+            format!("({}){}", self.name, paren(x))
+        }
+    }
+    /// `hi - lo` for `lo <= hi`, exactly, as an unsigned value.
+    fn distance(&self, hi: &str, lo: &str) -> String {
+        if self.narrow {
+            format!("({})({hi} - {})", self.name, paren(lo))
+        } else {
+            format!("{} - {}", self.cast(hi), paren(&self.cast(lo)))
+        }
+    }
+    /// An unsigned value back in the variable's type `ct`.
+    fn back(&self, x: &str, ct: &str) -> String {
+        if self.native {
+            x.to_string()
+        } else {
+            format!("({ct})({x})")
+        }
+    }
+}
+
+/// `x`, parenthesised unless it is a name, a literal or a member access.
+fn paren(x: &str) -> String {
+    if x.chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        x.to_string()
+    } else {
+        format!("({x})")
+    }
+}
+
+/// The parts of a `for (init; name < bound; increment) {` header over a range.
+struct ForParts {
+    init: String,
+    name: String,
+    bound: String,
+    increment: String,
 }
 
 /// Whether a labelled loop's `break` and `continue` are used from a loop nested in its body

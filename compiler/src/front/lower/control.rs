@@ -404,9 +404,23 @@ impl Lowerer<'_> {
             }
             _ => (Distribution::Sequential, &*f.expr),
         };
-        let Some((start, end, step)) = self.lower_range(range_expr, out) else {
+        let Some(RangeParts {
+            start,
+            end,
+            step,
+            inclusive,
+            reverse,
+        }) = self.lower_range(range_expr, out)
+        else {
             return;
         };
+        if reverse.is_some() && distribution != Distribution::Sequential {
+            self.err(
+                range_expr.src(),
+                "a strided loop counts up: `.rev()` is for plain `for` loops",
+            );
+            return;
+        }
         let label = self.enter_loop(f.label.as_ref());
         let var = self.locals.append(
             Local {
@@ -431,6 +445,8 @@ impl Lowerer<'_> {
                     end,
                     step,
                     distribution,
+                    inclusive,
+                    reverse,
                 },
                 body,
             },
@@ -438,31 +454,46 @@ impl Lowerer<'_> {
         );
     }
 
-    /// `a..b` or `(a..b).step_by(s)`.
+    /// `a..b` or `a..=b`, with `.step_by(s)` and `.rev()` in either order (each at most once).
     pub(super) fn lower_range(&mut self, e: &syn::Expr, out: &mut Block) -> Option<RangeParts> {
-        let (range, step) = match e {
-            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
-                (strip_parens(&m.receiver), m.args.first())
+        // Peel the adapters, outermost first.
+        let mut range = strip_parens(e);
+        let mut step = None;
+        let mut rev_outer_of_step = None; // `Some(true)`: `.rev()` applied after `.step_by`
+        loop {
+            match range {
+                syn::Expr::MethodCall(m)
+                    if m.method == "step_by" && m.args.len() == 1 && step.is_none() =>
+                {
+                    step = m.args.first();
+                    range = strip_parens(&m.receiver);
+                }
+                syn::Expr::MethodCall(m)
+                    if m.method == "rev" && m.args.is_empty() && rev_outer_of_step.is_none() =>
+                {
+                    rev_outer_of_step = Some(step.is_none());
+                    range = strip_parens(&m.receiver);
+                }
+                _ => break,
             }
-            other => (strip_parens(other), None),
-        };
+        }
         let syn::Expr::Range(r) = range else {
             self.cx.push(
                 Diagnostic::new(e.src(), "a kernel `for` loop runs over a range")
-                    .note("write `for i in a..b`, `for i in (a..b).step_by(s)`, or wrap the range in `threads_in_block`, `blocks_in_grid` or `threads_in_grid`"),
+                    .note("write `for i in a..b`, `a..=b`, with `.step_by(s)` or `.rev()`, or wrap the range in `threads_in_block`, `blocks_in_grid` or `threads_in_grid`"),
             );
             return None;
         };
-        if let syn::RangeLimits::Closed(t) = r.limits {
-            self.cx.push(
-                Diagnostic::new(
-                    t.src(),
-                    "inclusive ranges `a..=b` are not supported in kernel loops yet",
-                )
-                .note("write `a..b + 1` when `b + 1` cannot overflow"),
-            );
-            return None;
-        }
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        // `(a..b).step_by(s).rev()` yields the stepped values last first; `.rev()` before
+        // `.step_by` (or without one) counts down from the range's end.
+        let reverse = rev_outer_of_step.map(|after_step| {
+            if after_step && step.is_some() {
+                Reverse::Stepped
+            } else {
+                Reverse::FromEnd
+            }
+        });
         let (Some(s), Some(en)) = (&r.start, &r.end) else {
             self.err(r.src(), "a kernel loop range needs both ends: `a..b`");
             return None;
@@ -473,7 +504,13 @@ impl Lowerer<'_> {
             Some(st) => Some(self.value_or_none(st, out)?),
             None => None,
         };
-        Some((start, end, step))
+        Some(RangeParts {
+            start,
+            end,
+            step,
+            inclusive,
+            reverse,
+        })
     }
 
     pub(super) fn value_or_none(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Handle<Expr>> {

@@ -17,7 +17,15 @@ pub(super) enum Value {
 }
 
 /// `start`, `end` and the optional `step_by` of a loop range.
-pub(super) type RangeParts = (Handle<Expr>, Handle<Expr>, Option<Handle<Expr>>);
+pub(super) struct RangeParts {
+    pub(super) start: Handle<Expr>,
+    pub(super) end: Handle<Expr>,
+    pub(super) step: Option<Handle<Expr>>,
+    /// `a..=b`.
+    pub(super) inclusive: bool,
+    /// `.rev()`, and where it stands relative to `.step_by`.
+    pub(super) reverse: Option<Reverse>,
+}
 
 #[derive(Clone, Copy)]
 pub(super) enum Binding {
