@@ -58,8 +58,61 @@ fn float_consts_expected() -> Vec<u64> {
         .collect()
 }
 
+fn module_consts_input() -> Vec<f32> {
+    (0..256).map(|i| (i % 17) as f32 - 8.0).collect()
+}
+
+fn module_consts_expected() -> Vec<u64> {
+    let input = module_consts_input();
+    let block = ports::BLOCK;
+    let (radius, scale, shift) = (2usize, 0.5f32, -3i64);
+    let mut out = Vec::new();
+    let mut wide = Vec::new();
+    for (i, _) in input.iter().enumerate() {
+        let (b, t) = (i / block, i % block);
+        let lo = t.saturating_sub(radius);
+        let hi = (t + radius).min(block - 1);
+        let mut acc = 0.0f32;
+        for j in lo..=hi {
+            acc += input[b * block + j];
+        }
+        out.push(acc * scale + 1.0);
+        wide.push(i as i64 * shift);
+    }
+    out.iter()
+        .map(|v| u64::from(v.to_bits()))
+        .chain(wide.iter().map(|v| *v as u64))
+        .collect()
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "module_consts",
+        run: |dev| {
+            let input = module_consts_input();
+            let n = input.len();
+            let mut out = dev.zeros::<f32>(n)?;
+            let mut wide = dev.zeros::<i64>(n)?;
+            let input = dev.upload(&input)?;
+            let block = ports::BLOCK as u32;
+            ports::module_consts.launch(
+                dev,
+                Launch::new(n as u32 / block, block),
+                &mut out,
+                &input,
+                &mut wide,
+            )?;
+            let mut v: Vec<u64> = out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect();
+            v.extend(wide.to_vec()?.iter().map(|x| *x as u64));
+            Ok(v)
+        },
+        expected: module_consts_expected,
+    });
     v.push(Case {
         name: "float_consts",
         run: |dev| {

@@ -35,3 +35,33 @@ pub fn float_consts(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
         wide[i * 4 + 3] = f64::EPSILON + core::f64::consts::SQRT_2;
     }
 }
+
+/// The block size, the stencil's radius, a scale and a shift, as a port writes them.
+pub const BLOCK: usize = 64;
+const RADIUS: u32 = 2;
+const SCALE: f32 = 0.5;
+const SHIFT: i64 = -3;
+
+/// A 1-D box stencil over one block's tile, sized and shaped by module constants (and a
+/// `const` in the body).
+#[kernel]
+pub fn module_consts(out: &mut [f32], input: &[f32], wide: &mut [i64]) {
+    let tile = shared::<[f32; BLOCK]>();
+    let t = thread_idx().x;
+    let i = block_idx().x * block_dim().x + t;
+    if i < input.len() as u32 {
+        tile[t] = input[i];
+    }
+    sync_block_threads();
+    const BIAS: u32 = 1;
+    if i < out.len() as u32 {
+        let mut acc = 0.0f32;
+        let lo = if t >= RADIUS { t - RADIUS } else { 0 };
+        let hi = (t + RADIUS).min(BLOCK as u32 - 1);
+        for j in lo..=hi {
+            acc += tile[j];
+        }
+        out[i] = acc * SCALE + BIAS as f32;
+        wide[i] = (i as i64) * SHIFT;
+    }
+}

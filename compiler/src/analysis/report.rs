@@ -63,9 +63,13 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
             len_param: Some(n), ..
         } = &a.kind
         {
+            let what = match k.param_named(n).map(|p| p.source) {
+                Some(ParamSource::ModuleConst) => "the module constant",
+                _ => "the const parameter",
+            };
             let _ = writeln!(
                 t,
-                "  {}: [{}; {n}] (sized at launch by the const parameter `{n}`)",
+                "  {}: [{}; {n}] (sized at launch by {what} `{n}`)",
                 a.name, a.elem
             );
             continue;

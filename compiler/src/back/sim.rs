@@ -63,9 +63,9 @@ impl<'a> Writer<'a> {
     /// A writer for `k`, whose fault locations name `file`.
     fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
         let mut namer = super::namer::Namer::default();
-        // A const generic parameter's name is taken by the kernel type's parameter: its value
-        // travels under another name.
-        for p in k.params.iter().filter(|p| p.generic) {
+        // A const generic parameter's or module constant's name is taken (a parameter of that
+        // name would be a constant pattern): its value travels under another name.
+        for p in k.params.iter().filter(|p| p.is_implicit()) {
             let _ = namer.call(&p.name);
         }
         let local_names = k

@@ -7,7 +7,7 @@
 //! the call site.
 
 use crate::back::cuda::CudaKernel;
-use crate::ir::{ArrayKind, ParamKind, Scalar};
+use crate::ir::{ArrayKind, ParamKind, ParamSource, Scalar};
 use crate::pipeline::Compiled;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -117,11 +117,18 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     for p in &k.params {
         let pname = Ident::new(&p.name, p.span.lo);
         match p.kind {
-            ParamKind::Scalar { ty, .. } if p.generic => {
-                // `k::<256>`: the value comes from the kernel value's type.
-                let cname = format_ident!("__const_{}", p.name);
+            ParamKind::Scalar { ty, .. } if p.is_implicit() => {
+                // `k::<256>`: the value comes from the kernel value's type; `R`: from the
+                // module's constant, which must have the type the kernel uses (rustc checks,
+                // at the kernel's use of it); `R as T`: the cast, computed here.
+                let cname = format_ident!("__const_{}", const_prep.len());
                 let t = scalar_tokens(ty);
-                const_prep.push(quote!(let #cname: #t = #pname;));
+                const_prep.push(match p.source {
+                    ParamSource::ModuleConstAs(_) => {
+                        quote_spanned!(p.span.lo=> let #cname: #t = #pname as #t;)
+                    }
+                    _ => quote_spanned!(p.span.lo=> let #cname: #t = #pname;),
+                });
                 cuda_args.push(quote!(__args.arg(&#cname);));
                 sim_args.push(quote!(#cname));
             }

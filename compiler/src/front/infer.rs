@@ -459,6 +459,23 @@ impl Infer<'_, '_> {
         for (h, check) in std::mem::take(&mut self.checks) {
             self.check(&types, h, check);
         }
+        // A module constant's type is rustc's: the body must fix it (a default would be a
+        // guess that rustc then rejects at the glue, with a less helpful message).
+        for (h, local) in self.k.locals.iter() {
+            if local.origin != LocalOrigin::ModuleConst {
+                continue;
+            }
+            let r = self.find(self.local_var[h.index()]);
+            if !matches!(self.class[r], Class::Known(_)) {
+                self.cx.push(
+                    Diagnostic::new(
+                        self.k.locals.span(h),
+                        format!("cannot find `{}` in this kernel, and as a `const` of the module its type is not fixed by how the kernel uses it", local.name),
+                    )
+                    .note(format!("if `{0}` is a module constant, write its type where the kernel reads it: `let {1}: u32 = {0};`; otherwise, check the name", local.name, local.name.to_lowercase())),
+                );
+            }
+        }
         for (var, span) in std::mem::take(&mut self.loop_checks) {
             let t = types.local(var);
             if !t.is_int() {

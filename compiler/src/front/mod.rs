@@ -21,7 +21,7 @@ pub mod infer;
 pub mod lower;
 
 use crate::diag::{Ctxt, Diagnostic};
-use crate::ir::Checked;
+use crate::ir::{Checked, ParamKind, ParamSource};
 use proc_macro2::TokenStream;
 
 /// Parses the attribute, lowers and type-checks a kernel function.
@@ -37,6 +37,15 @@ pub fn check_kernel(
     if !cx.has_errors() {
         let types = infer::infer(&mut cx, &kernel);
         if !cx.has_errors() {
+            let mut kernel = kernel;
+            // A module constant's type is the one inference found.
+            for p in &mut kernel.params {
+                if let ParamKind::Scalar { local, ty } = &mut p.kind {
+                    if p.source == ParamSource::ModuleConst {
+                        *ty = types.local(*local);
+                    }
+                }
+            }
             return Ok(Checked { kernel, types });
         }
     }

@@ -123,11 +123,45 @@ pub struct Param {
     pub name: String,
     /// What the parameter is.
     pub kind: ParamKind,
-    /// Span of the whole `name: Type` pair.
+    /// Span of the whole `name: Type` pair (for a module constant, of its first use).
     pub span: Span,
-    /// A const generic parameter (`const N: u32`): a scalar the host glue takes from the
-    /// kernel value's type (`k::<256>`) and passes at launch.
-    pub generic: bool,
+    /// Where the launch takes the value from.
+    pub source: ParamSource,
+}
+
+/// Where a kernel parameter's value comes from at launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamSource {
+    /// An argument of `launch`.
+    Argument,
+    /// A const generic parameter (`const N: u32`): the host glue takes it from the kernel
+    /// value's type (`k::<256>`) and passes it at launch.
+    ConstGeneric,
+    /// A `const` item of the kernel's module (`const R: u32 = 4;`), used by name in the body:
+    /// the host glue reads it where the kernel is defined (rustc checks that its type is the
+    /// one the body uses) and passes it at launch, as a block-uniform scalar.
+    ModuleConst,
+    /// `NAME as T` of a module constant: the host glue computes the cast (with rustc's types
+    /// and Rust's meaning) and passes the result, of type `T`.
+    ModuleConstAs(Scalar),
+}
+
+impl Kernel {
+    /// The parameter that holds the value named `name` (a const generic or a module
+    /// constant, as a shared array's length names it).
+    pub fn param_named(&self, name: &str) -> Option<&Param> {
+        self.params
+            .iter()
+            .find(|p| p.name == name && !matches!(p.source, ParamSource::ModuleConstAs(_)))
+    }
+}
+
+impl Param {
+    /// Whether the value comes from the kernel's definition (a const generic or a module
+    /// constant), not from an argument of `launch`.
+    pub fn is_implicit(&self) -> bool {
+        self.source != ParamSource::Argument
+    }
 }
 
 /// What a kernel parameter is.
@@ -211,6 +245,9 @@ pub enum LocalOrigin {
     LoopVar,
     /// A temporary that holds the value of an `if` or block expression.
     Temp,
+    /// A `const` item of the kernel's module, read by name ([`ParamSource::ModuleConst`]);
+    /// its type must be fixed by how the body uses it.
+    ModuleConst,
 }
 
 /// A loop label.

@@ -113,16 +113,10 @@ impl Writer<'_> {
                 let sized_by = match &a.kind {
                     ArrayKind::Shared {
                         len_param: Some(n), ..
-                    } => k
-                        .params
-                        .iter()
-                        .find(|p| p.name == *n)
-                        .and_then(|p| match p.kind {
-                            ParamKind::Scalar { local, .. } => {
-                                Some(self.local_name(local).to_string())
-                            }
-                            ParamKind::Slice { .. } => None,
-                        }),
+                    } => k.param_named(n).and_then(|p| match p.kind {
+                        ParamKind::Scalar { local, .. } => Some(self.local_name(local).to_string()),
+                        ParamKind::Slice { .. } => None,
+                    }),
                     _ => None,
                 };
                 // Read by `.len()` and bounds checks, so possibly by neither.

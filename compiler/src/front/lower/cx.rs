@@ -83,6 +83,8 @@ pub(super) struct Lowerer<'c> {
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.
     pub(super) pending_len_param: Option<String>,
+    /// The module constants the body reads, as parameters, in order of first use.
+    pub(super) module_consts: Vec<Param>,
     /// The initialiser of each `let`, for guessing a generic helper's type arguments.
     pub(super) let_inits: HashMap<Handle<Local>, Handle<Expr>>,
     pub(super) arrays: Arena<Array>,
@@ -96,6 +98,68 @@ pub(super) struct Lowerer<'c> {
 }
 
 impl Lowerer<'_> {
+    /// The variable that holds module constant `name` (made on its first use), with the type
+    /// `annotated` where the use fixes it (an array length is a `usize`).
+    pub(super) fn module_const(
+        &mut self,
+        name: &str,
+        span: Span,
+        annotated: Option<Scalar>,
+    ) -> Handle<Local> {
+        self.module_const_of(name, span, annotated, ParamSource::ModuleConst)
+    }
+
+    /// The variable that holds `name as to` of module constant `name`: the host computes the
+    /// cast, so the constant's own type need not be known here.
+    pub(super) fn module_const_as(&mut self, name: &str, span: Span, to: Scalar) -> Handle<Local> {
+        self.module_const_of(name, span, Some(to), ParamSource::ModuleConstAs(to))
+    }
+
+    fn module_const_of(
+        &mut self,
+        name: &str,
+        span: Span,
+        annotated: Option<Scalar>,
+        source: ParamSource,
+    ) -> Handle<Local> {
+        if let Some(p) = self
+            .module_consts
+            .iter()
+            .find(|p| p.name == name && p.source == source)
+        {
+            if let ParamKind::Scalar { local, .. } = p.kind {
+                if annotated.is_some() && self.locals.get(local).annotated.is_none() {
+                    self.locals.get_mut(local).annotated = annotated;
+                }
+                return local;
+            }
+        }
+        let local_name = match source {
+            ParamSource::ModuleConstAs(to) => format!("{name}_as_{}", to.rust_name()),
+            _ => name.to_string(),
+        };
+        let local = self.locals.append(
+            Local {
+                name: local_name,
+                mutable: false,
+                annotated,
+                origin: LocalOrigin::ModuleConst,
+            },
+            span,
+        );
+        self.module_consts.push(Param {
+            name: name.to_string(),
+            // The type is the one inference finds (`front::check_kernel` writes it here).
+            kind: ParamKind::Scalar {
+                local,
+                ty: annotated.unwrap_or(Scalar::I32),
+            },
+            span,
+            source,
+        });
+        local
+    }
+
     pub(super) fn err(&mut self, span: impl Into<Span>, msg: impl Into<String>) {
         self.cx.error(span.into(), msg);
     }

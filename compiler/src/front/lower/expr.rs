@@ -108,6 +108,16 @@ impl Lowerer<'_> {
                     self.cx.push(unsupported_type(&c.ty));
                     return Value::Error;
                 };
+                // `NAME as T` of a module constant: the host computes it.
+                if let syn::Expr::Path(p) = strip_parens(&c.expr) {
+                    let name = p.path.get_ident().map(|i| i.to_string());
+                    if let Some(name) = name
+                        .filter(|n| p.qself.is_none() && !self.closure && self.lookup(n).is_none())
+                    {
+                        let local = self.module_const_as(&name, p.src(), to);
+                        return Value::Expr(self.expr(Expr::Local(local), span));
+                    }
+                }
                 match self.lower_value(&c.expr, out) {
                     Value::Expr(x) => Value::Expr(self.expr(Expr::Cast { expr: x, to }, span)),
                     other => other,
@@ -377,9 +387,11 @@ impl Lowerer<'_> {
                     );
                     Value::Error
                 }
+                // A name the kernel does not bind is a `const` of its module (rustc reports a
+                // name that is not one, at this use, through the host glue).
                 None => {
-                    self.err(span, format!("cannot find value `{name}` in this kernel"));
-                    Value::Error
+                    let local = self.module_const(&name, span, None);
+                    Value::Expr(self.expr(Expr::Local(local), span))
                 }
             };
         }

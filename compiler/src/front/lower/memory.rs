@@ -255,14 +255,15 @@ impl Lowerer<'_> {
                 return Some(None);
             }
         };
-        // `[T; N]` with `N` a const parameter of the kernel: the launch sizes it.
+        // `[T; N]` with `N` a const parameter of the kernel or a constant of its module: the
+        // launch sizes it.
         if let syn::Type::Array(a) = ty {
             if let syn::Expr::Path(p) = &a.len {
                 let param = p
                     .path
                     .get_ident()
                     .map(|i| i.to_string())
-                    .filter(|n| self.const_params.contains(n));
+                    .filter(|n| self.const_params.contains(n) || self.lookup(n).is_none());
                 if let Some(n) = param {
                     let Some(elem) = type_to_scalar(&a.elem) else {
                         self.err(
@@ -279,6 +280,9 @@ impl Lowerer<'_> {
                                 .note("size the others with literals, or carve this one array into parts"),
                         );
                         return Some(None);
+                    }
+                    if !self.const_params.contains(&n) {
+                        self.module_const(&n, p.src(), Some(Scalar::Usize));
                     }
                     self.pending_len_param = Some(n);
                     return Some(Some((elem, Vec::new())));

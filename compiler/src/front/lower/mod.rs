@@ -55,6 +55,7 @@ pub fn lower_kernel(
             })
             .collect(),
         pending_len_param: None,
+        module_consts: Vec::new(),
         arrays: Arena::default(),
         locals: Arena::default(),
         exprs: Arena::default(),
@@ -67,6 +68,9 @@ pub fn lower_kernel(
     l.check_signature(&func.sig);
     let params = l.lower_params(&func.sig);
     let body = l.lower_fn_body(&func.block);
+    // Module constants are passed after the others.
+    let mut params = params;
+    params.append(&mut l.module_consts);
     let mut kernel = Kernel {
         name: func.sig.ident.to_string(),
         name_span: func.sig.ident.src(),

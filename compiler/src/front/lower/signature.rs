@@ -82,7 +82,7 @@ impl Lowerer<'_> {
                     name,
                     kind: ParamKind::Scalar { local, ty },
                     span,
-                    generic: true,
+                    source: ParamSource::ConstGeneric,
                 });
             }
         }
@@ -156,7 +156,7 @@ impl Lowerer<'_> {
                     name,
                     kind: ParamKind::Slice { array },
                     span,
-                    generic: false,
+                    source: ParamSource::Argument,
                 });
             } else {
                 let Some(ty) = type_to_scalar(&pt.ty) else {
@@ -177,7 +177,7 @@ impl Lowerer<'_> {
                     name,
                     kind: ParamKind::Scalar { local, ty },
                     span,
-                    generic: false,
+                    source: ParamSource::Argument,
                 });
             }
         }

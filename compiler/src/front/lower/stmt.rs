@@ -24,6 +24,33 @@ impl Lowerer<'_> {
             let _ = (i, tail_is_stmt);
             match stmt {
                 syn::Stmt::Local(local) => self.lower_let(local, out),
+                // `const R: u32 = 4;` in the body: a scalar constant is an immutable binding
+                // of its (constant) value.
+                syn::Stmt::Item(syn::Item::Const(c)) if c.generics.params.is_empty() => {
+                    let local = syn::Local {
+                        attrs: Vec::new(),
+                        let_token: syn::Token![let](c.const_token.span),
+                        pat: syn::Pat::Type(syn::PatType {
+                            attrs: Vec::new(),
+                            pat: Box::new(syn::Pat::Ident(syn::PatIdent {
+                                attrs: Vec::new(),
+                                by_ref: None,
+                                mutability: None,
+                                ident: c.ident.clone(),
+                                subpat: None,
+                            })),
+                            colon_token: c.colon_token,
+                            ty: c.ty.clone(),
+                        }),
+                        init: Some(syn::LocalInit {
+                            eq_token: c.eq_token,
+                            expr: c.expr.clone(),
+                            diverge: None,
+                        }),
+                        semi_token: c.semi_token,
+                    };
+                    self.lower_let(&local, out);
+                }
                 syn::Stmt::Item(item) => {
                     self.err(item.src(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
                 }
