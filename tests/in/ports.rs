@@ -27,7 +27,9 @@ pub fn float_consts(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
         out[o + 6] = lo;
         out[o + 7] = hi;
         out[o + 8] = std::f32::consts::FRAC_1_SQRT_2 + std::f32::consts::TAU;
-        out[o + 9] = (x > 0.0) as u32 as f32 * f32::NAN;
+        // (Arithmetic on NaN gives the GPU's canonical NaN, not the operand's bits: a NaN is
+        // only stored or negated here.)
+        out[o + 9] = if x > 0.0 { f32::NAN } else { -f32::NAN };
         let (w, _, z): (f64, u32, f64) = (x as f64, 7, std::f64::consts::LN_2);
         wide[i * 4] = w * z;
         wide[i * 4 + 1] = f64::MAX / 2.0;

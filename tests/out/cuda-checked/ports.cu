@@ -98,23 +98,24 @@ extern "C" __global__ void float_consts(
         if ((unsigned long long)(o + 8u) >= out_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)(o + 8u), out_len); return; }
 #line 29 "tests/in/ports.rs"
         out[o + 8u] = 0.70710677f + 6.2831855f;
+#line 32 "tests/in/ports.rs"
         if ((unsigned long long)(o + 9u) >= out_len) { cuphase::report(cuphase_faults, 10u, (unsigned long long)(o + 9u), out_len); return; }
-#line 30 "tests/in/ports.rs"
-        out[o + 9u] = (float)(unsigned int)(x > 0.0f) * __int_as_float(0x7fc00000);
+#line 32 "tests/in/ports.rs"
+        out[o + 9u] = x > 0.0f ? __int_as_float(0x7fc00000) : -__int_as_float(0x7fc00000);
         const double w = (double)x;
-#line 31 "tests/in/ports.rs"
+#line 33 "tests/in/ports.rs"
         const double z = 0.6931471805599453;
         if ((unsigned long long)(i * 4u) >= wide_len) { cuphase::report(cuphase_faults, 11u, (unsigned long long)(i * 4u), wide_len); return; }
-#line 32 "tests/in/ports.rs"
+#line 34 "tests/in/ports.rs"
         wide[i * 4u] = w * z;
         if ((unsigned long long)(i * 4u + 1u) >= wide_len) { cuphase::report(cuphase_faults, 12u, (unsigned long long)(i * 4u + 1u), wide_len); return; }
-#line 33 "tests/in/ports.rs"
+#line 35 "tests/in/ports.rs"
         wide[i * 4u + 1u] = 1.7976931348623157e308 / 2.0;
         if ((unsigned long long)(i * 4u + 2u) >= wide_len) { cuphase::report(cuphase_faults, 13u, (unsigned long long)(i * 4u + 2u), wide_len); return; }
-#line 34 "tests/in/ports.rs"
+#line 36 "tests/in/ports.rs"
         wide[i * 4u + 2u] = -__int_as_float(0x7f800000);
         if ((unsigned long long)(i * 4u + 3u) >= wide_len) { cuphase::report(cuphase_faults, 14u, (unsigned long long)(i * 4u + 3u), wide_len); return; }
-#line 35 "tests/in/ports.rs"
+#line 37 "tests/in/ports.rs"
         wide[i * 4u + 3u] = 2.220446049250313e-16 + 1.4142135623730951;
     }
 }
@@ -170,7 +171,7 @@ namespace cuphase {
 __device__ __forceinline__ long long wrapping_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
 }  // namespace cuphase
 
-#line 48 "tests/in/ports.rs"
+#line 50 "tests/in/ports.rs"
 extern "C" __global__ void module_consts(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -185,21 +186,21 @@ extern "C" __global__ void module_consts(
     long long SHIFT,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     [[maybe_unused]] const unsigned long long tile_len = BLOCK;
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
     const unsigned int t = threadIdx.x;
     const unsigned int i = blockIdx.x * blockDim.x + t;
     if (i < (unsigned int)input_len) {
         if ((unsigned long long)t >= tile_len) { cuphase::report(cuphase_faults, 0u, (unsigned long long)t, tile_len); return; }
-#line 53 "tests/in/ports.rs"
+#line 55 "tests/in/ports.rs"
         tile[t] = input[cuphase::idx(cuphase_faults, i, input_len, 1u)];
-#line 53 "tests/in/ports.rs"
+#line 55 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
     }
     __syncthreads();
@@ -210,14 +211,14 @@ extern "C" __global__ void module_consts(
         const unsigned int hi = min(t + RADIUS, BLOCK_as_u32 - 1u);
         for (unsigned int j = lo, j_go = j <= hi; j_go; j_go = j != hi, j += j_go) {
             acc += tile[cuphase::idx(cuphase_faults, j, tile_len, 2u)];
-#line 62 "tests/in/ports.rs"
+#line 64 "tests/in/ports.rs"
             if (cuphase_faults.hit) return;
         }
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)i, out_len); return; }
-#line 64 "tests/in/ports.rs"
+#line 66 "tests/in/ports.rs"
         out[i] = acc * SCALE + (float)BIAS;
         if ((unsigned long long)i >= wide_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)i, wide_len); return; }
-#line 65 "tests/in/ports.rs"
+#line 67 "tests/in/ports.rs"
         wide[i] = cuphase::wrapping_mul((long long)i, SHIFT);
     }
 }

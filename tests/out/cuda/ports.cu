@@ -39,9 +39,10 @@ extern "C" __global__ void float_consts(
         out[o + 6u] = lo;
         out[o + 7u] = hi;
         out[o + 8u] = 0.70710677f + 6.2831855f;
-        out[o + 9u] = (float)(unsigned int)(x > 0.0f) * __int_as_float(0x7fc00000);
+#line 32 "tests/in/ports.rs"
+        out[o + 9u] = x > 0.0f ? __int_as_float(0x7fc00000) : -__int_as_float(0x7fc00000);
         const double w = (double)x;
-#line 31 "tests/in/ports.rs"
+#line 33 "tests/in/ports.rs"
         const double z = 0.6931471805599453;
         wide[i * 4u] = w * z;
         wide[i * 4u + 1u] = 1.7976931348623157e308 / 2.0;
@@ -65,7 +66,7 @@ namespace cuphase {
 __device__ __forceinline__ long long wrapping_mul(long long a, long long b) { return (long long)((unsigned long long)a * (unsigned long long)b); }
 }  // namespace cuphase
 
-#line 48 "tests/in/ports.rs"
+#line 50 "tests/in/ports.rs"
 extern "C" __global__ void module_consts(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -78,11 +79,11 @@ extern "C" __global__ void module_consts(
     unsigned int BLOCK_as_u32,
     float SCALE,
     long long SHIFT) {
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
-#line 49 "tests/in/ports.rs"
+#line 51 "tests/in/ports.rs"
     [[maybe_unused]] const unsigned long long tile_len = BLOCK;
     const unsigned int t = threadIdx.x;
     const unsigned int i = blockIdx.x * blockDim.x + t;
