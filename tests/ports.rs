@@ -86,8 +86,55 @@ fn module_consts_expected() -> Vec<u64> {
         .collect()
 }
 
+const T_W: usize = 70;
+const T_H: usize = 45;
+
+fn transpose_input() -> Vec<f32> {
+    (0..T_W * T_H).map(|i| i as f32 * 0.25 - 3.0).collect()
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "transpose_samples",
+        run: |dev| {
+            let input = dev.upload(&transpose_input())?;
+            let mut out = dev.zeros::<f32>(T_W * T_H)?;
+            let grid = (T_W.div_ceil(32) as u32, T_H.div_ceil(32) as u32);
+            ports::transpose_samples.launch(
+                dev,
+                Launch::new(grid, (32, 8)),
+                &mut out,
+                &input,
+                T_W as u32,
+                T_H as u32,
+            )?;
+            // Another block shape than the declared one is an error before anything runs.
+            let wrong = ports::transpose_samples.launch(
+                dev,
+                Launch::new(grid, (32, 4)),
+                &mut out,
+                &input,
+                T_W as u32,
+                T_H as u32,
+            );
+            assert!(
+                matches!(&wrong, Err(Error::InvalidLaunch { reason, .. }) if reason.contains("(32, 8, 1)")),
+                "{wrong:?}"
+            );
+            Ok(out.to_vec()?.iter().map(|x| u64::from(x.to_bits())).collect())
+        },
+        expected: || {
+            let input = transpose_input();
+            let mut out = vec![0.0f32; T_W * T_H];
+            for y in 0..T_H {
+                for x in 0..T_W {
+                    out[x * T_H + y] = input[y * T_W + x];
+                }
+            }
+            out.iter().map(|x| u64::from(x.to_bits())).collect()
+        },
+    });
     v.push(Case {
         name: "module_consts",
         run: |dev| {

@@ -24,6 +24,8 @@ pub struct KernelInfo {
     pub fast_math: bool,
     /// The barrier analyses' report.
     pub report: &'static str,
+    /// `#[kernel(block = (x, y, z))]`: the only block shape the kernel launches with.
+    pub block_shape: Option<[u32; 3]>,
     /// The block rank the kernel's shared-memory proof assumes: 1 (blocks must be 1-D),
     /// 2 (z must be 1) or 3 (no constraint).
     pub block_rank: u8,

@@ -76,6 +76,16 @@ impl Launch {
     pub fn validate_for(&self, info: &KernelInfo) -> Result<(), Error> {
         self.validate(info.name)?;
         let b = self.block;
+        if let Some([x, y, z]) = info.block_shape {
+            if (b.x, b.y, b.z) != (x, y, z) {
+                return Err(Error::InvalidLaunch {
+                    kernel: info.name.to_string(),
+                    reason: format!(
+                        "the kernel is written for blocks of ({x}, {y}, {z}) threads (`#[kernel(block = ..)]`, which its analyses assumed), but this launch has {b}"
+                    ),
+                });
+            }
+        }
         let wrong = match info.block_rank {
             1 if b.y != 1 || b.z != 1 => {
                 Some("indexes threads along x only, so its blocks must be one-dimensional")

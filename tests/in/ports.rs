@@ -67,3 +67,25 @@ pub fn module_consts(out: &mut [f32], input: &[f32], wide: &mut [i64]) {
         wide[i] = (i as i64) * SHIFT;
     }
 }
+
+/// CUDA samples' `transposeNoBankConflicts`: a 32x33 tile, 32x8 blocks, each thread moving
+/// four elements through strided loops. Race-free for its launch shape only, which it declares.
+#[kernel(block = (32, 8))]
+pub fn transpose_samples(out: &mut [f32], input: &[f32], width: u32, height: u32) {
+    let tile = shared::<[[f32; 33]; 32]>();
+    let mut x = block_idx().x * 32 + thread_idx().x;
+    let mut y = block_idx().y * 32 + thread_idx().y;
+    for j in (0..32).step_by(8) {
+        if x < width && y + j < height {
+            tile[thread_idx().y + j][thread_idx().x] = input[(y + j) * width + x];
+        }
+    }
+    sync_block_threads();
+    x = block_idx().y * 32 + thread_idx().x;
+    y = block_idx().x * 32 + thread_idx().y;
+    for j in (0..32).step_by(8) {
+        if x < height && y + j < width {
+            out[(y + j) * height + x] = tile[thread_idx().x][thread_idx().y + j];
+        }
+    }
+}

@@ -307,6 +307,14 @@ pub fn witness(
     let mut vars: Vec<Var> = constraints.iter().flat_map(|c| c.vars()).collect();
     vars.sort();
     vars.dedup();
+    // Variables of equalities first: once some are chosen the equalities fix the others, so a
+    // dead end shows before the unrelated variables are enumerated.
+    let in_eq = |v: &Var| {
+        constraints
+            .iter()
+            .any(|c| matches!(c, Constraint::Eq(a) if a.terms.contains_key(v)))
+    };
+    vars.sort_by_key(|v| !in_eq(v));
     let mut values = BTreeMap::new();
     let mut steps = 0usize;
     if search(
@@ -344,7 +352,24 @@ fn search(
         }
     }
     let Some(&v) = vars.get(i) else { return true };
-    let candidates = (0..=bound).chain((1..=bound).map(|x| -x));
+    // An equality whose other variables are all assigned fixes `v`: one candidate (this keeps
+    // the search small when indices are equated, as every pair's are).
+    let fixed = cs.iter().find_map(|c| match c {
+        Constraint::Eq(a)
+            if a.terms.contains_key(&v)
+                && a.terms.keys().all(|w| *w == v || values.contains_key(w)) =>
+        {
+            let k = a.terms.get(&v).copied().unwrap_or(1);
+            let rest = a.eval(values) - k * values.get(&v).copied().unwrap_or(0);
+            Some((rest % k == 0).then(|| -rest / k))
+        }
+        _ => None,
+    });
+    let candidates: Vec<i128> = match fixed {
+        Some(Some(x)) => vec![x],
+        Some(None) => return false,
+        None => (0..=bound).chain((1..=bound).map(|x| -x)).collect(),
+    };
     for x in candidates {
         values.insert(v, x);
         if search(cs, vars, i + 1, bound, values, steps, budget) {

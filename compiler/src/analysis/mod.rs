@@ -21,6 +21,8 @@ pub mod uniformity;
 #[cfg(test)]
 mod ordering_tests;
 #[cfg(test)]
+mod shape_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::diag::{Ctxt, Diagnostic};
@@ -52,15 +54,25 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     match mode {
         SyncMode::Check => {
             if !hazards.is_empty() {
-                let mut seen = std::collections::HashSet::new();
+                // One error per pair of source locations: the first found, or the first with a
+                // pair of threads to show.
+                let mut chosen: Vec<(String, String, &hazard::Hazard)> = Vec::new();
                 for h in &hazards {
-                    // One error per pair of source locations.
-                    if seen.insert((
+                    let key = (
                         format!("{:?}", h.first.span.lo),
                         format!("{:?}", h.second.span.lo),
-                    )) {
-                        cx.push(hazard_diagnostic(&checked.kernel, h));
+                    );
+                    match chosen
+                        .iter_mut()
+                        .find(|(a, b, _)| (a, b) == (&key.0, &key.1))
+                    {
+                        Some(c) if c.2.witness.is_none() && h.witness.is_some() => c.2 = h,
+                        Some(_) => {}
+                        None => chosen.push((key.0, key.1, h)),
                     }
+                }
+                for (_, _, h) in chosen {
+                    cx.push(hazard_diagnostic(&checked.kernel, h));
                 }
                 return Err(cx.into_errors());
             }

@@ -67,6 +67,10 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let report_text = &report.text;
     let _ = report;
     let block_rank = report.block_rank;
+    let block_shape = match k.options.block {
+        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+        None => quote!(::core::option::Option::None),
+    };
     let shared_proven = report.shared_proven;
     let static_shared_bytes: u64 = k
         .arrays
@@ -199,6 +203,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 rust_line: #line,
                 fast_math: #fast_math,
                 report: #report_text,
+                block_shape: #block_shape,
                 block_rank: #block_rank,
                 shared_proven: #shared_proven,
                 static_shared_bytes: #static_shared_bytes,

@@ -21,6 +21,45 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             }
             options.launch_bounds = Some(n);
             Ok(())
+        } else if meta.path.is_ident("block") {
+            // `block = 512`, `block = (32, 8)`, `block = (32, 8, 1)`: missing dimensions are 1.
+            let value: syn::Expr = meta.value()?.parse()?;
+            let elems: Vec<&syn::Expr> = match &value {
+                syn::Expr::Tuple(t) => t.elems.iter().collect(),
+                syn::Expr::Paren(p) => vec![&*p.expr],
+                other => vec![other],
+            };
+            let mut shape = [1u32; 3];
+            if elems.is_empty() || elems.len() > 3 {
+                return Err(syn::Error::new_spanned(&value, "`block` is the block's shape: `block = 256`, `block = (32, 8)` or `block = (8, 8, 4)`"));
+            }
+            for (slot, e) in shape.iter_mut().zip(&elems) {
+                let n = match e {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<u32>()?,
+                    other => {
+                        return Err(syn::Error::new_spanned(
+                            other,
+                            "a block dimension is an integer literal",
+                        ))
+                    }
+                };
+                if n == 0 {
+                    return Err(syn::Error::new_spanned(
+                        e,
+                        "a block dimension is at least 1",
+                    ));
+                }
+                *slot = n;
+            }
+            let threads = u64::from(shape[0]) * u64::from(shape[1]) * u64::from(shape[2]);
+            if threads > 1024 || shape[2] > 64 {
+                return Err(syn::Error::new_spanned(&value, format!("a block has at most 1024 threads (and z at most 64); this one has {threads}")));
+            }
+            options.block = Some(shape);
+            Ok(())
         } else if meta.path.is_ident("fast_math") {
             options.fast_math = true;
             Ok(())
@@ -41,12 +80,22 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             Ok(())
         } else {
             Err(meta.error(
-                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `bounds_checks = true | false`, `launch_bounds = N` and `fast_math`",
+                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `bounds_checks = true | false`, `block = (x, y, z)`, `launch_bounds = N` and `fast_math`",
             ))
         }
     });
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
+    }
+    if let (Some([x, y, z]), Some(n)) = (options.block, options.launch_bounds) {
+        if u64::from(x) * u64::from(y) * u64::from(z) > u64::from(n) {
+            errors.push(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                format!(
+                    "`block = ({x}, {y}, {z})` has more threads than `launch_bounds = {n}` allows"
+                ),
+            ));
+        }
     }
     for e in errors {
         for e in e {

@@ -70,6 +70,9 @@ pub struct Kernel {
 pub struct KernelOptions {
     /// `launch_bounds = N`: the most threads per block the kernel will be launched with.
     pub launch_bounds: Option<u32>,
+    /// `block = (x, y, z)`: the exact block shape every launch has (checked at launch on both
+    /// back ends); the analyses use it.
+    pub block: Option<[u32; 3]>,
     /// `fast_math`: NVRTC's `--use_fast_math` (approximate division, `sqrt`, transcendentals).
     pub fast_math: bool,
     /// `sync = "check"` (default) or `sync = "auto"`.

@@ -164,6 +164,7 @@ mod tests {
             rust_line: 1,
             fast_math: false,
             report: "",
+            block_shape: None,
             block_rank: 3,
             shared_proven: false,
             static_shared_bytes: 0,

@@ -150,6 +150,11 @@ pub struct Hazard {
 /// How many thread dimensions a kernel's indices use (1 to 3): the block rank its
 /// shared-memory proof assumes.
 pub fn thread_rank(k: &Kernel) -> usize {
+    // A declared shape is checked exactly at launch: the proof considers every axis, each
+    // bounded by its extent.
+    if k.options.block.is_some() {
+        return 3;
+    }
     let mut rank = 1;
     for (_, e) in k.exprs.iter() {
         if let Expr::Builtin {

@@ -92,10 +92,7 @@ impl Walker<'_> {
                     pending_vars.push(bd);
                     tid_vars[inst][axis] = Some(v);
                 }
-                SymKind::BlockDim(_) => {
-                    extra.push(Constraint::le(&Affine::constant(1), &Affine::var(v)));
-                    extra.push(Constraint::le(&Affine::var(v), &Affine::constant(1024)));
-                }
+                SymKind::BlockDim(axis) => extra.extend(self.extent_bounds(axis)),
                 SymKind::Dist => {
                     let tx = 2 * self.tid_sym(0) + inst as Var;
                     extra.push(Constraint::le(&Affine::var(tx), &Affine::var(v)));
@@ -121,6 +118,7 @@ impl Walker<'_> {
                 ));
             }
             case.push(Constraint::ne(&Affine::var(t1), &Affine::var(t2)));
+            case.extend(self.extent_bounds(axis));
             if axis == 0 {
                 for pair in dist_pairs.values() {
                     if let [Some(d1), Some(d2)] = pair {
@@ -209,6 +207,25 @@ impl Walker<'_> {
             fix,
             same_site,
         });
+    }
+
+    /// The block's extent on `axis`: exact where the kernel declares its shape, else at least
+    /// one and at most `launch_bounds` (or 1024).
+    fn extent_bounds(&self, axis: usize) -> Vec<Constraint> {
+        let bd = Affine::var(2 * self.bdim_sym(axis));
+        match self.k.options.block {
+            Some(shape) => vec![Constraint::eq(
+                &bd,
+                &Affine::constant(i128::from(shape[axis])),
+            )],
+            None => {
+                let most = self.k.options.launch_bounds.unwrap_or(1024);
+                vec![
+                    Constraint::le(&Affine::constant(1), &bd),
+                    Constraint::le(&bd, &Affine::constant(i128::from(most))),
+                ]
+            }
+        }
     }
 
     pub(super) fn tid_sym(&self, axis: usize) -> Var {

@@ -303,6 +303,7 @@ impl Walker<'_> {
                     distribution,
                     step,
                     inclusive,
+                    reverse,
                     ..
                 },
                 Some((st, en, sp)),
@@ -313,8 +314,39 @@ impl Walker<'_> {
                 let range_uniform = !self.per_thread(st)
                     && !self.per_thread(en)
                     && sp.as_ref().is_none_or(|v| !self.per_thread(v));
-                let value = match distribution {
-                    Distribution::Sequential | Distribution::BlocksInGrid => {
+                // A constant step larger than one: the values are `start + step * k` (or, counting
+                // down from the end, `last - step * k`) for `k >= 0`, not every value of the range.
+                let stride = match (step, sp) {
+                    (Some(_), Some(v)) => v.aff.as_constant().filter(|c| *c > 1),
+                    _ => None,
+                };
+                let value = match (distribution, stride, reverse) {
+                    (Distribution::Sequential, Some(c), None | Some(Reverse::Stepped))
+                        if st.exact =>
+                    {
+                        let k = self.sym(
+                            SymKey::LoopCounter(id, !range_uniform),
+                            !range_uniform,
+                            true,
+                            SymKind::Other,
+                        );
+                        st.aff.add(&Affine::var(k).scale(c))
+                    }
+                    (Distribution::Sequential, Some(c), Some(Reverse::FromEnd)) if en.exact => {
+                        let k = self.sym(
+                            SymKey::LoopCounter(id, !range_uniform),
+                            !range_uniform,
+                            true,
+                            SymKind::Other,
+                        );
+                        let last = if *inclusive {
+                            en.aff.clone()
+                        } else {
+                            en.aff.sub(&Affine::constant(1))
+                        };
+                        last.sub(&Affine::var(k).scale(c))
+                    }
+                    (Distribution::Sequential | Distribution::BlocksInGrid, ..) => {
                         let sy = self.sym(
                             SymKey::LoopCounter(id, !range_uniform),
                             !range_uniform,
@@ -323,7 +355,7 @@ impl Walker<'_> {
                         );
                         Affine::var(sy)
                     }
-                    Distribution::ThreadsInBlock | Distribution::ThreadsInGrid => {
+                    (Distribution::ThreadsInBlock | Distribution::ThreadsInGrid, ..) => {
                         let d = self.sym(SymKey::LoopIteration(id), true, true, SymKind::Dist);
                         let stride = match (step, sp) {
                             (None, _) => Some(1),

@@ -68,9 +68,11 @@ impl Writer<'_> {
             params.push("unsigned int* __restrict__ cuphase_record".into());
             params.push("unsigned int cuphase_kernel".into());
         }
+        // A declared block shape bounds the threads too (the register allocator uses it).
         let bounds = k
             .options
             .launch_bounds
+            .or(k.options.block.map(|[x, y, z]| x * y * z))
             .map(|n| format!("__launch_bounds__({n}) "))
             .unwrap_or_default();
         self.map_to(k.name_span);
