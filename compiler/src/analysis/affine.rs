@@ -307,77 +307,127 @@ pub fn witness(
     let mut vars: Vec<Var> = constraints.iter().flat_map(|c| c.vars()).collect();
     vars.sort();
     vars.dedup();
-    // Variables of equalities first: once some are chosen the equalities fix the others, so a
-    // dead end shows before the unrelated variables are enumerated.
-    let in_eq = |v: &Var| {
-        constraints
-            .iter()
-            .any(|c| matches!(c, Constraint::Eq(a) if a.terms.contains_key(v)))
-    };
-    vars.sort_by_key(|v| !in_eq(v));
-    let mut values = BTreeMap::new();
-    let mut steps = 0usize;
-    if search(
-        constraints,
-        &vars,
-        0,
-        bound,
-        &mut values,
-        &mut steps,
-        budget,
-    ) {
-        Some(values)
-    } else {
-        None
+    // First the plain search over small values (its witnesses read best); where it finds
+    // none within its budget, the guided one.
+    for guided in [false, true] {
+        if guided {
+            // Variables of equalities first: once some are chosen the equalities fix the
+            // others, so a dead end shows before unrelated variables are enumerated.
+            let in_eq = |v: &Var| {
+                constraints
+                    .iter()
+                    .any(|c| matches!(c, Constraint::Eq(a) if a.terms.contains_key(v)))
+            };
+            vars.sort_by_key(|v| !in_eq(v));
+        }
+        let mut values = BTreeMap::new();
+        let mut steps = 0usize;
+        let mut search = Search {
+            cs: constraints,
+            vars: &vars,
+            bound,
+            steps: &mut steps,
+            budget,
+            guided,
+        };
+        if search.run(0, &mut values) {
+            return Some(values);
+        }
     }
+    None
 }
 
-fn search(
-    cs: &[Constraint],
-    vars: &[Var],
-    i: usize,
+/// A depth-first search for values of `vars` that satisfy `cs`. Plain: every variable takes
+/// the values `0, 1, .., bound, -1, .., -bound`. Guided: a variable an equality fixes takes
+/// that value, one the inequalities bound takes the values of its interval from its low end.
+struct Search<'a> {
+    cs: &'a [Constraint],
+    vars: &'a [Var],
     bound: i128,
-    values: &mut BTreeMap<Var, i128>,
-    steps: &mut usize,
+    steps: &'a mut usize,
     budget: usize,
-) -> bool {
-    *steps += 1;
-    if *steps > budget {
-        return false;
-    }
-    // Check every constraint whose variables are all assigned.
-    for c in cs {
-        if c.vars().all(|v| values.contains_key(&v)) && !c.holds(values) {
+    guided: bool,
+}
+
+impl Search<'_> {
+    fn run(&mut self, i: usize, values: &mut BTreeMap<Var, i128>) -> bool {
+        *self.steps += 1;
+        if *self.steps > self.budget {
             return false;
         }
-    }
-    let Some(&v) = vars.get(i) else { return true };
-    // An equality whose other variables are all assigned fixes `v`: one candidate (this keeps
-    // the search small when indices are equated, as every pair's are).
-    let fixed = cs.iter().find_map(|c| match c {
-        Constraint::Eq(a)
-            if a.terms.contains_key(&v)
-                && a.terms.keys().all(|w| *w == v || values.contains_key(w)) =>
-        {
-            let k = a.terms.get(&v).copied().unwrap_or(1);
-            let rest = a.eval(values) - k * values.get(&v).copied().unwrap_or(0);
-            Some((rest % k == 0).then(|| -rest / k))
+        // Check every constraint whose variables are all assigned.
+        for c in self.cs {
+            if c.vars().all(|v| values.contains_key(&v)) && !c.holds(values) {
+                return false;
+            }
         }
-        _ => None,
-    });
-    let candidates: Vec<i128> = match fixed {
-        Some(Some(x)) => vec![x],
-        Some(None) => return false,
-        None => (0..=bound).chain((1..=bound).map(|x| -x)).collect(),
-    };
-    for x in candidates {
-        values.insert(v, x);
-        if search(cs, vars, i + 1, bound, values, steps, budget) {
+        let Some(&v) = self.vars.get(i) else {
             return true;
+        };
+        let candidates = if self.guided {
+            match self.guided_candidates(v, values) {
+                Some(c) => c,
+                None => return false,
+            }
+        } else {
+            self.small_values()
+        };
+        for x in candidates {
+            values.insert(v, x);
+            if self.run(i + 1, values) {
+                return true;
+            }
         }
+        values.remove(&v);
+        false
     }
-    values.remove(&v);
-    false
+
+    fn small_values(&self) -> Vec<i128> {
+        (0..=self.bound)
+            .chain((1..=self.bound).map(|x| -x))
+            .collect()
+    }
+
+    /// The values worth trying for `v` given the assigned ones; `None` when none can work.
+    fn guided_candidates(&self, v: Var, values: &BTreeMap<Var, i128>) -> Option<Vec<i128>> {
+        let assigned_but = |a: &Affine| a.terms.keys().all(|w| *w == v || values.contains_key(w));
+        let rest_of =
+            |a: &Affine, k: i128| a.eval(values) - k * values.get(&v).copied().unwrap_or(0);
+        for c in self.cs {
+            if let Constraint::Eq(a) = c {
+                if let Some(&k) = a.terms.get(&v) {
+                    if assigned_but(a) {
+                        let rest = rest_of(a, k);
+                        return (rest % k == 0).then(|| vec![-rest / k]);
+                    }
+                }
+            }
+        }
+        let (mut lo, mut hi) = (None::<i128>, None::<i128>);
+        for c in self.cs {
+            if let Constraint::Ge(a) = c {
+                let Some(&k) = a.terms.get(&v) else { continue };
+                if !assigned_but(a) {
+                    continue;
+                }
+                // k*v + rest >= 0
+                let rest = rest_of(a, k);
+                if k > 0 {
+                    let b = (-rest).div_euclid(k) + i128::from((-rest).rem_euclid(k) != 0);
+                    lo = Some(lo.map_or(b, |l| l.max(b)));
+                } else {
+                    let b = rest.div_euclid(-k);
+                    hi = Some(hi.map_or(b, |h| h.min(b)));
+                }
+            }
+        }
+        let span = 2 * self.bound;
+        Some(match (lo, hi) {
+            (Some(l), h) => (l..=h.unwrap_or(l + span).min(l + span)).collect(),
+            (None, Some(h)) => (h - span..=h).rev().collect(),
+            (None, None) => self.small_values(),
+        })
+    }
 }
 
 #[cfg(test)]

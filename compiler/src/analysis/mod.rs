@@ -21,6 +21,8 @@ pub mod uniformity;
 #[cfg(test)]
 mod ordering_tests;
 #[cfg(test)]
+mod precision_tests;
+#[cfg(test)]
 mod shape_tests;
 #[cfg(test)]
 mod tests;

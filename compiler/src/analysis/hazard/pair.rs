@@ -84,6 +84,15 @@ impl Walker<'_> {
             if info.nonneg {
                 extra.push(Constraint::le(&Affine::constant(0), &Affine::var(v)));
             }
+            // Facts over the same thread's symbols (a quotient's definition).
+            for f in &info.facts {
+                let f = f.map_vars(&|w| Self::var_of(&syms, w, inst == 1, carried));
+                let fv = match &f {
+                    Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a) => a,
+                };
+                pending_vars.extend(fv.terms.keys().copied());
+                extra.push(f);
+            }
             match info.kind {
                 SymKind::Tid(axis) => {
                     let bd = 2 * self.bdim_sym(axis);
@@ -142,7 +151,8 @@ impl Walker<'_> {
         let exact = a.index.iter().chain(&x.index).all(|v| {
             v.aff.terms.keys().all(|s| {
                 let info = &self.syms[*s as usize];
-                !info.per_thread || info.kind != SymKind::Other
+                // A quotient or remainder is defined exactly by its facts.
+                !info.per_thread || info.kind != SymKind::Other || !info.facts.is_empty()
             })
         });
         let witness = witness_cs

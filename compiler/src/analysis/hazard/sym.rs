@@ -24,6 +24,7 @@ impl Walker<'_> {
             defined_in: self.loops.clone(),
             kind,
             nonneg,
+            facts: Vec::new(),
         });
         self.sym_keys.insert(key, s);
         s
@@ -232,6 +233,35 @@ impl Walker<'_> {
                         }
                         _ => {}
                     }
+                    // Constants fold (`s[1024 / 2]` is `s[512]`).
+                    if let (Some(a), Some(b)) = (l.aff.as_constant(), r.aff.as_constant()) {
+                        if let Some(v) = fold(op, a, b, lt) {
+                            return Val {
+                                aff: Affine::constant(v),
+                                exact: l.exact && r.exact,
+                            };
+                        }
+                    }
+                    // `x / c`, `x % c`, `x >> k`, `x & (2^k - 1)` of an unsigned `x`: a quotient
+                    // `q` and a remainder `r` with `x == c * q + r`, `0 <= r < c`.
+                    if lt.is_unsigned_int() && l.exact {
+                        let divisor = match (op, r.aff.as_constant()) {
+                            (BinaryOp::Div | BinaryOp::Rem, Some(c)) if c > 0 => Some(c),
+                            (BinaryOp::Shr, Some(k)) if (0..63).contains(&k) => Some(1i128 << k),
+                            (BinaryOp::BitAnd, Some(m)) if m >= 0 && (m + 1) & m == 0 => {
+                                Some(m + 1)
+                            }
+                            _ => None,
+                        };
+                        if let Some(c) = divisor {
+                            let (q, rem) = self.quotient(e, &l, c);
+                            let remainder = matches!(op, BinaryOp::Rem | BinaryOp::BitAnd);
+                            return Val {
+                                aff: Affine::var(if remainder { rem } else { q }),
+                                exact: true,
+                            };
+                        }
+                    }
                 }
                 let pt = self.per_thread(&l) || self.per_thread(&r);
                 self.opaque(e, pt)
@@ -251,6 +281,34 @@ impl Walker<'_> {
                 self.opaque(e, pt)
             }
         }
+    }
+
+    /// The quotient and remainder symbols of `x / c` for the expression `e`: `x == c*q + r`,
+    /// `0 <= r < c`, `q >= 0` (as facts of both, which every pair that meets one of them uses).
+    fn quotient(&mut self, e: Handle<Expr>, x: &Val, c: i128) -> (Var, Var) {
+        let pt = self.per_thread(x);
+        // Keyed by `x`'s form too: in another round of a loop's fixpoint `x` may be another
+        // form, and then its quotient is another symbol (each keeps its own definition).
+        let q = self.sym(
+            SymKey::Quotient(e, x.aff.clone(), pt),
+            pt,
+            true,
+            SymKind::Other,
+        );
+        let r = self.sym(
+            SymKey::Remainder(e, x.aff.clone(), pt),
+            pt,
+            true,
+            SymKind::Other,
+        );
+        let def = x.aff.sub(&Affine::var(q).scale(c)).sub(&Affine::var(r));
+        let facts = vec![
+            Constraint::Eq(def),
+            Constraint::lt(&Affine::var(r), &Affine::constant(c)),
+        ];
+        self.syms[q as usize].facts = facts.clone();
+        self.syms[r as usize].facts = facts;
+        (q, r)
     }
 
     /// The linear constraints a condition gives when it is `positive` (true) or not.
@@ -347,4 +405,25 @@ impl Walker<'_> {
         });
         self.pending_new.push(acc);
     }
+}
+
+/// `a op b` of two constants of type `t`, with Rust's meaning, when it is defined and fits.
+fn fold(op: BinaryOp, a: i128, b: i128, t: Scalar) -> Option<i128> {
+    let v = match op {
+        BinaryOp::Div if b != 0 => a / b,
+        BinaryOp::Rem if b != 0 => a % b,
+        BinaryOp::BitAnd => a & b,
+        BinaryOp::BitOr => a | b,
+        BinaryOp::BitXor => a ^ b,
+        BinaryOp::Shr if (0..i128::from(t.bits())).contains(&b) => a >> b,
+        BinaryOp::Shl if (0..i128::from(t.bits())).contains(&b) => a << b,
+        _ => return None,
+    };
+    let bits = t.bits();
+    let (lo, hi) = if t.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    (lo..=hi).contains(&v).then_some(v)
 }

@@ -26,6 +26,9 @@ pub(super) struct SymInfo {
     pub(super) defined_in: Vec<StmtId>,
     pub(super) kind: SymKind,
     pub(super) nonneg: bool,
+    /// What is known of the symbol beyond its bounds (a quotient's and a remainder's
+    /// definition), over the symbols of the same thread.
+    pub(super) facts: Vec<Constraint>,
 }
 
 #[derive(Clone, Debug)]
@@ -47,7 +50,7 @@ pub(super) enum BlockKey {
 pub(super) type PathStep = (BlockKey, usize, StmtId);
 
 /// What a symbol stands for; one symbol per key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum SymKey {
     /// A scalar parameter.
     Param(Handle<Local>),
@@ -73,6 +76,12 @@ pub(super) enum SymKey {
     AtomicResult(StmtId),
     /// The result of a warp operation.
     WarpResult(StmtId),
+    /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by a constant, per thread or
+    /// not.
+    Quotient(Handle<Expr>, Affine, bool),
+    /// `x % c` (or `x & (2^k - 1)`) of an unsigned `x` (of this form) by a constant, per
+    /// thread or not.
+    Remainder(Handle<Expr>, Affine, bool),
     /// Variable number `local` after an `if` whose arms left it different, per thread or not.
     IfJoin(StmtId, usize, bool),
     /// A variable the loop assigns, at the loop's head, per thread or not.

@@ -1,0 +1,60 @@
+//! Index forms the race proof decides exactly: constant arithmetic folds, and division,
+//! remainder, shifts and low-bit masks of unsigned values by constants are a quotient and a
+//! remainder (`x == c*q + r`, `0 <= r < c`), so `t % 32 + 32 * (t / 32)` is `t` and `t / 2`
+//! is shared by two threads.
+
+use crate::compile_str;
+
+fn verdict(body: &str) -> Result<(), Vec<String>> {
+    let src = format!(
+        "fn k(out: &mut [f32]) {{\n    let tile = shared::<[f32; 1024]>();\n    let t = thread_idx().x;\n{body}\n    sync_block_threads();\n    out[t] = tile[t];\n}}"
+    );
+    compile_str("", &src, "k.rs")
+        .map(|_| ())
+        .map_err(|d| d.iter().map(|d| d.full_message()).collect())
+}
+
+#[test]
+fn constant_indices_fold() {
+    // Thread 0 writes `tile[512]`, the first 512 threads `tile[0..512]`: disjoint.
+    assert_eq!(
+        verdict("if t == 0 { tile[1024 / 2] = 1.0; }\n if t < 512 { tile[t] = 2.0; }"),
+        Ok(())
+    );
+    assert_eq!(
+        verdict("if t == 0 { tile[(1 << 9) | 1] = 1.0; }\n if t < 512 { tile[t] = 2.0; }"),
+        Ok(())
+    );
+    // And a real collision is reported at the folded element.
+    let e = verdict("if t == 0 { tile[1024 / 4] = 1.0; }\n if t < 512 { tile[t] = 2.0; }")
+        .expect_err("thread 256 writes tile[256] too");
+    assert!(e.iter().any(|m| m.contains("`tile[256]`")), "{e:?}");
+}
+
+#[test]
+fn quotients_and_remainders_are_exact() {
+    for body in [
+        "if t < 1024 { tile[t % 32 + 32 * (t / 32)] = 1.0; }",
+        "if t < 1024 { tile[(t & 31) + ((t >> 5) << 5)] = 1.0; }",
+        "if t < 512 { tile[2 * (t / 2) + t % 2] = 1.0; }",
+    ] {
+        assert_eq!(verdict(body), Ok(()), "{body}");
+    }
+}
+
+#[test]
+fn a_shared_quotient_is_a_race_with_a_real_pair() {
+    let e = verdict("if t < 512 { tile[t / 2] = 1.0; }").expect_err("threads 2i and 2i+1 collide");
+    let m = e
+        .iter()
+        .find(|m| m.contains("for example"))
+        .unwrap_or_else(|| panic!("no pair shown: {e:?}"));
+    // "thread (a) does the write and thread (b) the write of `tile[i]`": a / 2 == b / 2 == i.
+    let nums: Vec<i128> = m[m.find("for example").unwrap_or(0)..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    // blocks of N threads, thread a, thread b, element i
+    let (a, b, i) = (nums[1], nums[2], nums[3]);
+    assert!(a != b && a / 2 == i && b / 2 == i, "{m}");
+}
