@@ -34,6 +34,11 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
         };
         let name = checked.kernel.arrays.get(h.array).name.clone();
         let Some(p) = &h.fix else {
+            // The error shows a pair of threads: search one for this hazard.
+            let reported =
+                hazard::find_hazards(&checked.kernel, &checked.types, &uni, Query::REPORT);
+            let at = |x: &Hazard| (pair_key(x), x.kind);
+            let h = reported.iter().find(|r| at(r) == at(h)).unwrap_or(h);
             let mut d = hazard_diagnostic(&checked.kernel, h);
             d.message = format!(
                 "`sync = \"auto\"` cannot place a barrier for this {} on `{name}`",

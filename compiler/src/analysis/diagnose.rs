@@ -24,13 +24,20 @@ pub(super) fn access_word(write: bool, atomic: bool) -> &'static str {
 pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
     let name = &k.arrays.get(h.array).name;
     let rank = hazard::thread_rank(k);
-    let mut d = Diagnostic::new(
-        h.second.span,
+    // "Data race" only with a pair of threads that collide; otherwise the proof says what it
+    // could not decide.
+    let headline = if h.witness.is_some() {
         format!(
             "data race on shared array `{name}`: {} between two threads in one phase",
             h.kind.name()
-        ),
-    );
+        )
+    } else {
+        format!(
+            "cannot prove that two threads never meet on shared array `{name}` in one phase ({})",
+            h.kind.name()
+        )
+    };
+    let mut d = Diagnostic::new(h.second.span, headline);
     let first = access_word(h.first.write, h.first.atomic);
     let mut first_label = format!("the {first} of `{name}` by another thread");
     if h.loop_carried {
@@ -62,6 +69,15 @@ pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
                 thread_name(&w.second_thread, rank)
             ),
         );
+    }
+    if h.witness.is_none() {
+        if let Some(span) = h.unmodelled {
+            d = d.label(
+                span,
+                "the proof cannot model this value (not an affine form of the thread ids)",
+            );
+        }
+        d = d.note("if they never meet, declare the block shape (`#[kernel(block = (x, y))]`), write the index as an affine form of the thread ids, or put the accesses in `unsafe { }` (the simulator checks them at run time)");
     }
     if h.same_site {
         d = d.note("several threads run this access on one element in one phase: give each thread its own element, guard it so that one thread does it (e.g. `if t == 0`), or use an atomic");

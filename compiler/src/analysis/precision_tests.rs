@@ -58,3 +58,26 @@ fn a_shared_quotient_is_a_race_with_a_real_pair() {
     let (a, b, i) = (nums[1], nums[2], nums[3]);
     assert!(a != b && a / 2 == i && b / 2 == i, "{m}");
 }
+
+#[test]
+fn an_index_the_proof_cannot_model_is_undecided_not_a_race() {
+    // Blelloch's up-sweep index: `offset` doubles, so the product is not affine. The writes of
+    // different iterations are disjoint (2t, 4t + 1, 8t + 3, ...), which the proof cannot
+    // show: it says so, and names the term, instead of claiming a race.
+    let e = verdict(
+        "let mut offset = 1u32;\n while offset < 512 {\n if t < 512 / offset { tile[offset * (2 * t + 1) - 1] = 1.0; }\n offset *= 2;\n }",
+    )
+    .expect_err("the proof cannot decide it");
+    assert!(
+        e.iter()
+            .all(|m| m.contains("cannot prove that two threads never meet on shared array `tile`")),
+        "{e:?}"
+    );
+    assert!(!e.iter().any(|m| m.contains("data race")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("the proof cannot model this value")),
+        "{e:?}"
+    );
+    assert!(e.iter().any(|m| m.contains("`unsafe { }`")), "{e:?}");
+}

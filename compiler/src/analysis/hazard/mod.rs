@@ -145,6 +145,9 @@ pub struct Hazard {
     pub fix: Option<InsertPoint>,
     /// Both accesses are one access run by two threads.
     pub same_site: bool,
+    /// Where there is no witness: a per-thread value in an index that the proof could not
+    /// model (so it could not decide the pair), if there is one.
+    pub unmodelled: Option<Span>,
 }
 
 /// How many thread dimensions a kernel's indices use (1 to 3): the block rank its

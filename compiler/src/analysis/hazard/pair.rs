@@ -187,6 +187,21 @@ impl Walker<'_> {
                     block_dim,
                 }
             });
+        // Without a pair to show, name a per-thread index term the proof could not model.
+        let unmodelled = if witness.is_none() {
+            a.index
+                .iter()
+                .chain(&x.index)
+                .flat_map(|v| v.aff.terms.keys())
+                .filter_map(|s| {
+                    let info = &self.syms[*s as usize];
+                    info.per_thread.then_some(info.origin).flatten()
+                })
+                .map(|e| self.k.exprs.span(e))
+                .next()
+        } else {
+            None
+        };
         let kind = match (a.write, x.write) {
             (true, false) => HazardKind::ReadAfterWrite,
             (false, true) => HazardKind::WriteAfterRead,
@@ -216,6 +231,7 @@ impl Walker<'_> {
             witness,
             fix,
             same_site,
+            unmodelled,
         });
     }
 

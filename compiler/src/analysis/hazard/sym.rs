@@ -25,6 +25,7 @@ impl Walker<'_> {
             kind,
             nonneg,
             facts: Vec::new(),
+            origin: None,
         });
         self.sym_keys.insert(key, s);
         s
@@ -53,6 +54,7 @@ impl Walker<'_> {
             nonneg,
             SymKind::Other,
         );
+        self.syms[s as usize].origin = Some(e);
         Val {
             aff: Affine::var(s),
             exact: true,

@@ -29,6 +29,8 @@ pub(super) struct SymInfo {
     /// What is known of the symbol beyond its bounds (a quotient's and a remainder's
     /// definition), over the symbols of the same thread.
     pub(super) facts: Vec<Constraint>,
+    /// The expression the analysis could not model, for an opaque symbol.
+    pub(super) origin: Option<Handle<Expr>>,
 }
 
 #[derive(Clone, Debug)]
