@@ -357,8 +357,12 @@ fn nvrtc_errors_name_the_rust_line_and_show_the_generated_code() {
 #[test]
 fn line_directives_escape_file_names() {
     let file = "evil\"name\n#error injected\\";
-    let c =
-        cuphase_compiler::compile_str("", "fn k(out: &mut [u32]) { out[0] = 1; }", file).unwrap();
+    let c = cuphase_compiler::compile_str(
+        "",
+        "fn k(out: &mut [u32]) { out[thread_idx().x] = 1; }",
+        file,
+    )
+    .unwrap();
     assert!(
         c.cuda.contains("#line 1 \"evil_name_#error injected_\""),
         "{}",

@@ -76,6 +76,9 @@ pub fn two_barriers(out: &mut [u32]) {
 #[kernel]
 pub fn zero_step(out: &mut [u32], step: u32) {
     for i in (0..4u32).step_by(step) {
-        out[i] = i;
+        // Every thread writes the same values: a benign race the proof would reject.
+        unsafe {
+            out[i] = i;
+        }
     }
 }

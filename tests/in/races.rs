@@ -38,10 +38,12 @@ pub fn shared_write_after_write(out: &mut [u32]) {
     out[t] = tile[0];
 }
 
-/// Every thread of every block writes `out[0]`.
+/// Every thread of every block writes `out[0]` (the compiler rejects it outside `unsafe`).
 #[kernel]
 pub fn global_write_after_write(out: &mut [u32]) {
-    out[0] = global_idx().x;
+    unsafe {
+        out[0] = global_idx().x;
+    }
 }
 
 /// Thread 0 of block 1 writes what every thread of block 0 reads.

@@ -28,7 +28,7 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
         if scratch.has_errors() {
             return Err(scratch.into_errors());
         }
-        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, Query::SHARED);
+        let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, Query::PLACE);
         let Some(h) = hazards.first() else {
             return Ok(());
         };

@@ -23,17 +23,21 @@ pub(super) fn access_word(write: bool, atomic: bool) -> &'static str {
 
 pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
     let name = &k.arrays.get(h.array).name;
+    let array = match k.arrays.get(h.array).kind {
+        ArrayKind::Global { .. } => format!("`{name}` (global memory)"),
+        _ => format!("shared array `{name}`"),
+    };
     let rank = hazard::thread_rank(k);
     // "Data race" only with a pair of threads that collide; otherwise the proof says what it
     // could not decide.
     let headline = if h.witness.is_some() {
         format!(
-            "data race on shared array `{name}`: {} between two threads in one phase",
+            "data race on {array}: {} between two threads in one phase",
             h.kind.name()
         )
     } else {
         format!(
-            "cannot prove that two threads never meet on shared array `{name}` in one phase ({})",
+            "cannot prove that two threads never meet on {array} in one phase ({})",
             h.kind.name()
         )
     };

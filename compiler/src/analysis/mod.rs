@@ -50,7 +50,7 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     }
     let query = match mode {
         SyncMode::Check => hazard::Query::REPORT,
-        SyncMode::Auto => hazard::Query::SHARED,
+        SyncMode::Auto => hazard::Query::PLACE,
     };
     let hazards = hazard::find_hazards(&checked.kernel, &checked.types, &uni, query);
     match mode {

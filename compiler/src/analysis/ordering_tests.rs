@@ -117,13 +117,53 @@ fn a_barrier_between_per_thread_global_accesses_is_removed() {
 
 #[test]
 fn a_race_no_barrier_can_fix_does_not_keep_a_barrier() {
-    // Every thread writes `out[0]` in one phase whatever the barrier does: that pair is not
-    // the barrier's, so the barrier (which orders nothing else) is removed in auto mode.
+    // Every thread writes `out[0]` in one phase whatever the barrier does (inside `unsafe`:
+    // outside, it is a race either mode rejects): that pair is not the barrier's, so the
+    // barrier (which orders nothing else) is removed in auto mode.
     let (auto, report) = compile(
         "sync = \"auto\"",
         "fn k(out: &mut [f32])",
         "sync_block_threads();
-         out[0] = 1.0;",
+         unsafe { out[0] = 1.0; }",
     );
     assert_eq!(auto, 0, "{report}");
+}
+
+#[test]
+fn global_races_with_a_pair_of_threads_are_errors_in_both_modes() {
+    for (body, needle) in [
+        ("out[0] = 1.0;", "thread 0 the write of `out[0]`"),
+        ("out[thread_idx().x / 2] = 1.0;", "the write of `out["),
+    ] {
+        for attr in ["", "sync = \"auto\""] {
+            let (n, msg) = compile(attr, "fn k(out: &mut [f32])", body);
+            assert_eq!(n, usize::MAX, "{attr} {body}: {msg}");
+            if attr.is_empty() {
+                assert!(msg.contains("data race on `out` (global memory)"), "{msg}");
+                assert!(msg.contains(needle), "{msg}");
+            } else {
+                assert!(
+                    msg.contains("cannot place a barrier for this write-after-write on `out`"),
+                    "{msg}"
+                );
+            }
+        }
+    }
+    // A scatter the proof cannot decide is left to the simulator.
+    let (n, msg) = compile(
+        "",
+        "fn k(out: &mut [f32], idx: &[u32])",
+        "out[idx[thread_idx().x]] = 1.0;",
+    );
+    assert_eq!(n, 0, "{msg}");
+    // A global race a barrier fixes gets one in auto mode.
+    let (n, msg) = compile(
+        "sync = \"auto\"",
+        "fn k(out: &mut [f32], tmp: &mut [f32])",
+        "let t = thread_idx().x;
+         let base = block_idx().x * block_dim().x;
+         tmp[base + t] = 1.0;
+         out[base + t] = tmp[base + block_dim().x - 1 - t];",
+    );
+    assert_eq!(n, 1, "{msg}");
 }

@@ -81,3 +81,27 @@ fn an_index_the_proof_cannot_model_is_undecided_not_a_race() {
     );
     assert!(e.iter().any(|m| m.contains("`unsafe { }`")), "{e:?}");
 }
+
+#[test]
+fn a_lane_is_the_thread_index_modulo_32_in_one_dimensional_blocks() {
+    // The warp-shuffle reduction's tail: lane 0 of each warp writes its warp's sum.
+    let src = "fn k(out: &mut [u32]) {
+        let i = global_idx().x;
+        if lane_id() == 0 && i / 32 < out.len() as u32 {
+            out[i / 32] = i;
+        }
+    }";
+    assert!(compile_str("", src, "k.rs").is_ok());
+    // Two lanes of a warp writing its element do race, with a real pair.
+    let src = "fn k(out: &mut [u32]) {
+        let i = global_idx().x;
+        if lane_id() < 2 && i / 32 < out.len() as u32 {
+            out[i / 32] = i;
+        }
+    }";
+    let e = match compile_str("", src, "k.rs") {
+        Ok(_) => panic!("lanes 0 and 1 write one element"),
+        Err(d) => d[0].full_message(),
+    };
+    assert!(e.contains("data race on `out` (global memory)"), "{e}");
+}

@@ -89,7 +89,7 @@ fn conditions() -> Vec<(&'static str, &'static str, bool)> {
 fn shapes() -> Vec<(&'static str, &'static str)> {
     vec![
         ("if", "if C { sync_block_threads(); }"),
-        ("if-else", "if C { out[0] = 1.0; } else { sync_block_threads(); }"),
+        ("if-else", "if C { unsafe { out[0] = 1.0; } } else { sync_block_threads(); }"),
         ("while", "let mut i = 0u32; while C && i < 4 { sync_block_threads(); i += 1; }"),
         ("early return", "if C { return; }\n sync_block_threads();"),
         ("break", "loop { sync_block_threads(); if C { break; } }"),
@@ -101,7 +101,7 @@ fn shapes() -> Vec<(&'static str, &'static str)> {
         ("match", "let m = if C { 1 } else { 0 };\n match m { 0 => sync_block_threads(), _ => {} }"),
         ("nested loop bound", "for i in 0..n { let b = if C { 2u32 } else { 3u32 }; for j in 0..b { sync_block_threads(); } }"),
         ("labelled break", "'outer: for i in 0..4u32 { for j in 0..4u32 { if C { break 'outer; } } sync_block_threads(); }"),
-        ("else-if chain", "if n == 0 { out[0] = 1.0; } else if C { sync_block_threads(); }"),
+        ("else-if chain", "if n == 0 { unsafe { out[0] = 1.0; } } else if C { sync_block_threads(); }"),
     ]
 }
 
@@ -110,7 +110,7 @@ fn always_uniform_shapes() -> Vec<(&'static str, &'static str)> {
     vec![
         (
             "barrier after an if",
-            "if C { out[0] = 1.0; }\n sync_block_threads();",
+            "if C { unsafe { out[0] = 1.0; } }\n sync_block_threads();",
         ),
         (
             "barrier after a loop with a break",
@@ -118,7 +118,7 @@ fn always_uniform_shapes() -> Vec<(&'static str, &'static str)> {
         ),
         (
             "barrier before a continue",
-            "for i in 0..8u32 { sync_block_threads(); if C { continue; } out[0] = 2.0; }",
+            "for i in 0..8u32 { sync_block_threads(); if C { continue; } unsafe { out[0] = 2.0; } }",
         ),
         (
             "barrier in a loop whose body continues early",
@@ -130,7 +130,7 @@ fn always_uniform_shapes() -> Vec<(&'static str, &'static str)> {
         ),
         (
             "if with a returning arm, barrier inside the other arm",
-            "if n > 3 { return; } else if C { out[0] = 1.0; }\n sync_block_threads();",
+            "if n > 3 { return; } else if C { unsafe { out[0] = 1.0; } }\n sync_block_threads();",
         ),
     ]
 }
@@ -229,7 +229,7 @@ fn strided_loops_over_blocks_are_uniform() {
 fn uniform_load_needs_a_uniform_index_and_uniform_control_flow() {
     let e = verdict(
         "",
-        "let x = uniform_load(&tile[thread_idx().x]);\n out[0] = x;",
+        "let x = uniform_load(&tile[thread_idx().x]);\n out[global_idx().x] = x;",
     )
     .unwrap_err();
     assert!(
@@ -238,7 +238,7 @@ fn uniform_load_needs_a_uniform_index_and_uniform_control_flow() {
     );
     let e = verdict(
         "",
-        "if thread_idx().x < 3 { let x = uniform_load(&tile[0]); out[0] = x; }",
+        "if thread_idx().x < 3 { let x = uniform_load(&tile[0]); out[global_idx().x] = x; }",
     )
     .unwrap_err();
     assert!(
@@ -276,10 +276,10 @@ fn hazard_cases() -> Vec<(&'static str, &'static str, bool, &'static str)> {
         ("one writer", "if thread_idx().x == 0 { tile[0] = 1.0; }", true, ""),
         ("all write one element", "tile[0] = 1.0;", false, "write-after-write"),
         ("all write one element atomically", "tile.atomic_add(0, 1.0);", true, ""),
-        ("atomic then plain read", "tile.atomic_add(0, 1.0); out[0] = tile[0];", false, "read-after-write"),
+        ("atomic then plain read", "tile.atomic_add(0, 1.0); out[global_idx().x] = tile[0];", false, "read-after-write"),
         ("tree step", "let t = thread_idx().x; if t < n { tile[t] += tile[t + n]; }", true, ""),
         ("tree step without guard", "let t = thread_idx().x; tile[t] += tile[t + n];", false, "write-after-read"),
-        ("guarded halves", "let t = thread_idx().x; if t < 32 { tile[t] = 1.0; } else { out[0] = tile[t - 32]; }", false, "read-after-write"),
+        ("guarded halves", "let t = thread_idx().x; if t < 32 { tile[t] = 1.0; } else { out[global_idx().x] = tile[t - 32]; }", false, "read-after-write"),
         ("read then write elsewhere", "let t = thread_idx().x; let v = tile[t]; tile[t + 32] = v;", false, "write-after-read"),
         ("disjoint halves", "let t = thread_idx().x; if t < 32 { tile[t] = 1.0; out[t] = tile[t]; }", true, ""),
         ("unsafe is left to the programmer", "unsafe { tile[0] = 1.0; }", true, ""),
@@ -288,7 +288,7 @@ fn hazard_cases() -> Vec<(&'static str, &'static str, bool, &'static str)> {
         ("strided fill, barrier, shifted read", "for i in threads_in_block(0..63u32) { tile[i] = 0.0; }\n sync_block_threads();\n for i in threads_in_block(0..63u32) { out[i] = tile[i + 1]; }", true, ""),
         ("loop without the second barrier", "let t = thread_idx().x; for i in 0..n { tile[t] = input[i]; sync_block_threads(); out[t] = tile[(t + 1) % 64]; }", false, "write-after-read"),
         ("loop with both barriers", "let t = thread_idx().x; for i in 0..n { tile[t] = input[i]; sync_block_threads(); out[t] = tile[(t + 1) % 64]; sync_block_threads(); }", true, ""),
-        ("uniform_load orders earlier writes", "if thread_idx().x == 0 { tile[5] = 2.0; }\n let v = uniform_load(&tile[5]); out[0] = v;", true, ""),
+        ("uniform_load orders earlier writes", "if thread_idx().x == 0 { tile[5] = 2.0; }\n let v = uniform_load(&tile[5]); out[global_idx().x] = v;", true, ""),
         ("write after uniform_load", "let v = uniform_load(&tile[5]);\n tile[5] = v;", false, "write"),
         ("after an early return", "let t = thread_idx().x; if t == 0 { tile[1] = 5.0; return; }\n out[t] = tile[1];", false, "read-after-write"),
     ]
@@ -533,7 +533,7 @@ fn race_messages_name_the_array_both_accesses_a_pair_of_threads_and_the_fix() {
 fn useless_and_adjacent_barriers_are_reported() {
     let c = compile_str(
         "",
-        &format!("{SIGNATURE} {{ sync_block_threads(); sync_block_threads(); out[0] = 1.0; }}"),
+        &format!("{SIGNATURE} {{ sync_block_threads(); sync_block_threads(); unsafe {{ out[0] = 1.0; }} }}"),
         "k.rs",
     )
     .unwrap();
@@ -550,7 +550,7 @@ fn useless_and_adjacent_barriers_are_reported() {
     );
     let c = compile_str(
         "sync = \"auto\"",
-        &format!("{SIGNATURE} {{ sync_block_threads(); sync_block_threads(); out[0] = 1.0; }}"),
+        &format!("{SIGNATURE} {{ sync_block_threads(); sync_block_threads(); unsafe {{ out[0] = 1.0; }} }}"),
         "k.rs",
     )
     .unwrap();
@@ -564,7 +564,7 @@ fn useless_and_adjacent_barriers_are_reported() {
 #[test]
 fn auto_mode_explains_when_no_barrier_can_help() {
     let body =
-        "let t = thread_idx().x; if t < 32 { tile[t] = 1.0; } else { out[0] = tile[t - 32]; }";
+        "let t = thread_idx().x; if t < 32 { tile[t] = 1.0; } else { out[global_idx().x] = tile[t - 32]; }";
     let e = verdict("sync = \"auto\"", body).unwrap_err();
     assert!(
         e.contains("`sync = \"auto\"` cannot place a barrier"),
@@ -636,19 +636,19 @@ fn helper_verdicts() {
         ),
         (
             "trailing sync orders the read",
-            "store(&mut tile, 1.0); out[0] = tile[63 - thread_idx().x];",
+            "store(&mut tile, 1.0); out[global_idx().x] = tile[63 - thread_idx().x];",
             true,
             "",
         ),
         (
             "no trailing sync: the read races",
-            "store_nosync(&mut tile, 1.0); out[0] = tile[63 - thread_idx().x];",
+            "store_nosync(&mut tile, 1.0); out[global_idx().x] = tile[63 - thread_idx().x];",
             false,
             "data race",
         ),
         (
             "trailing sync at a divergent call",
-            "if thread_idx().x < 4 { store(&mut tile, 1.0); } out[0] = tile[63 - thread_idx().x];",
+            "if thread_idx().x < 4 { store(&mut tile, 1.0); } out[global_idx().x] = tile[63 - thread_idx().x];",
             false,
             "ends on a barrier",
         ),
@@ -660,19 +660,19 @@ fn helper_verdicts() {
         ),
         (
             "early return before a barrier, uniform argument",
-            "out[0] = early(n) as f32;",
+            "out[global_idx().x] = early(n) as f32;",
             true,
             "",
         ),
         (
             "early return before a barrier, divergent argument",
-            "out[0] = early(thread_idx().x) as f32;",
+            "out[global_idx().x] = early(thread_idx().x) as f32;",
             false,
             "not reached by every thread",
         ),
         (
             "recursion",
-            "out[0] = ping(n) as f32;",
+            "out[global_idx().x] = ping(n) as f32;",
             false,
             "recursive call",
         ),

@@ -454,8 +454,11 @@ extern "C" __global__ void zero_step(
     if (step == 0) { cuphase::report(cuphase_faults, 0u, (unsigned long long)step, 0ull); return; }
 #line 78 "tests/in/faults.rs"
     for (unsigned int i = 0u; i < 4u; i += step) {
-        if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)i, out_len); return; }
-#line 79 "tests/in/faults.rs"
-        out[i] = i;
+#line 80 "tests/in/faults.rs"
+        {
+            if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)i, out_len); return; }
+#line 81 "tests/in/faults.rs"
+            out[i] = i;
+        }
     }
 }

@@ -194,6 +194,9 @@ extern "C" __global__ void zero_step(
     if (step == 0) { cuphase::report(cuphase_faults, 0u, (unsigned long long)step, 0ull); return; }
 #line 78 "tests/in/faults.rs"
     for (unsigned int i = 0u; i < 4u; i += step) {
-        out[i] = i;
+#line 80 "tests/in/faults.rs"
+        {
+            out[i] = i;
+        }
     }
 }

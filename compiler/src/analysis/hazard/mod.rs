@@ -102,19 +102,22 @@ pub struct Query {
     pub witnesses: bool,
     /// Every pair a barrier might order, for decisions that remove a barrier: accesses inside
     /// `unsafe` count too, and so do accesses of `&mut [T]` global memory by two threads of
-    /// one block. Without it, only the shared-memory hazards the programmer must fix (outside
-    /// `unsafe`) are found.
+    /// one block. Without it, only the hazards the programmer must fix (outside `unsafe`) are
+    /// found: shared-memory ones, and global-memory ones the proof decides exactly.
     pub ordering: bool,
 }
 
 impl Query {
-    /// The hazards `sync = "check"` reports, with a witness pair of threads each.
+    /// The hazards `sync = "check"` reports, with a witness pair of threads each (a
+    /// global-memory pair only with one: an access the proof cannot decide, a scatter through
+    /// loaded indices, is left to the simulator's detector).
     pub const REPORT: Query = Query {
         witnesses: true,
         ordering: false,
     };
-    /// The shared-memory hazards outside `unsafe` (what `sync = "auto"` places barriers for).
-    pub const SHARED: Query = Query {
+    /// The hazards outside `unsafe` that `sync = "auto"` places barriers for (a global-memory
+    /// pair where the proof decides it exactly).
+    pub const PLACE: Query = Query {
         witnesses: false,
         ordering: false,
     };
@@ -125,8 +128,8 @@ impl Query {
     };
 }
 
-/// A hazard between two accesses to a shared array (or, for [`Query::ordering`], to any
-/// array two threads of a block can both reach).
+/// A hazard between two accesses by two threads of one block to a shared array or a `&mut`
+/// slice in global memory.
 #[derive(Clone, Debug)]
 pub struct Hazard {
     /// The array.
@@ -179,7 +182,7 @@ pub fn thread_rank(k: &Kernel) -> usize {
 pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, query: Query) -> Vec<Hazard> {
     let in_scope = k.arrays.iter().any(|(_, a)| match a.kind {
         ArrayKind::Shared { .. } => true,
-        ArrayKind::Global { mutable } => mutable && query.ordering,
+        ArrayKind::Global { mutable } => mutable,
         ArrayKind::Local { .. } => false,
     });
     if !in_scope {

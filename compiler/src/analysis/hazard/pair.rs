@@ -148,16 +148,39 @@ impl Walker<'_> {
         self.seen.insert((a.id, x.id));
         // A concrete pair is only meaningful when every per-thread value in play is modelled
         // exactly (thread ids, strided-loop indices), not an opaque stand-in.
-        let exact = a.index.iter().chain(&x.index).all(|v| {
-            v.aff.terms.keys().all(|s| {
-                let info = &self.syms[*s as usize];
-                // A quotient or remainder is defined exactly by its facts.
-                !info.per_thread || info.kind != SymKind::Other || !info.facts.is_empty()
-            })
+        // The guards count too: a pair of threads that satisfies an opaque stand-in for a
+        // condition (both with "lane 0") need not be an execution.
+        let modelled = |s: &Var| {
+            let info = &self.syms[*s as usize];
+            // A quotient or remainder is defined exactly by its facts.
+            !info.per_thread || info.kind != SymKind::Other || !info.facts.is_empty()
+        };
+        let guard_terms = a.guards.iter().chain(&x.guards).flat_map(|c| match c {
+            Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f) => f.terms.keys(),
         });
+        let exact = a
+            .index
+            .iter()
+            .chain(&x.index)
+            .flat_map(|v| v.aff.terms.keys())
+            .chain(guard_terms)
+            .all(modelled);
         let witness = witness_cs
             .filter(|_| exact && self.witnesses)
             .and_then(|c| affine::witness(&c, 40, 200_000))
+            // `global_idx()`'s base is `block_idx * block_dim`, which the linear model keeps
+            // as one symbol: a pair whose base is no multiple of the block's extent is no
+            // execution, so it is not shown.
+            .filter(|vals| {
+                (0..3).all(|axis| {
+                    let Some(base) = self.sym_keys.get(&SymKey::GlobalBase(axis)) else {
+                        return true;
+                    };
+                    let bd = vals.get(&(2 * self.bdim_sym(axis))).copied().unwrap_or(1);
+                    vals.get(&(2 * base))
+                        .is_none_or(|b| *b >= 0 && bd > 0 && b % bd == 0)
+                })
+            })
             .map(|vals| {
                 let thread = |first: bool| {
                     let mut t = [0i128; 3];
@@ -187,6 +210,13 @@ impl Walker<'_> {
                     block_dim,
                 }
             });
+        // Global memory: outside the ordering query, only what the proof decides exactly (and,
+        // when reporting, can show with a pair of threads) is a hazard.
+        let global = matches!(self.k.arrays.get(x.array).kind, ArrayKind::Global { .. });
+        if global && !self.ordering && !(exact && (!self.witnesses || witness.is_some())) {
+            self.seen.remove(&(a.id, x.id));
+            return;
+        }
         // Without a pair to show, name a per-thread index term the proof could not model.
         let unmodelled = if witness.is_none() {
             a.index

@@ -101,6 +101,15 @@ impl Walker<'_> {
                         let tid = self.tid(a);
                         exact(Affine::var(base).add(&Affine::var(tid)))
                     }
+                    // In one-dimensional blocks (the launch checks it) a lane is `x % 32`.
+                    Builtin::LaneId if self.rank == 1 => {
+                        let tx = Val {
+                            aff: Affine::var(self.tid(0)),
+                            exact: true,
+                        };
+                        let (_, lane) = self.quotient(e, &tx, 32);
+                        exact(Affine::var(lane))
+                    }
                     Builtin::LaneId => self.opaque(e, true),
                     Builtin::WarpSize => exact(Affine::constant(32)),
                 }
@@ -383,7 +392,7 @@ impl Walker<'_> {
     ) {
         let tracked = match self.k.arrays.get(array).kind {
             ArrayKind::Shared { .. } => true,
-            ArrayKind::Global { mutable } => mutable && self.ordering,
+            ArrayKind::Global { mutable } => mutable,
             ArrayKind::Local { .. } => false,
         };
         if !tracked {
