@@ -96,6 +96,34 @@ fn transpose_input() -> Vec<f32> {
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
     v.push(Case {
+        name: "halo_stencil",
+        run: |dev| {
+            let input = module_consts_input();
+            let n = input.len();
+            let mut out = dev.zeros::<f32>(n)?;
+            let input = dev.upload(&input)?;
+            ports::halo_stencil.launch(dev, Launch::new(n as u32 / 64, 64), &mut out, &input)?;
+            Ok(out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect())
+        },
+        expected: || {
+            let input = module_consts_input();
+            let at = |j: i64| {
+                usize::try_from(j)
+                    .ok()
+                    .and_then(|j| input.get(j).copied())
+                    .unwrap_or(0.0)
+            };
+            (0..input.len() as i64)
+                .map(|i| at(i - 2) + at(i - 1) + at(i) + at(i + 1) + at(i + 2))
+                .map(|x| u64::from(x.to_bits()))
+                .collect()
+        },
+    });
+    v.push(Case {
         name: "transpose_samples",
         run: |dev| {
             let input = dev.upload(&transpose_input())?;

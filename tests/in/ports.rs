@@ -89,3 +89,28 @@ pub fn transpose_samples(out: &mut [f32], input: &[f32], width: u32, height: u32
         }
     }
 }
+
+const HALO: usize = 2;
+
+/// A 1-D stencil whose tile holds the block and a halo on each side: the tile's length is an
+/// expression of module constants, which the launch evaluates.
+#[kernel(block = 64)]
+pub fn halo_stencil(out: &mut [f32], input: &[f32]) {
+    let tile = shared::<[f32; BLOCK + 2 * HALO]>();
+    let t = thread_idx().x;
+    let i = block_idx().x * 64 + t;
+    let n = input.len() as u32;
+    tile[t + 2] = if i < n { input[i] } else { 0.0 };
+    if t < 2 {
+        tile[t] = if i >= 2 && i - 2 < n {
+            input[i - 2]
+        } else {
+            0.0
+        };
+        tile[t + 66] = if i + 64 < n { input[i + 64] } else { 0.0 };
+    }
+    sync_block_threads();
+    if i < n {
+        out[i] = tile[t] + tile[t + 1] + tile[t + 2] + tile[t + 3] + tile[t + 4];
+    }
+}

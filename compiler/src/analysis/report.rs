@@ -65,6 +65,7 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
         {
             let what = match k.param_named(n).map(|p| p.source) {
                 Some(ParamSource::ModuleConst) => "the module constant",
+                Some(ParamSource::ArrayLength) => "the value of",
                 _ => "the const parameter",
             };
             let _ = writeln!(

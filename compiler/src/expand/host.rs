@@ -89,21 +89,6 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let name = &func.sig.ident;
     let generics = &func.sig.generics;
     let (impl_generics, ty_generics, _) = generics.split_for_impl();
-    // A shared array sized by a const parameter: the launch's dynamic shared memory.
-    let shared_sizing = k.arrays.iter().find_map(|(_, a)| match &a.kind {
-        ArrayKind::Shared {
-            len_param: Some(n), ..
-        } => {
-            let n = Ident::new(n, Span::call_site());
-            let size = a.elem.size_bytes();
-            Some(quote! {
-                let __launch = __launch.shared_bytes(
-                    u32::try_from((#n as u64).saturating_mul(#size)).unwrap_or(u32::MAX),
-                );
-            })
-        }
-        _ => None,
-    });
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let info = format_ident!("__CUPHASE_KERNEL_{}", name);
     let info_unchecked = format_ident!("__CUPHASE_KERNEL_UNCHECKED_{}", name);
@@ -118,8 +103,15 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let mut sim_prep = Vec::new();
     let mut sim_args = Vec::new();
     let mut const_prep = Vec::new();
+    // The variables the glue holds implicit values in, by parameter name.
+    let mut implicit: Vec<(String, Ident)> = Vec::new();
     for p in &k.params {
-        let pname = Ident::new(&p.name, p.span.lo);
+        // (A computed length's "name" is its expression's text, no identifier.)
+        let pname = if p.source == ParamSource::ArrayLength {
+            format_ident!("__len")
+        } else {
+            Ident::new(&p.name, p.span.lo)
+        };
         match p.kind {
             ParamKind::Scalar { ty, .. } if p.is_implicit() => {
                 // `k::<256>`: the value comes from the kernel value's type; `R`: from the
@@ -131,8 +123,16 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                     ParamSource::ModuleConstAs(_) => {
                         quote_spanned!(p.span.lo=> let #cname: #t = #pname as #t;)
                     }
+                    // The expression, at its place in the kernel (rustc's errors point there).
+                    ParamSource::ArrayLength => {
+                        let len = syn::parse_str::<syn::Expr>(&p.name)
+                            .map(|e| respan(quote!(#e), p.span.lo))
+                            .unwrap_or_else(|e| e.to_compile_error());
+                        quote_spanned!(p.span.lo=> let #cname: #t = #len;)
+                    }
                     _ => quote_spanned!(p.span.lo=> let #cname: #t = #pname;),
                 });
+                implicit.push((p.name.clone(), cname.clone()));
                 cuda_args.push(quote!(__args.arg(&#cname);));
                 sim_args.push(quote!(#cname));
             }
@@ -163,6 +163,22 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         }
     }
     let nlens = lens.len();
+    // A shared array sized at launch (by a const parameter, a module constant or an
+    // expression of them): the launch's dynamic shared memory.
+    let shared_sizing = k.arrays.iter().find_map(|(_, a)| match &a.kind {
+        ArrayKind::Shared {
+            len_param: Some(n), ..
+        } => {
+            let (_, value) = implicit.iter().find(|(name, _)| name == n)?;
+            let size = a.elem.size_bytes();
+            Some(quote! {
+                let __launch = __launch.shared_bytes(
+                    u32::try_from((#value as u64).saturating_mul(#size)).unwrap_or(u32::MAX),
+                );
+            })
+        }
+        _ => None,
+    });
     let elem_checks = k.params.iter().map(|p| match p.kind {
         ParamKind::Scalar { ty, .. } => {
             let t = scalar_tokens(ty);
@@ -387,4 +403,22 @@ pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                n.set_span(span);
+                proc_macro2::TokenTree::Group(n)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }

@@ -147,11 +147,16 @@ pub enum ParamSource {
     /// `NAME as T` of a module constant: the host glue computes the cast (with rustc's types
     /// and Rust's meaning) and passes the result, of type `T`.
     ModuleConstAs(Scalar),
+    /// The length of a shared array written as an expression of constants
+    /// (`[f32; BLOCK + 2 * R]`): the parameter's name is the expression's Rust text, which
+    /// the host glue evaluates (a `usize`) and passes; it also sizes the launch's dynamic
+    /// shared memory.
+    ArrayLength,
 }
 
 impl Kernel {
-    /// The parameter that holds the value named `name` (a const generic or a module
-    /// constant, as a shared array's length names it).
+    /// The parameter that holds the value named `name` (a const generic, a module constant,
+    /// or the text of a length computed from them, as a shared array's length names it).
     pub fn param_named(&self, name: &str) -> Option<&Param> {
         self.params
             .iter()

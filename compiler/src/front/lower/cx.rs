@@ -115,6 +115,12 @@ impl Lowerer<'_> {
         self.module_const_of(name, span, Some(to), ParamSource::ModuleConstAs(to))
     }
 
+    /// The variable that holds the length a shared array's type computes from constants
+    /// (`text` is the expression's Rust text; the host evaluates it).
+    pub(super) fn array_length(&mut self, text: &str, span: Span) -> Handle<Local> {
+        self.module_const_of(text, span, Some(Scalar::Usize), ParamSource::ArrayLength)
+    }
+
     fn module_const_of(
         &mut self,
         name: &str,
@@ -136,6 +142,7 @@ impl Lowerer<'_> {
         }
         let local_name = match source {
             ParamSource::ModuleConstAs(to) => format!("{name}_as_{}", to.rust_name()),
+            ParamSource::ArrayLength => "len".to_string(),
             _ => name.to_string(),
         };
         let local = self.locals.append(

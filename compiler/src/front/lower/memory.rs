@@ -255,9 +255,34 @@ impl Lowerer<'_> {
                 return Some(None);
             }
         };
-        // `[T; N]` with `N` a const parameter of the kernel or a constant of its module: the
-        // launch sizes it.
+        // `[T; N]` with `N` a const parameter of the kernel or a constant of its module, or an
+        // expression of such constants (`[T; BLOCK + 2 * R]`): the launch sizes it. Literal
+        // arithmetic (`[T; 2 * 64]`) is a length like a literal.
         if let syn::Type::Array(a) = ty {
+            let computed = literal_len(&a.len).is_none()
+                && !matches!(&a.len, syn::Expr::Lit(_) | syn::Expr::Path(_));
+            if computed && !self.closure {
+                let Some(elem) = type_to_scalar(&a.elem) else {
+                    self.err(
+                        a.elem.src(),
+                        "an array sized by an expression has one dimension: `shared::<[T; N + 2]>()`",
+                    );
+                    return Some(None);
+                };
+                if let Some((h, _)) = self.arrays.iter().find(|(_, a)| a.kind.is_dynamic()) {
+                    let first = self.arrays.span(h);
+                    self.cx.push(
+                        Diagnostic::new(ty.src(), "a kernel has one shared array sized at launch (by a constant, an expression of constants or `shared_slice`)")
+                            .label(first, "the first one is here")
+                            .note("size the others with literals, or carve this one array into parts"),
+                    );
+                    return Some(None);
+                }
+                let text = quote::ToTokens::to_token_stream(&a.len).to_string();
+                self.array_length(&text, a.len.src());
+                self.pending_len_param = Some(text);
+                return Some(Some((elem, Vec::new())));
+            }
             if let syn::Expr::Path(p) = &a.len {
                 let param = p
                     .path
@@ -320,6 +345,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn const_len(&mut self, e: &syn::Expr) -> Option<u64> {
+        if let Some(n) = literal_len(e).filter(|n| *n > 0) {
+            return Some(n);
+        }
         if let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
@@ -546,5 +574,33 @@ impl Lowerer<'_> {
             hs.push(self.value_or_none(ix, out)?);
         }
         Some((array, hs))
+    }
+}
+
+/// The value of an array length written with integer literals and arithmetic (`2 * 64`,
+/// `(256 + 2 * 4) as usize`), if it has one.
+fn literal_len(e: &syn::Expr) -> Option<u64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok(),
+        syn::Expr::Paren(p) => literal_len(&p.expr),
+        syn::Expr::Group(g) => literal_len(&g.expr),
+        syn::Expr::Cast(c) => literal_len(&c.expr),
+        syn::Expr::Binary(b) => {
+            let (l, r) = (literal_len(&b.left)?, literal_len(&b.right)?);
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                syn::BinOp::Rem(_) => l.checked_rem(r),
+                syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                syn::BinOp::Shr(_) => u32::try_from(r).ok().and_then(|r| l.checked_shr(r)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
