@@ -378,18 +378,19 @@ extern "C" __global__ void __launch_bounds__(64) halo_stencil(
         tile[t] = (i >= 2u) && (i - 2u < n) ? input[cuphase::idx(cuphase_faults, i - 2u, input_len, 3u)] : 0.0f;
 #line 105 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
+#line 110 "tests/in/ports.rs"
         if ((unsigned long long)(t + 66u) >= tile_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)(t + 66u), tile_len); return; }
-#line 106 "tests/in/ports.rs"
+#line 110 "tests/in/ports.rs"
         tile[t + 66u] = i + 64u < n ? input[cuphase::idx(cuphase_faults, i + 64u, input_len, 5u)] : 0.0f;
-#line 106 "tests/in/ports.rs"
+#line 110 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
     }
     __syncthreads();
     if (i < n) {
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 6u, (unsigned long long)i, out_len); return; }
-#line 110 "tests/in/ports.rs"
+#line 114 "tests/in/ports.rs"
         out[i] = tile[cuphase::idx(cuphase_faults, t, tile_len, 7u)] + tile[cuphase::idx(cuphase_faults, t + 1u, tile_len, 8u)] + tile[cuphase::idx(cuphase_faults, t + 2u, tile_len, 9u)] + tile[cuphase::idx(cuphase_faults, t + 3u, tile_len, 10u)] + tile[cuphase::idx(cuphase_faults, t + 4u, tile_len, 11u)];
-#line 110 "tests/in/ports.rs"
+#line 114 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
     }
 }

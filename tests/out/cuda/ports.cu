@@ -161,6 +161,7 @@ extern "C" __global__ void __launch_bounds__(64) halo_stencil(
     tile[t + 2u] = i < n ? input[i] : 0.0f;
     if (t < 2u) {
         tile[t] = (i >= 2u) && (i - 2u < n) ? input[i - 2u] : 0.0f;
+#line 110 "tests/in/ports.rs"
         tile[t + 66u] = i + 64u < n ? input[i + 64u] : 0.0f;
     }
     __syncthreads();
