@@ -19,7 +19,7 @@
 //! - `syntax`: C types, literals, precedence (a leaf);
 //! - `helpers`: the Rust-semantics helpers, one typed table (a leaf);
 //! - `writer`: the writer's state, its lines and the `#line` directives;
-//! - `stmt`: the kernel's signature, declarations and statements;
+//! - `stmt`: the kernel's signature, declarations and statements; `loops`: `for` headers;
 //! - `expr`, `methods`: expressions;
 //! - `checks`: bounds, division, `step_by` and `clamp` checks, the fault prelude;
 //! - `preludes`: the header before the kernel.
@@ -27,6 +27,7 @@
 mod checks;
 mod expr;
 mod helpers;
+mod loops;
 mod methods;
 mod preludes;
 mod stmt;
