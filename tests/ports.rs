@@ -93,8 +93,36 @@ fn transpose_input() -> Vec<f32> {
     (0..T_W * T_H).map(|i| i as f32 * 0.25 - 3.0).collect()
 }
 
+fn reduce_input() -> Vec<f32> {
+    (0..256 * 7 - 30).map(|i| (i % 7) as f32 - 3.0).collect()
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "reduce_warp_tail",
+        run: |dev| {
+            let input = reduce_input();
+            let blocks = input.len().div_ceil(256) as u32;
+            let mut out = dev.zeros::<f32>(blocks as usize)?;
+            let input = dev.upload(&input)?;
+            ports::reduce_warp_tail.launch(dev, Launch::new(blocks, 256), &mut out, &input)?;
+            // Its warp operations are warp-uniform only in blocks of whole warps.
+            let wrong = ports::reduce_warp_tail.launch(dev, Launch::new(1, 100), &mut out, &input);
+            assert!(
+                matches!(&wrong, Err(Error::InvalidLaunch { reason, .. }) if reason.contains("multiple of 32")),
+                "{wrong:?}"
+            );
+            Ok(out.to_vec()?.iter().map(|x| u64::from(x.to_bits())).collect())
+        },
+        expected: || {
+            // Small integers: every order of the additions gives the same sum.
+            reduce_input()
+                .chunks(256)
+                .map(|c| u64::from(c.iter().sum::<f32>().to_bits()))
+                .collect()
+        },
+    });
     v.push(Case {
         name: "halo_stencil",
         run: |dev| {

@@ -76,6 +76,14 @@ impl Launch {
     pub fn validate_for(&self, info: &KernelInfo) -> Result<(), Error> {
         self.validate(info.name)?;
         let b = self.block;
+        if info.whole_warps && !b.x.is_multiple_of(32) {
+            return Err(Error::InvalidLaunch {
+                kernel: info.name.to_string(),
+                reason: format!(
+                    "the block {b} does not fit the kernel: its warp operations were proven warp-uniform for blocks whose x extent is a multiple of 32"
+                ),
+            });
+        }
         if let Some([x, y, z]) = info.block_shape {
             if (b.x, b.y, b.z) != (x, y, z) {
                 return Err(Error::InvalidLaunch {

@@ -114,3 +114,37 @@ pub fn halo_stencil(out: &mut [f32], input: &[f32]) {
         out[i] = tile[t] + tile[t + 1] + tile[t + 2] + tile[t + 3] + tile[t + 4];
     }
 }
+
+/// The CUDA samples' reduction with a warp-shuffle tail: a shared tree down to 64 values, then
+/// the first warp finishes under `if tid < 32` (warp-uniform when blocks are whole warps).
+#[kernel]
+pub fn reduce_warp_tail(out: &mut [f32], input: &[f32]) {
+    let sdata = shared::<[f32; 256]>();
+    let tid = thread_idx().x;
+    let i = block_idx().x * 256 + tid;
+    sdata[tid] = if i < input.len() as u32 {
+        input[i]
+    } else {
+        0.0
+    };
+    sync_block_threads();
+    let mut s = 128u32;
+    while s > 32 {
+        if tid < s {
+            sdata[tid] = sdata[tid] + sdata[tid + s];
+        }
+        sync_block_threads();
+        s /= 2;
+    }
+    if tid < 32 {
+        let mut sum = sdata[tid] + sdata[tid + 32];
+        let mut offset = 16u32;
+        while offset > 0 {
+            sum += warp_shuffle_down(sum, offset);
+            offset /= 2;
+        }
+        if tid == 0 {
+            out[block_idx().x] = sum;
+        }
+    }
+}

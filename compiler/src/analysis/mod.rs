@@ -26,6 +26,8 @@ mod precision_tests;
 mod shape_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod warp_tests;
 
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
@@ -88,5 +90,12 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     if mode == SyncMode::Check {
         remove_useless(checked, &mut removed, false);
     }
-    Ok(report(checked, &removed))
+    let mut report = report(checked, &removed);
+    report.whole_warps = uni.needs_whole_warps;
+    if report.whole_warps {
+        report.text.push_str(
+            "launch: warp operations are warp-uniform for blocks whose x extent is a multiple of 32; launches are checked\n",
+        );
+    }
+    Ok(report)
 }

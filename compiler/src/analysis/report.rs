@@ -16,6 +16,9 @@ pub struct Report {
     /// Every shared-memory access is covered by the hazard proof (none sits in `unsafe`), so
     /// the simulator may skip its shared-memory race detection.
     pub shared_proven: bool,
+    /// The kernel's warp operations were proven warp-uniform for blocks whose x extent is a
+    /// multiple of 32: launches must have such blocks.
+    pub whole_warps: bool,
 }
 
 /// Whether any shared-memory access sits inside an `unsafe` block (the proof skips those).
@@ -161,5 +164,6 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
         text: t,
         block_rank: rank as u8,
         shared_proven: !unsafe_shared_access(k),
+        whole_warps: false,
     }
 }

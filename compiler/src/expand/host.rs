@@ -67,6 +67,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let report_text = &report.text;
     let _ = report;
     let block_rank = report.block_rank;
+    let whole_warps = report.whole_warps;
     let block_shape = match k.options.block {
         Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
         None => quote!(::core::option::Option::None),
@@ -219,6 +220,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 rust_line: #line,
                 fast_math: #fast_math,
                 report: #report_text,
+                whole_warps: #whole_warps,
                 block_shape: #block_shape,
                 block_rank: #block_rank,
                 shared_proven: #shared_proven,

@@ -164,6 +164,7 @@ mod tests {
             rust_line: 1,
             fast_math: false,
             report: "",
+            whole_warps: false,
             block_shape: None,
             block_rank: 3,
             shared_proven: false,

@@ -393,27 +393,23 @@ impl BlockCtx {
         let mut phase = 0u32;
         let forward = self.options.order == ThreadOrder::Forward;
         let mut warp_in: Vec<Option<(WarpOp, u64, u32)>> = vec![None; threads.len()];
-        let mut warp_out: Vec<u64> = Vec::new();
+        let mut warp_out: Vec<Option<u64>> = vec![None; threads.len()];
         loop {
-            let mut waiting = 0usize;
-            let mut done = 0usize;
-            // The barrier the first waiting thread stopped at, and whether another one differs.
-            let mut at: Option<&'static Loc> = None;
-            let mut mixed = false;
             let order = if forward {
                 Vec::new()
             } else {
                 self.order(threads.len(), phase)
             };
+            // Run every running thread to its next barrier, warp operation or end; a thread that
+            // waits stays put until what it waits at lets it go.
             // Indexing by position: the forward order (the default) allocates no permutation.
             #[allow(clippy::needless_range_loop)]
             for k in 0..threads.len() {
                 let t = if forward { k } else { order[k] };
-                let fut = &mut threads[t];
-                if matches!(state[t], State::Done) {
-                    done += 1;
+                if !matches!(state[t], State::Running) {
                     continue;
                 }
+                let fut = &mut threads[t];
                 set_current(Current {
                     block: self.linear,
                     thread: t as u32,
@@ -423,14 +419,11 @@ impl BlockCtx {
                 // so each future stays at its address from its first poll to its drop.
                 let fut = unsafe { Pin::new_unchecked(fut) };
                 ARRIVED.with(|a| a.set(None));
-                if let Some(o) = warp_out.get(t) {
-                    WARP_OUT.with(|w| w.set(*o));
+                if let Some(o) = warp_out[t].take() {
+                    WARP_OUT.with(|w| w.set(o));
                 }
                 match fut.poll(&mut cx) {
-                    Poll::Ready(Ok(())) => {
-                        state[t] = State::Done;
-                        done += 1;
-                    }
+                    Poll::Ready(Ok(())) => state[t] = State::Done,
                     Poll::Ready(Err(fault)) => {
                         return Err(fault.into_error(
                             self.kernel,
@@ -444,12 +437,6 @@ impl BlockCtx {
                         Some(loc) => {
                             warp_in[t] = WARP_IN.with(Cell::take);
                             state[t] = State::Waiting(loc);
-                            waiting += 1;
-                            match at {
-                                None => at = Some(loc),
-                                Some(a) if !std::ptr::eq(a, loc) => mixed = true,
-                                Some(_) => {}
-                            }
                         }
                         None => {
                             return Err(Error::BarrierDivergence {
@@ -461,27 +448,84 @@ impl BlockCtx {
                     },
                 }
             }
-            if waiting == 0 {
+            let done = state.iter().filter(|s| matches!(s, State::Done)).count();
+            if done == state.len() {
                 return Ok(());
             }
-            if mixed || done > 0 {
-                self.check_phase(&state, done)?;
+            // A warp whose lanes all wait at one warp operation gets its results and goes on;
+            // the operation orders no memory, so the phase goes on too.
+            if warp_in.iter().any(Option::is_some) {
+                let mut resumed = false;
+                for base in (0..threads.len()).step_by(32) {
+                    let lanes = base..(base + 32).min(threads.len());
+                    if warp_in[lanes.clone()].iter().all(Option::is_none) {
+                        continue;
+                    }
+                    let same = match state[base] {
+                        State::Waiting(first) => state[lanes.clone()]
+                            .iter()
+                            .all(|s| matches!(s, State::Waiting(l) if std::ptr::eq(*l, first))),
+                        _ => false,
+                    };
+                    if !same || warp_in[lanes.clone()].iter().any(Option::is_none) {
+                        return Err(self.warp_divergence(&state, base));
+                    }
+                    let inputs: Vec<(WarpOp, u64, u32)> =
+                        warp_in[lanes.clone()].iter().flatten().copied().collect();
+                    for (t, o) in lanes.zip(warp_results(&inputs)) {
+                        warp_out[t] = Some(o);
+                        warp_in[t] = None;
+                        state[t] = State::Running;
+                    }
+                    resumed = true;
+                }
+                if resumed {
+                    continue;
+                }
             }
-            // Every thread waits at one place: a warp operation hands out its results and
-            // the phase goes on; a barrier ends the phase.
-            if warp_in.iter().all(Option::is_some) {
-                let inputs: Vec<(WarpOp, u64, u32)> = warp_in.iter().flatten().copied().collect();
-                warp_out = warp_results(&inputs);
-                warp_in.iter_mut().for_each(|w| *w = None);
-            } else {
-                warp_out.clear();
-                phase = phase.wrapping_add(1);
-            }
+            // Every live thread waits at a barrier: the same one, and none may have finished;
+            // the phase ends.
+            self.check_phase(&state, done)?;
+            phase = phase.wrapping_add(1);
             for s in state.iter_mut() {
                 if matches!(s, State::Waiting(_)) {
                     *s = State::Running;
                 }
             }
+        }
+    }
+
+    /// Some lanes of the warp at `base` wait at a warp operation and others do not (they wait
+    /// elsewhere or have finished): the operation is not reached by its whole warp.
+    fn warp_divergence(&self, state: &[State], base: usize) -> Error {
+        let lanes = base..(base + 32).min(state.len());
+        let mut parts: Vec<String> = Vec::new();
+        let mut sites: Vec<(&'static Loc, usize)> = Vec::new();
+        let mut done = 0;
+        for s in &state[lanes] {
+            match s {
+                State::Waiting(loc) => match sites.iter_mut().find(|(l, _)| std::ptr::eq(*l, *loc))
+                {
+                    Some(site) => site.1 += 1,
+                    None => sites.push((loc, 1)),
+                },
+                _ => done += 1,
+            }
+        }
+        for (loc, count) in sites {
+            parts.push(format!("{count} lane(s) wait at {loc}"));
+        }
+        if done > 0 {
+            parts.push(format!("{done} lane(s) have finished"));
+        }
+        Error::BarrierDivergence {
+            kernel: self.kernel,
+            block: self.block_idx,
+            detail: format!(
+                "the warp of thread {} does not meet at one warp operation: {}",
+                unlinearize(base as u64, self.block_dim),
+                parts.join("; ")
+            ),
         }
     }
 

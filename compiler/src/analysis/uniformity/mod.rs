@@ -12,8 +12,17 @@
 //! threads only. Where WGSL is merely conservative this analysis is exact: a non-uniform
 //! `continue` only makes the rest of its own iteration non-uniform, since every thread still
 //! reaches the loop's head for the next iteration.
+//!
+//! Warp operations are checked by a second pass of the same analysis at warp level (`warp`):
+//! there "uniform" means the same in every lane of a warp, which block-uniform values are and,
+//! when blocks are whole warps along x, so are `thread_idx().x / 32`, `thread_idx().x < 32 * k`,
+//! `thread_idx().y` and votes. The warp rules are used only where block-uniformity does not
+//! already suffice, and then [`UniformityInfo::needs_whole_warps`] asks the launch to check.
+
+mod warp;
 
 use crate::diag::{Ctxt, Diagnostic};
+use crate::ir::visit;
 use crate::ir::*;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -138,6 +147,10 @@ pub struct UniformityInfo {
     pub cf: HashMap<StmtId, Option<Rc<Reason>>>,
     /// For each loop statement: which locals are uniform at its head.
     pub loop_head_uniform: HashMap<StmtId, Vec<bool>>,
+    /// The kernel's warp operations are warp-uniform only if every block's x extent is a
+    /// multiple of 32 (a condition like `thread_idx().x < 32` or `thread_idx().x / 32` made
+    /// them so): the launch checks it.
+    pub needs_whole_warps: bool,
 }
 
 impl UniformityInfo {
@@ -151,17 +164,46 @@ struct Analyzer<'k, 'c> {
     k: &'k Kernel,
     cx: &'c mut Ctxt,
     reporting: bool,
+    /// The warp-level pass: "uniform" means the same in every thread of a warp, and only warp
+    /// operations are checked (blocks whose x extent is a multiple of 32 are assumed; the
+    /// launch checks it where a warp rule was used).
+    warp: bool,
+    /// In the warp-level pass: the rules that need whole warps along x are used.
+    rules: bool,
+    /// Per local: it holds exactly `thread_idx().x` (an immutable copy of it).
+    tid_x: Vec<bool>,
+
     loops: Vec<(usize, Option<Handle<Label>>)>,
     next_loop: usize,
     info: UniformityInfo,
 }
 
-/// Runs the analysis; divergent barriers and non-uniform `uniform_load` indices go to `cx`.
+/// Runs the analysis; divergent barriers and non-uniform `uniform_load` indices go to `cx`,
+/// and (from a second, warp-level pass) warp operations not reached by every thread of their
+/// warp.
 pub fn analyze(cx: &mut Ctxt, k: &Kernel) -> UniformityInfo {
+    let mut info = pass(cx, k, false, false);
+    if visit::any_stmt(&k.body, |s| matches!(s, Stmt::Warp { .. })) {
+        // Block-uniform control flow is warp-uniform in any block; only where that does not
+        // suffice are the rules that need whole warps used (and the launch checks for them).
+        let mut plain = Ctxt::new();
+        let _ = pass(&mut plain, k, true, false);
+        if plain.has_errors() {
+            let _ = pass(cx, k, true, true);
+            info.needs_whole_warps = true;
+        }
+    }
+    info
+}
+
+fn pass(cx: &mut Ctxt, k: &Kernel, warp: bool, rules: bool) -> UniformityInfo {
     let mut a = Analyzer {
         k,
         cx,
         reporting: true,
+        warp,
+        rules,
+        tid_x: warp::tid_x_locals(k),
         loops: Vec::new(),
         next_loop: 0,
         info: UniformityInfo::default(),
@@ -183,6 +225,9 @@ impl Analyzer<'_, '_> {
                 path: Vec::new(),
             }))
         };
+        if self.rules && self.warp_uniform(h) {
+            return Uni::Uniform;
+        }
         match self.k.exprs.get(h) {
             Expr::Literal(_) | Expr::Len(_) | Expr::AssumeUniform(_) | Expr::UniformLoad { .. } => {
                 Uni::Uniform
@@ -434,24 +479,31 @@ impl Analyzer<'_, '_> {
                 Flow::default()
             }
             Stmt::Warp { op, result, .. } => {
-                if let Some(r) = cf {
-                    let what = format!(
-                        "`{}` (a warp operation, which every thread of the block must reach here)",
-                        op.name()
-                    );
-                    self.divergent_barrier(span, &what, r, &[], None);
+                // Checked by the warp-level pass: every thread of the warp must reach it.
+                if let (true, Some(r)) = (self.warp, cf) {
+                    let what = format!("`{}` (a warp operation)", op.name());
+                    self.divergent_warp_op(span, &what, r);
                 }
                 if let Some(res) = result {
-                    st.vars[res.index()] = Uni::NonUniform(Rc::new(Origin {
-                        root_span: span,
-                        root: format!("`{}` (each thread gets its own lane's result)", op.name()),
-                        path: vec![self.k.locals.get(*res).name.clone()],
-                    }));
+                    // A vote's result is the same in every thread of the warp.
+                    let vote = matches!(op, WarpOp::Ballot | WarpOp::All | WarpOp::Any);
+                    st.vars[res.index()] = if self.rules && vote {
+                        Uni::Uniform
+                    } else {
+                        Uni::NonUniform(Rc::new(Origin {
+                            root_span: span,
+                            root: format!(
+                                "`{}` (each thread gets its own lane's result)",
+                                op.name()
+                            ),
+                            path: vec![self.k.locals.get(*res).name.clone()],
+                        }))
+                    };
                 }
                 Flow::default()
             }
             Stmt::Barrier { index } => {
-                if let Some(r) = cf {
+                if let (false, Some(r)) = (self.warp, cf) {
                     let what = match self.k.barriers[*index].origin {
                         BarrierOrigin::UniformLoad => {
                             "`uniform_load` (which starts with a barrier)"
@@ -540,7 +592,7 @@ impl Analyzer<'_, '_> {
 
     /// A `uniform_load` whose index is not uniform is an error.
     fn uniform_load_check(&mut self, e: Handle<Expr>, st: &State) {
-        if !self.reporting {
+        if !self.reporting || self.warp {
             return;
         }
         let mut stack = vec![e];
