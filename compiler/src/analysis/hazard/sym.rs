@@ -123,7 +123,8 @@ impl Walker<'_> {
                 let idx: Vec<Val> = index.iter().map(|i| self.eval(*i)).collect();
                 let uniform_index = idx.iter().all(|v| !self.per_thread(v));
                 match self.k.arrays.get(array).kind {
-                    ArrayKind::Shared { .. } => {
+                    // Memory other threads write: an access, and a value per thread.
+                    ArrayKind::Shared { .. } | ArrayKind::Global { mutable: true } => {
                         self.access(
                             AccessKey::Load(e),
                             array,
@@ -135,17 +136,6 @@ impl Walker<'_> {
                         self.opaque(e, true)
                     }
                     ArrayKind::Global { mutable: false } => self.opaque(e, !uniform_index),
-                    ArrayKind::Global { mutable: true } => {
-                        self.access(
-                            AccessKey::Load(e),
-                            array,
-                            false,
-                            false,
-                            idx,
-                            self.k.exprs.span(e),
-                        );
-                        self.opaque(e, true)
-                    }
                     ArrayKind::Local { .. } => self.opaque(e, true),
                 }
             }

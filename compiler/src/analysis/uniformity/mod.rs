@@ -94,6 +94,25 @@ pub struct Reason {
     pub cause: Option<Rc<Reason>>,
 }
 
+impl Reason {
+    /// `d` with labels for what led to this divergence: the condition an exit was taken
+    /// under, and where the non-uniform value comes from.
+    fn explain(&self, mut d: Diagnostic) -> Diagnostic {
+        if let Some(c) = &self.cause {
+            d = d.label(c.span, c.text.clone());
+        }
+        if let Some(o) = &self.origin {
+            let name = o
+                .path
+                .last()
+                .map(|v| format!("`{v}`"))
+                .unwrap_or_else(|| "the value".into());
+            d = d.label(o.root_span, format!("{name} comes from {}", o.describe()));
+        }
+        d
+    }
+}
+
 type Cf = Option<Rc<Reason>>;
 
 fn join_cf(a: &Cf, b: &Cf) -> Cf {
@@ -401,17 +420,7 @@ impl Analyzer<'_, '_> {
             ),
         }
         .label(reason.span, format!("control flow diverges here: {}", reason.text));
-        if let Some(c) = &reason.cause {
-            d = d.label(c.span, c.text.clone());
-        }
-        if let Some(o) = &reason.origin {
-            let name = o
-                .path
-                .last()
-                .map(|v| format!("`{v}`"))
-                .unwrap_or_else(|| "the value".into());
-            d = d.label(o.root_span, format!("{name} comes from {}", o.describe()));
-        }
+        d = reason.explain(d);
         d = d.note("every thread of a block must reach each barrier the same number of times: move the barrier to where all threads go (before or after the branch or loop), or make the condition uniform (computed from block-uniform values only)");
         self.cx.push(d);
     }

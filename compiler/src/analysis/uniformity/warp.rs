@@ -87,17 +87,7 @@ impl Analyzer<'_, '_> {
             format!("{what} is not reached by every thread of its warp: some lanes would skip it or meet it a different number of times"),
         )
         .label(reason.span, format!("control flow diverges within a warp here: {}", reason.text));
-        if let Some(c) = &reason.cause {
-            d = d.label(c.span, c.text.clone());
-        }
-        if let Some(o) = &reason.origin {
-            let name = o
-                .path
-                .last()
-                .map(|v| format!("`{v}`"))
-                .unwrap_or_else(|| "the value".into());
-            d = d.label(o.root_span, format!("{name} comes from {}", o.describe()));
-        }
+        d = reason.explain(d);
         d = d.note("every thread of a warp must reach each warp operation: move it to where the whole warp goes, or make the condition the same for a warp's threads (block-uniform, or `thread_idx().x / 32`, `thread_idx().x < 32 * k`, `thread_idx().y`, which need blocks whose x extent is a multiple of 32, checked at launch)");
         self.cx.push(d);
     }
