@@ -8,7 +8,8 @@
 //! coefficients, which is the common case of thread ids and loop counters); disequalities are
 //! split into `< 0 or > 0`. Past a size limit the procedure gives up and answers `true`.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 /// A variable of a constraint system.
 pub type Var = u32;
@@ -97,7 +98,7 @@ impl Affine {
 }
 
 /// A linear constraint.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Constraint {
     /// `form == 0`
     Eq(Affine),
@@ -157,12 +158,34 @@ fn gcd(a: i128, b: i128) -> i128 {
 }
 
 const MAX_INEQUALITIES: usize = 4000;
+/// Answers kept by [`feasible`] (then forgotten all at once).
+const MAX_ANSWERS: usize = 50_000;
 const MAX_SPLITS: usize = 8;
 
 /// Whether the constraints may have a common integer solution (`false` is a proof that they
 /// have none).
 pub fn feasible(constraints: &[Constraint]) -> bool {
-    split(constraints.to_vec(), 0)
+    // The analyses ask the same question many times (each round of a loop's fixpoint, each
+    // query of the barrier passes, each value of an enumerated factor): answers are kept per
+    // thread, by the constraints.
+    thread_local! {
+        static ANSWERS: RefCell<HashMap<Vec<Constraint>, bool>> = RefCell::default();
+    }
+    let mut key = constraints.to_vec();
+    key.sort();
+    key.dedup();
+    if let Some(known) = ANSWERS.with(|a| a.borrow().get(&key).copied()) {
+        return known;
+    }
+    let answer = split(key.clone(), 0);
+    ANSWERS.with(|a| {
+        let mut a = a.borrow_mut();
+        if a.len() >= MAX_ANSWERS {
+            a.clear();
+        }
+        a.insert(key, answer);
+    });
+    answer
 }
 
 fn split(mut cs: Vec<Constraint>, depth: usize) -> bool {
@@ -334,7 +357,68 @@ pub fn witness(
             return Some(values);
         }
     }
-    None
+    // Last, the guided search over the variables that remain once the equalities with a unit
+    // coefficient are solved (a chain of definitions, `p = 4 q`, `512 = p + r`, fixes most
+    // variables from a few).
+    let (solved, rest) = eliminate(constraints);
+    let mut free: Vec<Var> = rest.iter().flat_map(|c| c.vars()).collect();
+    free.sort();
+    free.dedup();
+    let mut values = BTreeMap::new();
+    let mut steps = 0usize;
+    let mut search = Search {
+        cs: &rest,
+        vars: &free,
+        bound,
+        steps: &mut steps,
+        budget,
+        guided: true,
+    };
+    if !search.run(0, &mut values) {
+        return None;
+    }
+    for (v, by) in &solved {
+        let x = by.eval(&values);
+        values.insert(*v, x);
+    }
+    constraints
+        .iter()
+        .all(|c| c.holds(&values))
+        .then_some(values)
+}
+
+/// Solves the equalities with a unit coefficient: each solved variable with its value over
+/// the variables that remain (in no particular order), and the constraints left over them.
+fn eliminate(constraints: &[Constraint]) -> (Vec<(Var, Affine)>, Vec<Constraint>) {
+    let mut solved: Vec<(Var, Affine)> = Vec::new();
+    let mut rest = constraints.to_vec();
+    while let Some((i, v, k)) = rest.iter().enumerate().find_map(|(i, c)| match c {
+        Constraint::Eq(a) => a
+            .terms
+            .iter()
+            .find(|(_, k)| k.abs() == 1)
+            .map(|(v, k)| (i, *v, *k)),
+        _ => None,
+    }) {
+        let Constraint::Eq(a) = rest.swap_remove(i) else {
+            break;
+        };
+        // k v + rest == 0, k = ±1: v = -k * rest.
+        let mut others = a.clone();
+        others.terms.remove(&v);
+        let by = others.scale(-k);
+        let sub = |c: &Constraint| match c {
+            Constraint::Eq(x) => Constraint::Eq(x.substitute(v, &by)),
+            Constraint::Ge(x) => Constraint::Ge(x.substitute(v, &by)),
+            Constraint::Ne(x) => Constraint::Ne(x.substitute(v, &by)),
+        };
+        rest = rest.iter().map(sub).collect();
+        for (_, b) in &mut solved {
+            *b = b.substitute(v, &by);
+        }
+        solved.push((v, by));
+    }
+    (solved, rest)
 }
 
 /// A depth-first search for values of `vars` that satisfy `cs`. Plain: every variable takes

@@ -60,14 +60,42 @@ fn a_shared_quotient_is_a_race_with_a_real_pair() {
 }
 
 #[test]
-fn an_index_the_proof_cannot_model_is_undecided_not_a_race() {
-    // Blelloch's up-sweep index: `offset` doubles, so the product is not affine. The writes of
-    // different iterations are disjoint (2t, 4t + 1, 8t + 3, ...), which the proof cannot
-    // show: it says so, and names the term, instead of claiming a race.
+fn products_with_a_power_of_two_factor_are_decided() {
+    // Blelloch's up-sweep index: `offset` doubles, so the product is not affine, but once
+    // `offset` is fixed it is. The writes of different iterations are disjoint (2t, 4t + 1,
+    // 8t + 3, ...): enumerating the factor's values proves it.
+    assert_eq!(
+        verdict(
+            "let mut offset = 1u32;\n while offset < 512 {\n if t < 512 / offset { tile[offset * (2 * t + 1) - 1] = 1.0; }\n offset *= 2;\n }",
+        ),
+        Ok(())
+    );
+    // The interleaved tree reduction (CUDA samples' reduce0): `t % (2 * s) == 0`.
+    assert_eq!(
+        verdict(
+            "let mut s = 1u32;\n while s < 1024 {\n if t % (2 * s) == 0 && t + s < 1024 { tile[t] += tile[t + s]; }\n sync_block_threads();\n s *= 2;\n }",
+        ),
+        Ok(())
+    );
+    // A real collision through a product: `offset * t` for two threads and two offsets.
     let e = verdict(
-        "let mut offset = 1u32;\n while offset < 512 {\n if t < 512 / offset { tile[offset * (2 * t + 1) - 1] = 1.0; }\n offset *= 2;\n }",
+        "let mut offset = 1u32;\n while offset < 512 {\n if t < 512 / offset { tile[offset * t] = 1.0; }\n offset *= 2;\n }",
+    )
+    .expect_err("thread 2 in one round and thread 1 in the next write one element");
+    assert!(e.iter().any(|m| m.contains("data race")), "{e:?}");
+    // A factor that is not a power of two is not enumerated: undecided, not a race.
+    let e = verdict(
+        "let mut s = 3u32;\n while s < 512 {\n if t < 512 / s { tile[s * t] = 1.0; }\n s += 3;\n }",
     )
     .expect_err("the proof cannot decide it");
+    assert!(!e.iter().any(|m| m.contains("data race")), "{e:?}");
+}
+
+#[test]
+fn an_index_the_proof_cannot_model_is_undecided_not_a_race() {
+    // `t * t` is distinct for distinct threads, which the linear proof cannot show: it says
+    // so, and names the term, instead of claiming a race.
+    let e = verdict("if t < 32 { tile[t * t] = 1.0; }").expect_err("the proof cannot decide it");
     assert!(
         e.iter()
             .all(|m| m.contains("cannot prove that two threads never meet on shared array `tile`")),

@@ -8,6 +8,17 @@ use crate::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
+/// At most this many factors of products are enumerated in one pair (each takes up to
+/// 65 values).
+const MAX_ENUMERATED_FACTORS: usize = 2;
+
+/// A product symbol of one of the two threads: `var == factor * of`.
+pub(super) struct Product {
+    var: Var,
+    factor: Var,
+    of: Affine,
+}
+
 impl Walker<'_> {
     /// Instantiates a symbol for one of the two threads of a pair.
     pub(super) fn var_of(syms: &[SymInfo], s: Var, first: bool, carried: &BTreeSet<StmtId>) -> Var {
@@ -51,6 +62,7 @@ impl Walker<'_> {
         let fx = |s: Var| Self::var_of(&syms, s, false, carried);
         let mut cs: Vec<Constraint> = Vec::new();
         cs.extend(a.guards.iter().map(|c| c.map_vars(&fa)));
+        cs.extend(p.exit.iter().map(|c| c.map_vars(&fa)));
         cs.extend(x.guards.iter().map(|c| c.map_vars(&fx)));
         for (d, (ia, ix)) in a.index.iter().zip(&x.index).enumerate() {
             let (ia, ix) = (ia.aff.map_vars(&fa), ix.aff.map_vars(&fx));
@@ -73,6 +85,7 @@ impl Walker<'_> {
         let mut tid_vars = [[None; 3]; 2];
         let mut dist_pairs: BTreeMap<Var, [Option<Var>; 2]> = BTreeMap::new();
         let mut pending_vars: Vec<Var> = vars.iter().copied().collect();
+        let mut products: Vec<Product> = Vec::new();
         let mut done: BTreeSet<Var> = BTreeSet::new();
         while let Some(v) = pending_vars.pop() {
             if !done.insert(v) {
@@ -81,6 +94,17 @@ impl Walker<'_> {
             let s = v / 2;
             let inst = (v % 2) as usize; // 1: first thread's renamed copy
             let info = self.syms[s as usize].clone();
+            if let Some((f, x)) = &info.product {
+                let map = |w: Var| Self::var_of(&syms, w, inst == 1, carried);
+                let (f, x) = (map(*f), x.map_vars(&map));
+                pending_vars.push(f);
+                pending_vars.extend(x.terms.keys().copied());
+                products.push(Product {
+                    var: v,
+                    factor: f,
+                    of: x,
+                });
+            }
             if info.nonneg {
                 extra.push(Constraint::le(&Affine::constant(0), &Affine::var(v)));
             }
@@ -135,7 +159,7 @@ impl Walker<'_> {
                     }
                 }
             }
-            if affine::feasible(&case) {
+            if let Some(case) = self.feasible_case(case, &products) {
                 any = true;
                 witness_cs = Some(case);
                 break;
@@ -150,10 +174,19 @@ impl Walker<'_> {
         // exactly (thread ids, strided-loop indices), not an opaque stand-in.
         // The guards count too: a pair of threads that satisfies an opaque stand-in for a
         // condition (both with "lane 0") need not be an execution.
+        let enumerated: BTreeSet<Var> = products
+            .iter()
+            .filter(|p| self.enumerable(p.factor))
+            .map(|p| p.var / 2)
+            .collect();
         let modelled = |s: &Var| {
             let info = &self.syms[*s as usize];
-            // A quotient or remainder is defined exactly by its facts.
-            !info.per_thread || info.kind != SymKind::Other || !info.facts.is_empty()
+            // A quotient or remainder is defined exactly by its facts, a product once its
+            // factor's value is fixed.
+            !info.per_thread
+                || info.kind != SymKind::Other
+                || !info.facts.is_empty()
+                || enumerated.contains(s)
         };
         let guard_terms = a.guards.iter().chain(&x.guards).flat_map(|c| match c {
             Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f) => f.terms.keys(),
@@ -263,6 +296,60 @@ impl Walker<'_> {
             same_site,
             unmodelled,
         });
+    }
+
+    /// Whether the constraints, with the products `f * x` in them, may hold: the products of a
+    /// factor that is zero or a power of two are decided exactly, by each value the factor
+    /// can take (the system is linear once it is fixed); the others stay symbols of their own
+    /// (a relaxation). The feasible case, for the witness search.
+    fn feasible_case(&self, cs: Vec<Constraint>, products: &[Product]) -> Option<Vec<Constraint>> {
+        let mut factors: Vec<Var> = products
+            .iter()
+            .map(|p| p.factor)
+            .filter(|f| self.enumerable(*f))
+            .collect();
+        factors.sort();
+        factors.dedup();
+        if !affine::feasible(&cs) {
+            return None;
+        }
+        if factors.len() > MAX_ENUMERATED_FACTORS {
+            return Some(cs);
+        }
+        self.enumerate(cs, products, &factors)
+    }
+
+    fn enumerate(
+        &self,
+        cs: Vec<Constraint>,
+        products: &[Product],
+        factors: &[Var],
+    ) -> Option<Vec<Constraint>> {
+        let Some((&f, rest)) = factors.split_first() else {
+            return Some(cs);
+        };
+        let bits = self.syms[(f / 2) as usize].pow2;
+        let values = std::iter::once(0).chain((0..bits).map(|k| 1i128 << k));
+        for value in values {
+            let mut case = cs.clone();
+            case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));
+            for p in products.iter().filter(|p| p.factor == f) {
+                case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
+            }
+            // Fixing one factor only removes solutions: an infeasible case stays infeasible
+            // whatever the others are.
+            if affine::feasible(&case) {
+                if let Some(c) = self.enumerate(case, products, rest) {
+                    return Some(c);
+                }
+            }
+        }
+        None
+    }
+
+    /// A product's factor whose values the pair check enumerates: zero or a power of two.
+    fn enumerable(&self, f: Var) -> bool {
+        self.syms[(f / 2) as usize].pow2 > 0
     }
 
     /// The block's extent on `axis`: exact where the kernel declares its shape, else at least

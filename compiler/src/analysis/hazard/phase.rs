@@ -4,7 +4,6 @@
 use super::walker::*;
 use crate::analysis::affine::{Affine, Constraint};
 use crate::ir::*;
-use std::collections::BTreeSet;
 
 impl Walker<'_> {
     /// Checks the accesses the last evaluations made against the pending ones, then adds them.
@@ -18,18 +17,12 @@ impl Walker<'_> {
             }
             // Two threads running this very access.
             if acc.write {
-                let me = Pending {
-                    acc: acc.clone(),
-                    carried: BTreeSet::new(),
-                };
+                let me = Pending::new(acc.clone());
                 self.check_pair(&me, &acc);
             }
             pend.items
                 .retain(|p| !(p.acc.id == acc.id && p.carried.is_empty()));
-            pend.items.push(Pending {
-                acc,
-                carried: BTreeSet::new(),
-            });
+            pend.items.push(Pending::new(acc));
         }
     }
 
@@ -71,27 +64,22 @@ impl Walker<'_> {
                         self.flush(pend);
                         let new = match op {
                             None => v,
-                            Some(_) => {
+                            Some(op) => {
                                 // Recompute through the binary rules with the old value.
+                                let t = self.types.local(*l);
                                 let old = self.env[l.index()].clone();
-                                match (op, old) {
-                                    (Some(BinaryOp::Add), Some(o))
-                                        if self.types.local(*l).is_int() =>
-                                    {
-                                        Val {
-                                            aff: o.aff.add(&v.aff),
-                                            exact: o.exact && v.exact,
-                                        }
-                                    }
-                                    _ => {
+                                let modelled = old
+                                    .as_ref()
+                                    .and_then(|o| self.binary(OpSite::Stmt(here), *op, o, &v, t));
+                                match modelled {
+                                    Some(new) => new,
+                                    None => {
                                         let pt = self.per_thread(&v)
-                                            || self.env[l.index()]
-                                                .as_ref()
-                                                .is_none_or(|o| self.per_thread(o));
+                                            || old.as_ref().is_none_or(|o| self.per_thread(o));
                                         let sy = self.sym(
                                             SymKey::Compound(here, pt),
                                             pt,
-                                            self.types.local(*l).is_unsigned_int(),
+                                            t.is_unsigned_int(),
                                             SymKind::Other,
                                         );
                                         Val {
@@ -288,12 +276,42 @@ impl Walker<'_> {
         };
         let head_uniform = self.uni.loop_head_uniform.get(&id).cloned();
         let assigned = assigned_locals(body);
+        // Variables that start at zero or a power of two and only double or halve stay so.
+        let pow2: Vec<Handle<Local>> = assigned
+            .iter()
+            .copied()
+            .filter(|l| {
+                self.types.local(*l).is_unsigned_int()
+                    && self.env[l.index()]
+                        .as_ref()
+                        .is_some_and(|v| self.pow2_bits(v) > 0)
+                    && doubles_or_halves(self.k, body, *l)
+            })
+            .collect();
+        // What holds when the loop runs zero times, over the values before it.
+        let zero_trip = match (kind, &range) {
+            (LoopKind::While { cond }, _) => self.pure_constraints(*cond, false),
+            (
+                LoopKind::For {
+                    distribution: Distribution::Sequential,
+                    inclusive,
+                    ..
+                },
+                Some((st, en, _)),
+            ) if st.exact && en.exact => vec![if *inclusive {
+                Constraint::lt(&en.aff, &st.aff)
+            } else {
+                Constraint::le(&en.aff, &st.aff)
+            }],
+            _ => Vec::new(),
+        };
         let entry = pend.clone();
         let mut head = entry.clone();
+        let mut last = (Pend::default(), Vec::new(), Pend::default());
         self.loops.push(id);
         for round in 0..12 {
             // Variables assigned in the loop hold one symbol per loop at its head.
-            self.fresh_values(&assigned, head_uniform.as_deref(), |l, pt| {
+            self.fresh_values(&assigned, head_uniform.as_deref(), &pow2, |l, pt| {
                 SymKey::LoopHead(id, l, pt)
             });
             let depth = self.guards.len();
@@ -399,6 +417,14 @@ impl Walker<'_> {
             self.breaks.remove(&id);
             self.block(body, BlockKey::In(id, 0), &mut cur);
             self.guards.truncate(depth);
+            // What holds when the loop stops after this iteration (over this iteration's
+            // values), for the accesses of this iteration that reach its end.
+            let exit = match kind {
+                LoopKind::While { cond } if !self.continues.contains_key(&id) => {
+                    self.pure_constraints(*cond, false)
+                }
+                _ => Vec::new(),
+            };
             let mut back = cur.clone();
             if let Some(c) = self.continues.get(&id) {
                 back.union(c);
@@ -412,15 +438,25 @@ impl Walker<'_> {
             new_head.refresh(&back);
             let stable = new_head.keys() == head.keys();
             head = new_head;
+            last = (cur, exit, back);
             if stable && round > 0 {
                 break;
             }
         }
         self.loops.pop();
-        let mut after = head;
-        if let Some(b) = self.breaks.get(&id) {
-            after.union(b);
+        // The ways out: before any iteration, after the last one, and by `break`.
+        let (cur, exit, back) = last;
+        let mut after = entry.with_exit(&zero_trip);
+        let (this_round, earlier): (Vec<Pending>, Vec<Pending>) = cur
+            .items
+            .into_iter()
+            .partition(|p| !p.carried.contains(&id));
+        after.union(&Pend { items: this_round }.with_exit(&exit));
+        after.union(&Pend { items: earlier });
+        for way in [self.continues.get(&id), self.breaks.get(&id)] {
+            after.union(way.unwrap_or(&Pend::default()));
         }
+        after.refresh(&back);
         // Outside the loop, "an earlier iteration of it" is just "earlier".
         let mut stripped = Pend::default();
         for mut p in after.items {
@@ -429,7 +465,7 @@ impl Walker<'_> {
         }
         let after = stripped;
         // After the loop, its variables hold values of some iteration.
-        self.fresh_values(&assigned, head_uniform.as_deref(), |l, pt| {
+        self.fresh_values(&assigned, head_uniform.as_deref(), &pow2, |l, pt| {
             SymKey::LoopExit(id, l, pt)
         });
         *pend = after;
@@ -441,6 +477,7 @@ impl Walker<'_> {
         &mut self,
         locals: &[Handle<Local>],
         uniform: Option<&[bool]>,
+        pow2: &[Handle<Local>],
         key: impl Fn(Handle<Local>, bool) -> SymKey,
     ) {
         for &l in locals {
@@ -453,12 +490,64 @@ impl Walker<'_> {
                 self.types.local(l).is_unsigned_int(),
                 SymKind::Other,
             );
+            if pow2.contains(&l) {
+                self.syms[sy as usize].pow2 = self.types.local(l).bits();
+            }
             self.env[l.index()] = Some(Val {
                 aff: Affine::var(sy),
                 exact: true,
             });
         }
     }
+
+    /// The constraints of `cond` (`positive` or not) without recording its loads as accesses
+    /// (they are recorded where the condition is evaluated).
+    fn pure_constraints(&mut self, cond: Handle<Expr>, positive: bool) -> Vec<Constraint> {
+        let before = self.pending_new.len();
+        let c = self.constraints(cond, positive);
+        self.pending_new.truncate(before);
+        c
+    }
+}
+
+/// Whether every assignment to `l` in `b` multiplies or divides it by a power of two (`*= 2`,
+/// `/= 4`, `<<= 1`, `>>= k`, `l = l * 2`, `l = l / 2`, ...): zero or a power of two stays one.
+fn doubles_or_halves(k: &Kernel, b: &Block, l: Handle<Local>) -> bool {
+    let literal = |e: Handle<Expr>| match k.exprs.get(e) {
+        Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+        _ => None,
+    };
+    let scales = |op: BinaryOp, by: Handle<Expr>| match (op, literal(by)) {
+        (BinaryOp::Mul | BinaryOp::Div, Some(c)) => c > 0 && c & (c - 1) == 0,
+        (BinaryOp::Shl | BinaryOp::Shr, Some(c)) => (0..64).contains(&c),
+        _ => false,
+    };
+    let mut ok = true;
+    visit::for_each_stmt(b, false, &mut |s, _| {
+        if s.written_local() != Some(l) {
+            return;
+        }
+        ok &= match s {
+            Stmt::Assign {
+                op: Some(op),
+                value,
+                ..
+            } => scales(*op, *value),
+            Stmt::Assign {
+                op: None, value, ..
+            } => match k.exprs.get(*value) {
+                Expr::Binary { op, left, right } => {
+                    let is_l =
+                        |e: Handle<Expr>| matches!(k.exprs.get(e), Expr::Local(x) if *x == l);
+                    (is_l(*left) && scales(*op, *right))
+                        || (*op == BinaryOp::Mul && is_l(*right) && scales(*op, *left))
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+    });
+    ok
 }
 
 /// Locals assigned anywhere in a block (loop bodies: their values change between iterations).

@@ -26,6 +26,8 @@ impl Walker<'_> {
             nonneg,
             facts: Vec::new(),
             origin: None,
+            pow2: 0,
+            product: None,
         });
         self.sym_keys.insert(key, s);
         s
@@ -107,7 +109,7 @@ impl Walker<'_> {
                             aff: Affine::var(self.tid(0)),
                             exact: true,
                         };
-                        let (_, lane) = self.quotient(e, &tx, 32);
+                        let (_, lane) = self.quotient(OpSite::Expr(e), &tx, 32);
                         exact(Affine::var(lane))
                     }
                     Builtin::LaneId => self.opaque(e, true),
@@ -196,76 +198,13 @@ impl Walker<'_> {
                 let l = self.eval(left);
                 let r = self.eval(right);
                 let lt = self.types.expr(left);
-                if lt.is_int() {
-                    match op {
-                        BinaryOp::Add => {
-                            return Val {
-                                aff: l.aff.add(&r.aff),
-                                exact: l.exact && r.exact,
-                            }
-                        }
-                        BinaryOp::Sub => {
-                            return Val {
-                                aff: l.aff.sub(&r.aff),
-                                exact: l.exact && r.exact && lt.is_signed_int(),
-                            }
-                        }
-                        BinaryOp::Mul => {
-                            if let Some(c) = r.aff.as_constant() {
-                                return Val {
-                                    aff: l.aff.scale(c),
-                                    exact: l.exact,
-                                };
-                            }
-                            if let Some(c) = l.aff.as_constant() {
-                                return Val {
-                                    aff: r.aff.scale(c),
-                                    exact: r.exact,
-                                };
-                            }
-                        }
-                        BinaryOp::Shl => {
-                            if let Some(c) = r.aff.as_constant().filter(|c| (0..31).contains(c)) {
-                                return Val {
-                                    aff: l.aff.scale(1 << c),
-                                    exact: l.exact,
-                                };
-                            }
-                        }
-                        _ => {}
-                    }
-                    // Constants fold (`s[1024 / 2]` is `s[512]`).
-                    if let (Some(a), Some(b)) = (l.aff.as_constant(), r.aff.as_constant()) {
-                        if let Some(v) = fold(op, a, b, lt) {
-                            return Val {
-                                aff: Affine::constant(v),
-                                exact: l.exact && r.exact,
-                            };
-                        }
-                    }
-                    // `x / c`, `x % c`, `x >> k`, `x & (2^k - 1)` of an unsigned `x`: a quotient
-                    // `q` and a remainder `r` with `x == c * q + r`, `0 <= r < c`.
-                    if lt.is_unsigned_int() && l.exact {
-                        let divisor = match (op, r.aff.as_constant()) {
-                            (BinaryOp::Div | BinaryOp::Rem, Some(c)) if c > 0 => Some(c),
-                            (BinaryOp::Shr, Some(k)) if (0..63).contains(&k) => Some(1i128 << k),
-                            (BinaryOp::BitAnd, Some(m)) if m >= 0 && (m + 1) & m == 0 => {
-                                Some(m + 1)
-                            }
-                            _ => None,
-                        };
-                        if let Some(c) = divisor {
-                            let (q, rem) = self.quotient(e, &l, c);
-                            let remainder = matches!(op, BinaryOp::Rem | BinaryOp::BitAnd);
-                            return Val {
-                                aff: Affine::var(if remainder { rem } else { q }),
-                                exact: true,
-                            };
-                        }
+                match self.binary(OpSite::Expr(e), op, &l, &r, lt) {
+                    Some(v) => v,
+                    None => {
+                        let pt = self.per_thread(&l) || self.per_thread(&r);
+                        self.opaque(e, pt)
                     }
                 }
-                let pt = self.per_thread(&l) || self.per_thread(&r);
-                self.opaque(e, pt)
             }
             Expr::Select {
                 cond,
@@ -284,24 +223,177 @@ impl Walker<'_> {
         }
     }
 
-    /// The quotient and remainder symbols of `x / c` for the expression `e`: `x == c*q + r`,
-    /// `0 <= r < c`, `q >= 0` (as facts of both, which every pair that meets one of them uses).
-    fn quotient(&mut self, e: Handle<Expr>, x: &Val, c: i128) -> (Var, Var) {
+    /// `l op r` of integer operands of type `t` as a form, where the rules model it: sums,
+    /// differences, multiples, products with a uniform symbol, constant folding, quotients and
+    /// remainders. `None`: the caller makes an opaque symbol.
+    pub(super) fn binary(
+        &mut self,
+        site: OpSite,
+        op: BinaryOp,
+        l: &Val,
+        r: &Val,
+        t: Scalar,
+    ) -> Option<Val> {
+        if !t.is_int() {
+            return None;
+        }
+        let both = l.exact && r.exact;
+        match op {
+            BinaryOp::Add => {
+                return Some(Val {
+                    aff: l.aff.add(&r.aff),
+                    exact: both,
+                })
+            }
+            BinaryOp::Sub => {
+                return Some(Val {
+                    aff: l.aff.sub(&r.aff),
+                    exact: both && t.is_signed_int(),
+                })
+            }
+            BinaryOp::Mul => {
+                if let Some(c) = r.aff.as_constant() {
+                    return Some(Val {
+                        aff: l.aff.scale(c),
+                        exact: l.exact,
+                    });
+                }
+                if let Some(c) = l.aff.as_constant() {
+                    return Some(Val {
+                        aff: r.aff.scale(c),
+                        exact: r.exact,
+                    });
+                }
+                // A uniform `k * f + c0` times a form `x`: `c0 * x + k * (f * x)`.
+                for (u, x) in [(l, r), (r, l)] {
+                    if let Some((f, k, c0)) = self.single_uniform(u).filter(|_| u.exact) {
+                        let p = self.product(f, &x.aff);
+                        return Some(Val {
+                            aff: x.aff.scale(c0).add(&Affine::var(p).scale(k)),
+                            exact: both,
+                        });
+                    }
+                }
+            }
+            BinaryOp::Shl => {
+                if let Some(c) = r.aff.as_constant().filter(|c| (0..31).contains(c)) {
+                    return Some(Val {
+                        aff: l.aff.scale(1 << c),
+                        exact: l.exact,
+                    });
+                }
+                // `1 << k` (a power of two shifted by a symbol): zero or a power of two.
+                if l.aff.as_constant().is_some_and(is_pow2) && t.is_unsigned_int() {
+                    let pt = self.per_thread(r);
+                    let s = self.sym(SymKey::Pow2Shift(site, pt), pt, true, SymKind::Other);
+                    self.syms[s as usize].pow2 = t.bits();
+                    return Some(Val {
+                        aff: Affine::var(s),
+                        exact: true,
+                    });
+                }
+            }
+            _ => {}
+        }
+        // Constants fold (`s[1024 / 2]` is `s[512]`).
+        if let (Some(a), Some(b)) = (l.aff.as_constant(), r.aff.as_constant()) {
+            if let Some(v) = fold(op, a, b, t) {
+                return Some(Val {
+                    aff: Affine::constant(v),
+                    exact: both,
+                });
+            }
+        }
+        if !(t.is_unsigned_int() && l.exact) {
+            return None;
+        }
+        let remainder = matches!(op, BinaryOp::Rem | BinaryOp::BitAnd);
+        // `x / c`, `x % c`, `x >> k`, `x & (2^k - 1)` of an unsigned `x`: a quotient `q` and a
+        // remainder `r` with `x == c * q + r`, `0 <= r < c`.
+        let divisor = match (op, r.aff.as_constant()) {
+            (BinaryOp::Div | BinaryOp::Rem, Some(c)) if c > 0 => Some(c),
+            (BinaryOp::Shr, Some(k)) if (0..63).contains(&k) => Some(1i128 << k),
+            (BinaryOp::BitAnd, Some(m)) if m >= 0 && (m + 1) & m == 0 => Some(m + 1),
+            _ => None,
+        };
+        if let Some(c) = divisor {
+            let (q, rem) = self.quotient(site, l, c);
+            return Some(Val {
+                aff: Affine::var(if remainder { rem } else { q }),
+                exact: true,
+            });
+        }
+        // By a uniform multiple of a symbol, `k * f`: `x == f * (k * q) + r`, `0 <= r < k * f`.
+        // Division by zero panics, so the symbol is nonzero where the value is used; a mask
+        // `x & (f - 1)` is a remainder where `f` is a power of two the guards show nonzero.
+        let by = match op {
+            BinaryOp::Div | BinaryOp::Rem => self
+                .single_uniform(r)
+                .filter(|(_, k, c0)| r.exact && *k > 0 && *c0 == 0)
+                .map(|(f, k, _)| (f, k)),
+            BinaryOp::BitAnd => self
+                .single_uniform(r)
+                .filter(|(f, k, c0)| {
+                    *k == 1 && *c0 == -1 && self.syms[*f as usize].pow2 > 0 && self.nonzero(*f)
+                })
+                .map(|(f, _, _)| (f, 1)),
+            _ => None,
+        };
+        let (f, k) = by?;
+        let (q, rem) = self.quotient_by(site, l, f, k);
+        Some(Val {
+            aff: Affine::var(if remainder { rem } else { q }),
+            exact: true,
+        })
+    }
+
+    /// `u` as `k * f + c0` of one uniform symbol `f`, `k != 0` (callers check that it is exact
+    /// or that it did not wrap around).
+    fn single_uniform(&self, u: &Val) -> Option<(Var, i128, i128)> {
+        if self.per_thread(u) || u.aff.terms.len() != 1 {
+            return None;
+        }
+        let (&f, &k) = u.aff.terms.iter().next()?;
+        Some((f, k, u.aff.c))
+    }
+
+    /// The symbol for `f * x`.
+    fn product(&mut self, f: Var, x: &Affine) -> Var {
+        let pt = x.terms.keys().any(|s| self.syms[*s as usize].per_thread);
+        let p = self.sym(SymKey::Product(f, x.clone(), pt), pt, false, SymKind::Other);
+        self.syms[p as usize].product = Some((f, x.clone()));
+        p
+    }
+
+    /// Whether the guards in force show `f >= 1`.
+    fn nonzero(&self, f: Var) -> bool {
+        let mut cs = self.guards.clone();
+        cs.push(Constraint::le(&Affine::var(f), &Affine::constant(0)));
+        !crate::analysis::affine::feasible(&cs)
+    }
+
+    /// The quotient and remainder symbols of `x / c` at `site`: `x == c*q + r`, `0 <= r < c`,
+    /// `q >= 0` (as facts of both, which every pair that meets one of them uses).
+    fn quotient(&mut self, site: OpSite, x: &Val, c: i128) -> (Var, Var) {
         let pt = self.per_thread(x);
         // Keyed by `x`'s form too: in another round of a loop's fixpoint `x` may be another
         // form, and then its quotient is another symbol (each keeps its own definition).
         let q = self.sym(
-            SymKey::Quotient(e, x.aff.clone(), pt),
+            SymKey::Quotient(site, x.aff.clone(), pt),
             pt,
             true,
             SymKind::Other,
         );
         let r = self.sym(
-            SymKey::Remainder(e, x.aff.clone(), pt),
+            SymKey::Remainder(site, x.aff.clone(), pt),
             pt,
             true,
             SymKind::Other,
         );
+        // A power of two divided by one is zero or a power of two.
+        if is_pow2(c) {
+            self.syms[q as usize].pow2 = self.pow2_bits(x);
+        }
         let def = x.aff.sub(&Affine::var(q).scale(c)).sub(&Affine::var(r));
         let facts = vec![
             Constraint::Eq(def),
@@ -310,6 +402,55 @@ impl Walker<'_> {
         self.syms[q as usize].facts = facts.clone();
         self.syms[r as usize].facts = facts;
         (q, r)
+    }
+
+    /// The quotient and remainder of `x` by `k * f` at `site`: `x == f * (k * q) + r`,
+    /// `0 <= r < k * f`, `f >= 1`.
+    fn quotient_by(&mut self, site: OpSite, x: &Val, f: Var, k: i128) -> (Var, Var) {
+        let pt = self.per_thread(x);
+        let d = Affine::var(f).scale(k);
+        let q = self.sym(
+            SymKey::QuotientBy(site, x.aff.clone(), d.clone(), pt),
+            pt,
+            true,
+            SymKind::Other,
+        );
+        let r = self.sym(
+            SymKey::RemainderBy(site, x.aff.clone(), d.clone(), pt),
+            pt,
+            true,
+            SymKind::Other,
+        );
+        let p = self.product(f, &Affine::var(q).scale(k));
+        let facts = vec![
+            Constraint::eq(&x.aff, &Affine::var(p).add(&Affine::var(r))),
+            Constraint::lt(&Affine::var(r), &d),
+            Constraint::le(&Affine::constant(1), &Affine::var(f)),
+        ];
+        self.syms[q as usize].facts = facts.clone();
+        self.syms[r as usize].facts = facts;
+        (q, r)
+    }
+
+    /// `n` where `v` is zero or a power of two below `2^n`; 0 where that is not known.
+    pub(super) fn pow2_bits(&self, v: &Val) -> u32 {
+        match v.aff.as_constant() {
+            Some(c) if c == 0 || is_pow2(c) => 128 - c.leading_zeros(),
+            Some(_) => 0,
+            None if v.aff.c == 0 && v.aff.terms.len() == 1 => v
+                .aff
+                .terms
+                .iter()
+                .map(|(s, k)| {
+                    if *k == 1 {
+                        self.syms[*s as usize].pow2
+                    } else {
+                        0
+                    }
+                })
+                .sum(),
+            None => 0,
+        }
     }
 
     /// The linear constraints a condition gives when it is `positive` (true) or not.
@@ -406,6 +547,10 @@ impl Walker<'_> {
         });
         self.pending_new.push(acc);
     }
+}
+
+fn is_pow2(c: i128) -> bool {
+    c > 0 && c & (c - 1) == 0
 }
 
 /// `a op b` of two constants of type `t`, with Rust's meaning, when it is defined and fits.

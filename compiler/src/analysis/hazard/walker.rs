@@ -31,6 +31,12 @@ pub(super) struct SymInfo {
     pub(super) facts: Vec<Constraint>,
     /// The expression the analysis could not model, for an opaque symbol.
     pub(super) origin: Option<Handle<Expr>>,
+    /// The symbol is zero or a power of two below `2^pow2` (a loop variable that starts at one
+    /// and doubles or halves, `1 << k`, a quotient of one by a power of two); 0: not known.
+    pub(super) pow2: u32,
+    /// The symbol stands for `factor * of`, a product of a uniform symbol and a form: linear
+    /// once the factor's value is fixed (see `pair`).
+    pub(super) product: Option<(Var, Affine)>,
 }
 
 #[derive(Clone, Debug)]
@@ -80,10 +86,19 @@ pub(super) enum SymKey {
     WarpResult(StmtId),
     /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by a constant, per thread or
     /// not.
-    Quotient(Handle<Expr>, Affine, bool),
+    Quotient(OpSite, Affine, bool),
     /// `x % c` (or `x & (2^k - 1)`) of an unsigned `x` (of this form) by a constant, per
     /// thread or not.
-    Remainder(Handle<Expr>, Affine, bool),
+    Remainder(OpSite, Affine, bool),
+    /// `factor * form` of a uniform symbol and a form, per thread or not.
+    Product(Var, Affine, bool),
+    /// `x / d` (or, with a remainder, `x % d`, `x & (d - 1)`) of an unsigned `x` by a uniform
+    /// `d` that is a multiple of one symbol: the quotient and remainder of the expression.
+    QuotientBy(OpSite, Affine, Affine, bool),
+    /// The remainder of a [`SymKey::QuotientBy`].
+    RemainderBy(OpSite, Affine, Affine, bool),
+    /// A value `1 << k` (or another power of two shifted by a symbol).
+    Pow2Shift(OpSite, bool),
     /// Variable number `local` after an `if` whose arms left it different, per thread or not.
     IfJoin(StmtId, usize, bool),
     /// A variable the loop assigns, at the loop's head, per thread or not.
@@ -96,6 +111,13 @@ pub(super) enum SymKey {
     LoopVar(StmtId),
     /// A variable the loop assigns, after the loop, per thread or not.
     LoopExit(StmtId, Handle<Local>, bool),
+}
+
+/// Where an operation is: an expression, or a compound assignment (`d >>= 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum OpSite {
+    Expr(Handle<Expr>),
+    Stmt(StmtId),
 }
 
 /// What identifies an access across the fixpoint rounds of a loop.
@@ -128,6 +150,10 @@ pub(super) struct Access {
 pub(super) struct Pending {
     pub(super) acc: Rc<Access>,
     pub(super) carried: BTreeSet<StmtId>,
+    /// What held on the way from the access to here beyond its guards: a loop that ran zero
+    /// times after it, or the exit condition after its last iteration (over the accessing
+    /// thread's symbols).
+    pub(super) exit: Rc<Vec<Constraint>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -135,22 +161,61 @@ pub(super) struct Pend {
     pub(super) items: Vec<Pending>,
 }
 
-impl Pend {
-    pub(super) fn keys(&self) -> BTreeSet<(usize, BTreeSet<StmtId>)> {
-        self.items
-            .iter()
-            .map(|p| (p.acc.id, p.carried.clone()))
-            .collect()
+/// What identifies a pending access: the access, the loops it was carried across, and what
+/// held on its way here.
+pub(super) type PendKey = (usize, BTreeSet<StmtId>, Rc<Vec<Constraint>>);
+
+impl Pending {
+    /// A pending access of the current iteration, with nothing known of its way.
+    pub(super) fn new(acc: Rc<Access>) -> Pending {
+        Pending {
+            acc,
+            carried: BTreeSet::new(),
+            exit: Rc::default(),
+        }
     }
+    fn key(&self) -> PendKey {
+        (self.acc.id, self.carried.clone(), self.exit.clone())
+    }
+}
+
+impl Pend {
+    pub(super) fn keys(&self) -> BTreeSet<PendKey> {
+        self.items.iter().map(Pending::key).collect()
+    }
+    /// Adds `other`'s accesses. One that arrives both with and without facts of its way is
+    /// kept once, without (the weaker record covers both ways).
     pub(super) fn union(&mut self, other: &Pend) {
         let keys = self.keys();
         for p in &other.items {
-            if !keys.contains(&(p.acc.id, p.carried.clone())) {
-                self.items.push(p.clone());
+            if keys.contains(&p.key()) {
+                continue;
             }
+            let same = |q: &Pending| q.acc.id == p.acc.id && q.carried == p.carried;
+            if p.exit.is_empty() {
+                self.items.retain(|q| !same(q));
+            } else if self.items.iter().any(|q| same(q) && q.exit.is_empty()) {
+                continue;
+            }
+            self.items.push(p.clone());
         }
         // Keep the newest record of each access.
         self.refresh(other);
+    }
+    /// The same accesses, each with `facts` added to what held on its way.
+    pub(super) fn with_exit(&self, facts: &[Constraint]) -> Pend {
+        let mut out = Pend::default();
+        for p in &self.items {
+            let mut exit = (*p.exit).clone();
+            exit.extend(facts.iter().cloned());
+            out.union(&Pend {
+                items: vec![Pending {
+                    exit: Rc::new(exit),
+                    ..p.clone()
+                }],
+            });
+        }
+        out
     }
     pub(super) fn refresh(&mut self, newer: &Pend) {
         let latest: HashMap<usize, Rc<Access>> = newer
@@ -175,6 +240,7 @@ impl Pend {
                     Pending {
                         acc: p.acc.clone(),
                         carried: c,
+                        exit: p.exit.clone(),
                     }
                 })
                 .collect(),
