@@ -1,6 +1,10 @@
-//! Pending: the CUDA samples' `bitonic_sort_shared` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/sorting_networks.rs` holds the compiled,
-//! changed version (where there is one).
+//! Pending (PENDING.md, P8): the CUDA samples' `bitonicSortShared` and `Comparator` as written
+//! (NVIDIA/cuda-samples, `Samples/2_Concepts_and_Techniques/sortingNetworks/bitonicSort.cu`,
+//! `sortingNetworks_common.cuh`). cuphase rejects two shared arrays sized by a constant, the
+//! `&mut s_key[pos]` arguments of `Comparator`, and claims a data race for the constant offset
+//! `SHARED_SIZE_LIMIT / 2`; `bitonic_sort_shared_changed.rs` is the version with those changed,
+//! still rejected (`pos = 2 * t - (t & (stride - 1))`). No compiled version. Not compiled by
+//! anything.
 
 use cuphase::prelude::*;
 

@@ -1,3 +1,9 @@
+//! Pending (PENDING.md, P8): `bitonicSortShared` with the changes that get it past the first
+//! errors (literal array sizes and offsets, a declared block of 512 threads, `Comparator` taking
+//! the arrays and two positions), still rejected: the race proof cannot model
+//! `pos = 2 * t - (t & (stride - 1))` with a loop variable `stride`. Not compiled by anything
+//! (`unsafe_check.rs` runs it on the simulator with the comparator under `unsafe`).
+//!
 //! The CUDA samples' bitonic sort of short arrays in shared memory (NVIDIA/cuda-samples,
 //! `Samples/2_Concepts_and_Techniques/sortingNetworks/bitonicSort.cu`, `bitonicSortShared`,
 //! with `Comparator` of `sortingNetworks_common.cuh`): each block sorts `SHARED_SIZE_LIMIT`
@@ -59,13 +65,7 @@ pub fn bitonic_sort_shared(
         while stride > 0 {
             sync_block_threads();
             let pos = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(
-                s_key,
-                s_val,
-                pos,
-                pos + stride,
-                ddd,
-            );
+            comparator(s_key, s_val, pos, pos + stride, ddd);
             stride >>= 1;
         }
         size <<= 1;
@@ -76,13 +76,7 @@ pub fn bitonic_sort_shared(
         while stride > 0 {
             sync_block_threads();
             let pos = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(
-                s_key,
-                s_val,
-                pos,
-                pos + stride,
-                dir,
-            );
+            comparator(s_key, s_val, pos, pos + stride, dir);
             stride >>= 1;
         }
     }

@@ -1,6 +1,9 @@
-//! Pending: the CUDA samples' `convolution_rows_kernel` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/convolution_separable.rs` holds the compiled,
-//! changed versions (this file also holds `convolution_columns_kernel`).
+//! Pending (PENDING.md, P6): the CUDA samples' `convolutionRowsKernel` and
+//! `convolutionColumnsKernel` as written (NVIDIA/cuda-samples,
+//! `Samples/2_Concepts_and_Techniques/convolutionSeparable/convolutionSeparable.cu`). cuphase
+//! rejects the 2-D tiles sized by constant expressions, and (with literal sizes) claims data
+//! races for the tile columns `tx + i * ROWS_BLOCKDIM_X`; `tests/in/samples/
+//! convolution_separable.rs` holds the compiled versions with literals. Not compiled by anything.
 
 use cuphase::prelude::*;
 
@@ -32,7 +35,8 @@ pub fn convolution_rows_kernel(
     let tx = thread_idx().x as i32;
     let ty = thread_idx().y;
     // Offset to the left halo edge.
-    let base_x = (block_idx().x as i32 * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + tx;
+    let base_x =
+        (block_idx().x as i32 * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + tx;
     let base_y = block_idx().y as i32 * ROWS_BLOCKDIM_Y + ty as i32;
     let base = base_y * pitch + base_x;
     // Main data.
@@ -48,8 +52,8 @@ pub fn convolution_rows_kernel(
         };
     }
     // Right halo.
-    for i in ROWS_HALO_STEPS + ROWS_RESULT_STEPS
-        ..ROWS_HALO_STEPS + ROWS_RESULT_STEPS + ROWS_HALO_STEPS
+    for i in
+        ROWS_HALO_STEPS + ROWS_RESULT_STEPS..ROWS_HALO_STEPS + ROWS_RESULT_STEPS + ROWS_HALO_STEPS
     {
         s_data[ty][(tx + i * ROWS_BLOCKDIM_X) as u32] = if image_w - base_x > i * ROWS_BLOCKDIM_X {
             d_src[(base + i * ROWS_BLOCKDIM_X) as u32]
@@ -87,8 +91,9 @@ pub fn convolution_columns_kernel(
     let ty = thread_idx().y as i32;
     // Offset to the upper halo edge.
     let base_x = block_idx().x as i32 * COLUMNS_BLOCKDIM_X + tx as i32;
-    let base_y =
-        (block_idx().y as i32 * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + ty;
+    let base_y = (block_idx().y as i32 * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS)
+        * COLUMNS_BLOCKDIM_Y
+        + ty;
     let base = base_y * pitch + base_x;
     // Main data.
     for i in COLUMNS_HALO_STEPS..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS {

@@ -1,6 +1,9 @@
-//! Pending: the CUDA samples' `histogram256_kernel` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/histogram.rs` holds the compiled,
-//! changed version.
+//! Pending (PENDING.md, P9): the CUDA samples' `histogram256Kernel`, `addByte` and `addWord`
+//! as written (NVIDIA/cuda-samples,
+//! `Samples/2_Concepts_and_Techniques/histogram/histogram256.cu`), `s_WarpHist` as a sub-slice.
+//! cuphase rejects the reference to a sub-slice, then the module constants used only as shift
+//! amounts, then claims a data race for the clearing stride; `tests/in/samples/histogram.rs`
+//! holds the compiled version. Not compiled by anything.
 
 use cuphase::prelude::*;
 
@@ -9,7 +12,8 @@ const UINT_BITS: u32 = 32;
 const LOG2_WARP_SIZE: u32 = 5;
 pub const WARP_COUNT: u32 = 6;
 pub const HISTOGRAM256_THREADBLOCK_SIZE: u32 = WARP_COUNT * (1 << LOG2_WARP_SIZE);
-const HISTOGRAM256_THREADBLOCK_MEMORY: usize = WARP_COUNT as usize * HISTOGRAM256_BIN_COUNT as usize;
+const HISTOGRAM256_THREADBLOCK_MEMORY: usize =
+    WARP_COUNT as usize * HISTOGRAM256_BIN_COUNT as usize;
 const TAG_MASK: u32 = 0xFFFF_FFFF;
 pub const MERGE_THREADBLOCK_SIZE: u32 = 256;
 

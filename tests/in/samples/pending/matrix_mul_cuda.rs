@@ -1,6 +1,8 @@
-//! Pending: the CUDA samples' `matrix_mul_cuda` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/matrix_mul.rs` holds the compiled,
-//! changed version.
+//! Pending (PENDING.md, P7): the CUDA samples' `MatrixMulCUDA<BLOCK_SIZE>` as written
+//! (NVIDIA/cuda-samples, `Samples/0_Introduction/matrixMul/matrixMul.cu`), the template
+//! parameter as a const parameter. cuphase rejects the two 2-D tiles sized by it;
+//! `tests/in/samples/matrix_mul.rs` holds the compiled version for `BLOCK_SIZE = 32`. Not
+//! compiled by anything.
 
 use cuphase::prelude::*;
 

@@ -1,6 +1,8 @@
-//! Pending: the CUDA samples' `prescan` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/scan.rs` holds the compiled,
-//! changed version (where there is one).
+//! Pending (PENDING.md, P4): `prescan`, the work-efficient (Blelloch) scan of GPU Gems 3,
+//! chapter 39, as written. cuphase rejects it: the tree indices `offset * (2 * thid + 1) - 1`
+//! are products of a loop variable and the thread id, and the proof claims a data race on
+//! `temp[n - 1]` through a zero-trip path of the up-sweep that no launch takes. No compiled
+//! version. Not compiled by anything.
 
 use cuphase::prelude::*;
 

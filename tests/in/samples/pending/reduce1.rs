@@ -1,6 +1,7 @@
-//! Pending: the CUDA samples' `reduce1` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/reduction.rs` holds the compiled,
-//! changed version (where there is one).
+//! Pending (PENDING.md, P2): the CUDA samples' `reduce1` as written (NVIDIA/cuda-samples,
+//! `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`). cuphase rejects it: the
+//! index `2 * s * tid` is a product of a loop variable and the thread id. No compiled version.
+//! Not compiled by anything.
 
 use cuphase::prelude::*;
 

@@ -1,6 +1,7 @@
-//! Pending: the CUDA samples' `reduce6` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/reduction.rs` holds the compiled,
-//! changed version (where there is one).
+//! Pending (PENDING.md, P3): the CUDA samples' `reduce6<T, blockSize, nIsPow2>` as written
+//! (NVIDIA/cuda-samples, `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`).
+//! cuphase rejects the `bool` const parameter; `tests/in/samples/reduction.rs` holds the
+//! compiled version with `const N_IS_POW2: u32`. Not compiled by anything.
 
 use cuphase::prelude::*;
 

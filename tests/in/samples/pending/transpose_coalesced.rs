@@ -1,6 +1,9 @@
-//! Pending: the CUDA samples' `transpose_coalesced` as written, which cuphase does not compile (see
-//! `tests/in/samples/PENDING.md`). Not compiled by anything: `tests/in/samples/transpose.rs` holds the compiled,
-//! changed versions (this file also holds `transpose_no_bank_conflicts`).
+//! Pending (PENDING.md, P5): the CUDA samples' `transposeCoalesced` and
+//! `transposeNoBankConflicts` as written (NVIDIA/cuda-samples,
+//! `Samples/6_Performance/transpose/transpose.cu`), with `TILE_DIM` and `BLOCK_ROWS` module
+//! constants. cuphase rejects the 2-D tiles sized by constants, and (with literal sizes) claims
+//! a data race for `step_by(BLOCK_ROWS)`; `tests/in/samples/transpose.rs` holds the compiled
+//! versions with literals. Not compiled by anything.
 
 use cuphase::prelude::*;
 
