@@ -28,6 +28,16 @@ pub mod ports;
 pub mod races;
 #[path = "in/reverse.rs"]
 pub mod reverse;
+#[path = "in/samples/convolution_separable.rs"]
+pub mod samples_convolution_separable;
+#[path = "in/samples/histogram.rs"]
+pub mod samples_histogram;
+#[path = "in/samples/matrix_mul.rs"]
+pub mod samples_matrix_mul;
+#[path = "in/samples/reduction.rs"]
+pub mod samples_reduction;
+#[path = "in/samples/transpose.rs"]
+pub mod samples_transpose;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]
@@ -36,6 +46,7 @@ pub mod warp;
 /// Every kernel's name and CUDA C (with the whole-warp variants of the warp kernels).
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     let mut v = main_sources();
+    v.extend(crate::samples::sources());
     for (name, full) in [
         (
             warp::warp_sums.name(),

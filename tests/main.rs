@@ -14,5 +14,6 @@ mod layering;
 mod nvrtc;
 mod ports;
 mod runtime;
+mod samples;
 pub mod sim;
 mod snapshots;

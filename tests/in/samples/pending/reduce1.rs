@@ -1,0 +1,28 @@
+//! Pending (PENDING.md, P2): the CUDA samples' `reduce1` as written (NVIDIA/cuda-samples,
+//! `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`). cuphase rejects it: the
+//! index `2 * s * tid` is a product of a loop variable and the thread id. No compiled version.
+//! Not compiled by anything.
+
+use cuphase::prelude::*;
+
+/// `reduce1`: contiguous threads, strided index `2 * s * tid`.
+#[kernel]
+pub fn reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
+    let sdata = shared_slice::<f32>();
+    let tid = thread_idx().x;
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    sdata[tid] = if i < n { g_idata[i] } else { 0.0 };
+    sync_block_threads();
+    let mut s = 1u32;
+    while s < block_dim().x {
+        let index = 2 * s * tid;
+        if index < block_dim().x {
+            sdata[index] += sdata[index + s];
+        }
+        sync_block_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        g_odata[block_idx().x] = sdata[0];
+    }
+}
