@@ -201,6 +201,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(original());
     cases.extend(crate::edges::cases());
     cases.extend(crate::ports::cases());
+    cases.extend(crate::apps::cases());
     cases
 }
 

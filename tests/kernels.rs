@@ -28,6 +28,8 @@ pub mod ports;
 pub mod races;
 #[path = "in/reverse.rs"]
 pub mod reverse;
+#[path = "in/apps/rodinia.rs"]
+pub mod rodinia;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]
@@ -36,6 +38,7 @@ pub mod warp;
 /// Every kernel's name and CUDA C (with the whole-warp variants of the warp kernels).
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     let mut v = main_sources();
+    v.extend(crate::apps::sources());
     for (name, full) in [
         (
             warp::warp_sums.name(),

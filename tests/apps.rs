@@ -1,0 +1,262 @@
+//! Cases of the kernels ported from public GPU suites (`tests/in/apps/`: Rodinia and llm.c),
+//! with host references written as plain Rust; they join `cases::all()`, so they run on the
+//! simulator and, on a GPU, on CUDA bit-equal to the simulator.
+//!
+//! Integer kernels and kernels of correctly rounded float arithmetic compare bits with a host
+//! reference that computes in the kernel's order (with C's promotions to `double` where the
+//! original has them). Kernels with transcendental functions (`exp`, `tanh`, ...) cannot be
+//! bit-equal to the host's libm nor between CUDA's libm and the host's: their `run` checks
+//! each such output against the host reference within a relative tolerance and returns, for
+//! each, 0 (within) or 1 (outside), so that what the case compares is exact.
+
+use crate::cases::Case;
+use crate::kernels::rodinia;
+use cuphase::prelude::*;
+
+fn bits_f32(v: &[f32]) -> Vec<u64> {
+    v.iter().map(|x| u64::from(x.to_bits())).collect()
+}
+
+fn bits_i32(v: &[i32]) -> Vec<u64> {
+    v.iter().map(|x| u64::from(*x as u32)).collect()
+}
+
+/// A deterministic pseudo-random sequence (a 32-bit LCG), standing in for the suites' `rand()`.
+fn lcg(seed: u32, n: usize) -> Vec<u32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            s >> 8
+        })
+        .collect()
+}
+
+/// Every kernel of `tests/in/apps/`, for the NVRTC tier.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            rodinia::dynproc_kernel.name(),
+            rodinia::dynproc_kernel.cuda_source(),
+        ),
+        (
+            rodinia::calculate_temp.name(),
+            rodinia::calculate_temp.cuda_source(),
+        ),
+    ]
+}
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "rodinia_pathfinder",
+            run: run_pathfinder,
+            expected: pathfinder_expected,
+        },
+        Case {
+            name: "rodinia_hotspot",
+            run: run_hotspot,
+            expected: hotspot_expected,
+        },
+    ]
+}
+
+// pathfinder: a wall of `PF_ROWS` x `PF_COLS` digits; the result row is the cheapest path
+// cost from the top row to each cell of the bottom row, moving down, down-left or down-right.
+const PF_ROWS: usize = 20;
+const PF_COLS: usize = 900;
+const PF_PYRAMID: i32 = 3;
+
+fn pathfinder_wall() -> Vec<i32> {
+    lcg(9, PF_ROWS * PF_COLS)
+        .iter()
+        .map(|v| (v % 10) as i32)
+        .collect()
+}
+
+/// `calc_path` of pathfinder.cu: launches of `pyramid_height` rows each, the two result rows
+/// swapping roles.
+fn run_pathfinder(dev: &Device) -> Result<Vec<u64>, Error> {
+    let data = pathfinder_wall();
+    let (rows, cols) = (PF_ROWS as i32, PF_COLS as i32);
+    let block = rodinia::PF_BLOCK_SIZE as i32;
+    let border = PF_PYRAMID;
+    let small_block_col = block - PF_PYRAMID * 2;
+    let block_cols = cols / small_block_col + i32::from(cols % small_block_col != 0);
+    let wall = dev.upload(&data[PF_COLS..])?;
+    let mut results = [dev.upload(&data[..PF_COLS])?, dev.zeros::<i32>(PF_COLS)?];
+    let (mut src, mut dst) = (1, 0);
+    let mut t = 0;
+    while t < rows - 1 {
+        (src, dst) = (dst, src);
+        let [r0, r1] = &mut results;
+        let (from, to) = if src == 0 { (&*r0, r1) } else { (&*r1, r0) };
+        rodinia::dynproc_kernel.launch(
+            dev,
+            Launch::new(block_cols as u32, block as u32),
+            PF_PYRAMID.min(rows - t - 1),
+            &wall,
+            from,
+            to,
+            cols,
+            rows,
+            t,
+            border,
+        )?;
+        t += PF_PYRAMID;
+    }
+    Ok(bits_i32(&results[dst].to_vec()?))
+}
+
+fn pathfinder_expected() -> Vec<u64> {
+    let data = pathfinder_wall();
+    let mut row: Vec<i32> = data[..PF_COLS].to_vec();
+    for r in 1..PF_ROWS {
+        let next = (0..PF_COLS)
+            .map(|x| {
+                let left = row[x.saturating_sub(1)];
+                let right = row[(x + 1).min(PF_COLS - 1)];
+                left.min(row[x]).min(right) + data[r * PF_COLS + x]
+            })
+            .collect();
+        row = next;
+    }
+    bits_i32(&row)
+}
+
+// hotspot: a `HS_ROWS` x `HS_COLS` chip (not square, not a multiple of the small blocks),
+// `HS_ITERATIONS` steps in launches of `HS_PYRAMID` steps.
+const HS_ROWS: usize = 37;
+const HS_COLS: usize = 45;
+const HS_PYRAMID: i32 = 2;
+const HS_ITERATIONS: i32 = 5;
+
+fn hotspot_inputs() -> (Vec<f32>, Vec<f32>) {
+    let temp = lcg(3, HS_ROWS * HS_COLS)
+        .iter()
+        .map(|v| 320.0 + (v % 2000) as f32 / 100.0)
+        .collect();
+    let power = lcg(5, HS_ROWS * HS_COLS)
+        .iter()
+        .map(|v| (v % 1000) as f32 * 1.0e-5)
+        .collect();
+    (temp, power)
+}
+
+/// The scalars of `compute_tran_temp` (in C's `double` arithmetic, stored as `float`):
+/// `(cap, rx, ry, rz, step)`.
+fn hotspot_scalars() -> (f32, f32, f32, f32, f32) {
+    let (t_chip, chip_height, chip_width) = (0.0005f32, 0.016f32, 0.016f32);
+    let grid_height = chip_height / HS_ROWS as f32;
+    let grid_width = chip_width / HS_COLS as f32;
+    let (t_chip, gh, gw) = (
+        f64::from(t_chip),
+        f64::from(grid_height),
+        f64::from(grid_width),
+    );
+    let (factor_chip, spec_heat_si, k_si, max_pd, precision) = (0.5, 1.75e6, 100.0, 3.0e6, 0.001);
+    let cap = factor_chip * spec_heat_si * t_chip * gw * gh;
+    let rx = gw / (2.0 * k_si * t_chip * gh);
+    let ry = gh / (2.0 * k_si * t_chip * gw);
+    let rz = t_chip / (k_si * gh * gw);
+    let max_slope = max_pd / (factor_chip * t_chip * spec_heat_si);
+    let step = precision / max_slope;
+    (cap as f32, rx as f32, ry as f32, rz as f32, step as f32)
+}
+
+/// `compute_tran_temp` of hotspot.cu.
+fn run_hotspot(dev: &Device) -> Result<Vec<u64>, Error> {
+    let (temp, power) = hotspot_inputs();
+    let (cap, rx, ry, rz, step) = hotspot_scalars();
+    let (rows, cols) = (HS_ROWS as i32, HS_COLS as i32);
+    let block = rodinia::HS_BLOCK_SIZE as i32;
+    let border = HS_PYRAMID;
+    let small_block = block - HS_PYRAMID * 2;
+    let block_cols = cols / small_block + i32::from(cols % small_block != 0);
+    let block_rows = rows / small_block + i32::from(rows % small_block != 0);
+    let power = dev.upload(&power)?;
+    let mut temps = [dev.upload(&temp)?, dev.zeros::<f32>(temp.len())?];
+    let (mut src, mut dst) = (1, 0);
+    let mut t = 0;
+    while t < HS_ITERATIONS {
+        (src, dst) = (dst, src);
+        let [t0, t1] = &mut temps;
+        let (from, to) = if src == 0 { (&*t0, t1) } else { (&*t1, t0) };
+        rodinia::calculate_temp.launch(
+            dev,
+            Launch::new(
+                (block_cols as u32, block_rows as u32),
+                (block as u32, block as u32),
+            ),
+            HS_PYRAMID.min(HS_ITERATIONS - t),
+            &power,
+            from,
+            to,
+            cols,
+            rows,
+            border,
+            border,
+            cap,
+            rx,
+            ry,
+            rz,
+            step,
+            0.001,
+        )?;
+        t += HS_PYRAMID;
+    }
+    Ok(bits_f32(&temps[dst].to_vec()?))
+}
+
+/// The stencil step by step over the whole chip, a cell's missing neighbours being itself.
+fn hotspot_expected() -> Vec<u64> {
+    let (mut temp, power) = hotspot_inputs();
+    let (cap, rx, ry, rz, step) = hotspot_scalars();
+    let amb_temp = 80.0f32;
+    let step_div_cap = step / cap;
+    let (rx_1, ry_1, rz_1) = (1.0 / rx, 1.0 / ry, 1.0 / rz);
+    let (rows, cols) = (HS_ROWS, HS_COLS);
+    for _ in 0..HS_ITERATIONS {
+        let at = |r: usize, c: usize| temp[r * cols + c];
+        let next = (0..rows * cols)
+            .map(|k| {
+                let (r, c) = (k / cols, k % cols);
+                let t = at(r, c);
+                let n = at(r.saturating_sub(1), c);
+                let s = at((r + 1).min(rows - 1), c);
+                let w = at(r, c.saturating_sub(1));
+                let e = at(r, (c + 1).min(cols - 1));
+                (f64::from(t)
+                    + f64::from(step_div_cap)
+                        * (f64::from(power[k])
+                            + (f64::from(s + n) - 2.0 * f64::from(t)) * f64::from(ry_1)
+                            + (f64::from(e + w) - 2.0 * f64::from(t)) * f64::from(rx_1)
+                            + f64::from((amb_temp - t) * rz_1))) as f32
+            })
+            .collect();
+        temp = next;
+    }
+    bits_f32(&temp)
+}
+
+/// The cases of this file alone on the simulator (`every_case` runs them with all others).
+#[test]
+fn apps_cases_match_the_host_reference() {
+    let dev = Device::cpu().unwrap();
+    let only = std::env::var("CUPHASE_APPS_CASE").ok();
+    for case in cases() {
+        if only.as_deref().is_some_and(|o| !case.name.contains(o)) {
+            continue;
+        }
+        let got = (case.run)(&dev).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let want = (case.expected)();
+        assert_eq!(got.len(), want.len(), "{}: output length", case.name);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                g, w,
+                "{}: element {i} differs (bits {g:#x} vs {w:#x})",
+                case.name
+            );
+        }
+    }
+}
