@@ -43,6 +43,14 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             rodinia::calculate_temp.name(),
             rodinia::calculate_temp.cuda_source(),
         ),
+        (
+            rodinia::needle_cuda_shared_1.name(),
+            rodinia::needle_cuda_shared_1.cuda_source(),
+        ),
+        (
+            rodinia::needle_cuda_shared_2.name(),
+            rodinia::needle_cuda_shared_2.cuda_source(),
+        ),
     ]
 }
 
@@ -57,6 +65,11 @@ pub fn cases() -> Vec<Case> {
             name: "rodinia_hotspot",
             run: run_hotspot,
             expected: hotspot_expected,
+        },
+        Case {
+            name: "rodinia_nw",
+            run: run_nw,
+            expected: nw_expected,
         },
     ]
 }
@@ -237,6 +250,75 @@ fn hotspot_expected() -> Vec<u64> {
         temp = next;
     }
     bits_f32(&temp)
+}
+
+// nw: the score matrix of two sequences of `NW_N` symbols, `NW_N + 1` columns with the gap
+// penalties in row and column 0.
+const NW_N: usize = 48;
+const NW_PENALTY: i32 = 10;
+
+/// The similarity scores (BLOSUM-like, -4 to 11) and the matrix with its first row and column.
+fn nw_inputs() -> (Vec<i32>, Vec<i32>) {
+    let cols = NW_N + 1;
+    let reference = lcg(7, cols * cols)
+        .iter()
+        .map(|v| (v % 16) as i32 - 4)
+        .collect();
+    let mut matrix = vec![0i32; cols * cols];
+    for i in 1..cols {
+        matrix[i * cols] = -(i as i32) * NW_PENALTY;
+        matrix[i] = -(i as i32) * NW_PENALTY;
+    }
+    (reference, matrix)
+}
+
+/// The two sweeps of needle.cu: tiles' anti-diagonals growing, then shrinking.
+fn run_nw(dev: &Device) -> Result<Vec<u64>, Error> {
+    let (reference, matrix) = nw_inputs();
+    let cols = (NW_N + 1) as i32;
+    let block = rodinia::NW_BLOCK_SIZE as i32;
+    let block_width = (cols - 1) / block;
+    let reference = dev.upload(&reference)?;
+    let mut matrix = dev.upload(&matrix)?;
+    for i in 1..=block_width {
+        rodinia::needle_cuda_shared_1.launch(
+            dev,
+            Launch::new(i as u32, block as u32),
+            &reference,
+            &mut matrix,
+            cols,
+            NW_PENALTY,
+            i,
+            block_width,
+        )?;
+    }
+    for i in (1..block_width).rev() {
+        rodinia::needle_cuda_shared_2.launch(
+            dev,
+            Launch::new(i as u32, block as u32),
+            &reference,
+            &mut matrix,
+            cols,
+            NW_PENALTY,
+            i,
+            block_width,
+        )?;
+    }
+    Ok(bits_i32(&matrix.to_vec()?))
+}
+
+fn nw_expected() -> Vec<u64> {
+    let (reference, mut m) = nw_inputs();
+    let cols = NW_N + 1;
+    for i in 1..cols {
+        for j in 1..cols {
+            let k = i * cols + j;
+            m[k] = (m[k - cols - 1] + reference[k])
+                .max(m[k - 1] - NW_PENALTY)
+                .max(m[k - cols] - NW_PENALTY);
+        }
+    }
+    bits_i32(&m)
 }
 
 /// The cases of this file alone on the simulator (`every_case` runs them with all others).
