@@ -51,6 +51,14 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             rodinia::needle_cuda_shared_2.name(),
             rodinia::needle_cuda_shared_2.cuda_source(),
         ),
+        (
+            rodinia::bpnn_layerforward_cuda.name(),
+            rodinia::bpnn_layerforward_cuda.cuda_source(),
+        ),
+        (
+            rodinia::bpnn_adjust_weights_cuda.name(),
+            rodinia::bpnn_adjust_weights_cuda.cuda_source(),
+        ),
     ]
 }
 
@@ -70,6 +78,16 @@ pub fn cases() -> Vec<Case> {
             name: "rodinia_nw",
             run: run_nw,
             expected: nw_expected,
+        },
+        Case {
+            name: "rodinia_backprop_layerforward",
+            run: run_bp_forward,
+            expected: bp_forward_expected,
+        },
+        Case {
+            name: "rodinia_backprop_adjust_weights",
+            run: run_bp_adjust,
+            expected: bp_adjust_expected,
         },
     ]
 }
@@ -319,6 +337,124 @@ fn nw_expected() -> Vec<u64> {
         }
     }
     bits_i32(&m)
+}
+
+// backprop: `BP_IN` input units (a multiple of 16: one block of 16 x 16 threads per 16
+// inputs), `BP_HID` = 16 hidden units; weights `(BP_IN + 1) x (BP_HID + 1)`, row and column 0
+// for the biases.
+const BP_IN: usize = 64;
+const BP_HID: usize = 16;
+
+fn bp_floats(seed: u32, n: usize) -> Vec<f32> {
+    lcg(seed, n)
+        .iter()
+        .map(|v| (v % 2001) as f32 / 1000.0 - 1.0)
+        .collect()
+}
+
+fn run_bp_forward(dev: &Device) -> Result<Vec<u64>, Error> {
+    let blocks = BP_IN / 16;
+    let input = dev.upload(&bp_floats(11, BP_IN + 1))?;
+    let mut weights = dev.upload(&bp_floats(13, (BP_IN + 1) * (BP_HID + 1)))?;
+    let mut output_hidden = dev.zeros::<f32>(BP_HID + 1)?;
+    let mut partial = dev.zeros::<f32>(blocks * rodinia::BP_WIDTH)?;
+    rodinia::bpnn_layerforward_cuda.launch(
+        dev,
+        Launch::new((1, blocks as u32), (16, 16)),
+        &input,
+        &mut output_hidden,
+        &mut weights,
+        &mut partial,
+        BP_IN as i32,
+        BP_HID as i32,
+    )?;
+    let mut out = bits_f32(&weights.to_vec()?);
+    out.extend(bits_f32(&partial.to_vec()?));
+    Ok(out)
+}
+
+/// The products, then the tree in the kernel's order: at stride `p = 2^i`, row `ty` (a
+/// multiple of `p`) adds row `ty + p / 2`; the weights keep the tree's partial sums, as the
+/// kernel writes them back.
+fn bp_forward_expected() -> Vec<u64> {
+    let input = bp_floats(11, BP_IN + 1);
+    let mut weights = bp_floats(13, (BP_IN + 1) * (BP_HID + 1));
+    let hid = BP_HID;
+    let mut partial = vec![0.0f32; BP_IN / 16 * 16];
+    for by in 0..BP_IN / 16 {
+        let index = |ty: usize, tx: usize| (hid + 1) * 16 * by + (hid + 1) * ty + tx + 1 + hid + 1;
+        let mut m = [[0.0f32; 16]; 16];
+        for (ty, row) in m.iter_mut().enumerate() {
+            for (tx, v) in row.iter_mut().enumerate() {
+                *v = weights[index(ty, tx)] * input[16 * by + ty + 1];
+            }
+        }
+        for i in 1..=4 {
+            let p = 1 << i;
+            for ty in (0..16).step_by(p) {
+                for tx in 0..16 {
+                    m[ty][tx] += m[ty + p / 2][tx];
+                }
+            }
+        }
+        for (ty, row) in m.iter().enumerate() {
+            for (tx, v) in row.iter().enumerate() {
+                weights[index(ty, tx)] = *v;
+            }
+            partial[by * hid + ty] = m[0][ty];
+        }
+    }
+    let mut out = bits_f32(&weights);
+    out.extend(bits_f32(&partial));
+    out
+}
+
+fn run_bp_adjust(dev: &Device) -> Result<Vec<u64>, Error> {
+    let blocks = BP_IN / 16;
+    let delta = dev.upload(&bp_floats(17, BP_HID + 1))?;
+    let ly = dev.upload(&bp_floats(19, BP_IN + 1))?;
+    let mut w = dev.upload(&bp_floats(23, (BP_IN + 1) * (BP_HID + 1)))?;
+    let mut oldw = dev.upload(&bp_floats(29, (BP_IN + 1) * (BP_HID + 1)))?;
+    rodinia::bpnn_adjust_weights_cuda.launch(
+        dev,
+        Launch::new((1, blocks as u32), (16, 16)),
+        &delta,
+        BP_HID as i32,
+        &ly,
+        BP_IN as i32,
+        &mut w,
+        &mut oldw,
+    )?;
+    let mut out = bits_f32(&w.to_vec()?);
+    out.extend(bits_f32(&oldw.to_vec()?));
+    Ok(out)
+}
+
+/// `bpnn_adjust_weights` of backprop.c for the input layer, in the kernel's `double`s.
+fn bp_adjust_expected() -> Vec<u64> {
+    let delta = bp_floats(17, BP_HID + 1);
+    let ly = bp_floats(19, BP_IN + 1);
+    let mut w = bp_floats(23, (BP_IN + 1) * (BP_HID + 1));
+    let mut oldw = bp_floats(29, (BP_IN + 1) * (BP_HID + 1));
+    let (eta, momentum) = (0.3f64, 0.3f64);
+    let cols = BP_HID + 1;
+    for k in 1..=BP_IN {
+        for j in 1..=BP_HID {
+            let i = k * cols + j;
+            let change =
+                eta * f64::from(delta[j]) * f64::from(ly[k]) + momentum * f64::from(oldw[i]);
+            w[i] = (f64::from(w[i]) + change) as f32;
+            oldw[i] = change as f32;
+        }
+    }
+    for j in 1..=BP_HID {
+        let change = eta * f64::from(delta[j]) + momentum * f64::from(oldw[j]);
+        w[j] = (f64::from(w[j]) + change) as f32;
+        oldw[j] = change as f32;
+    }
+    let mut out = bits_f32(&w);
+    out.extend(bits_f32(&oldw));
+    out
 }
 
 /// The cases of this file alone on the simulator (`every_case` runs them with all others).
