@@ -10,7 +10,7 @@
 //! each, 0 (within) or 1 (outside), so that what the case compares is exact.
 
 use crate::cases::Case;
-use crate::kernels::rodinia;
+use crate::kernels::{rodinia, rodinia_srad};
 use cuphase::prelude::*;
 
 fn bits_f32(v: &[f32]) -> Vec<u64> {
@@ -59,6 +59,14 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             rodinia::bpnn_adjust_weights_cuda.name(),
             rodinia::bpnn_adjust_weights_cuda.cuda_source(),
         ),
+        (
+            rodinia_srad::srad_cuda_1.name(),
+            rodinia_srad::srad_cuda_1.cuda_source(),
+        ),
+        (
+            rodinia_srad::srad_cuda_2.name(),
+            rodinia_srad::srad_cuda_2.cuda_source(),
+        ),
     ]
 }
 
@@ -88,6 +96,11 @@ pub fn cases() -> Vec<Case> {
             name: "rodinia_backprop_adjust_weights",
             run: run_bp_adjust,
             expected: bp_adjust_expected,
+        },
+        Case {
+            name: "rodinia_srad",
+            run: run_srad,
+            expected: srad_expected,
         },
     ]
 }
@@ -454,6 +467,122 @@ fn bp_adjust_expected() -> Vec<u64> {
     }
     let mut out = bits_f32(&w);
     out.extend(bits_f32(&oldw));
+    out
+}
+
+// srad v2: a `SRAD_ROWS` x `SRAD_COLS` image (multiples of 16, as srad.cu requires; 3 x 2
+// blocks, so that every kind of block edge occurs), two iterations of both kernels.
+const SRAD_ROWS: usize = 48;
+const SRAD_COLS: usize = 32;
+const SRAD_LAMBDA: f32 = 0.5;
+const SRAD_ITERATIONS: usize = 2;
+
+/// The image as srad.cu makes it, `exp` of pixel values in [0, 1] (here `1 + v`, which needs
+/// no libm), and q0sqr from its statistics.
+fn srad_inputs() -> (Vec<f32>, f32) {
+    let j: Vec<f32> = lcg(31, SRAD_ROWS * SRAD_COLS)
+        .iter()
+        .map(|v| 1.0 + (v % 256) as f32 / 255.0)
+        .collect();
+    let size = j.len() as f32;
+    let sum: f32 = j.iter().sum();
+    let sum2: f32 = j.iter().map(|v| v * v).sum();
+    let mean = sum / size;
+    let var = sum2 / size - mean * mean;
+    (j, var / (mean * mean))
+}
+
+fn run_srad(dev: &Device) -> Result<Vec<u64>, Error> {
+    let (j, q0sqr) = srad_inputs();
+    let (rows, cols) = (SRAD_ROWS as i32, SRAD_COLS as i32);
+    let bs = rodinia_srad::SRAD_BLOCK_SIZE;
+    let launch = Launch::new(
+        ((SRAD_COLS / bs) as u32, (SRAD_ROWS / bs) as u32),
+        (bs as u32, bs as u32),
+    );
+    let size = j.len();
+    let mut j = dev.upload(&j)?;
+    let mut c = dev.zeros::<f32>(size)?;
+    let [mut e, mut w, mut n, mut s] = [
+        dev.zeros::<f32>(size)?,
+        dev.zeros::<f32>(size)?,
+        dev.zeros::<f32>(size)?,
+        dev.zeros::<f32>(size)?,
+    ];
+    for _ in 0..SRAD_ITERATIONS {
+        rodinia_srad::srad_cuda_1.launch(
+            dev, launch, &mut e, &mut w, &mut n, &mut s, &j, &mut c, cols, rows, q0sqr,
+        )?;
+        rodinia_srad::srad_cuda_2.launch(
+            dev,
+            launch,
+            &e,
+            &w,
+            &n,
+            &s,
+            &mut j,
+            &c,
+            cols,
+            rows,
+            SRAD_LAMBDA,
+            q0sqr,
+        )?;
+    }
+    let mut out = bits_f32(&j.to_vec()?);
+    for b in [&c, &e, &w, &n, &s] {
+        out.extend(bits_f32(&b.to_vec()?));
+    }
+    Ok(out)
+}
+
+/// srad.cu's CPU loop (a pixel's missing neighbours are itself) in the kernels' arithmetic.
+fn srad_expected() -> Vec<u64> {
+    let (mut j, q0sqr) = srad_inputs();
+    let (rows, cols) = (SRAD_ROWS, SRAD_COLS);
+    let size = rows * cols;
+    let (mut c, mut d_e, mut d_w, mut d_n, mut d_s) = (
+        vec![0.0f32; size],
+        vec![0.0f32; size],
+        vec![0.0f32; size],
+        vec![0.0f32; size],
+        vec![0.0f32; size],
+    );
+    for _ in 0..SRAD_ITERATIONS {
+        for i in 0..rows {
+            for k in 0..cols {
+                let idx = i * cols + k;
+                let jc = j[idx];
+                let n = j[i.saturating_sub(1) * cols + k] - jc;
+                let s = j[(i + 1).min(rows - 1) * cols + k] - jc;
+                let w = j[i * cols + k.saturating_sub(1)] - jc;
+                let e = j[i * cols + (k + 1).min(cols - 1)] - jc;
+                let g2 = (n * n + s * s + w * w + e * e) / (jc * jc);
+                let l = (n + s + w + e) / jc;
+                let num = 0.5 * f64::from(g2) - (1.0 / 16.0) * f64::from(l * l);
+                let den = 1.0 + 0.25 * f64::from(l);
+                let qsqr = (num / (den * den)) as f32;
+                let den = f64::from((qsqr - q0sqr) / (q0sqr * (1.0 + q0sqr)));
+                let cv = (1.0 / (1.0 + den)) as f32;
+                c[idx] = cv.clamp(0.0, 1.0);
+                (d_n[idx], d_s[idx], d_w[idx], d_e[idx]) = (n, s, w, e);
+            }
+        }
+        for i in 0..rows {
+            for k in 0..cols {
+                let idx = i * cols + k;
+                let cc = c[idx];
+                let cs = c[(i + 1).min(rows - 1) * cols + k];
+                let ce = c[i * cols + (k + 1).min(cols - 1)];
+                let d_sum = cc * d_n[idx] + cs * d_s[idx] + cc * d_w[idx] + ce * d_e[idx];
+                j[idx] =
+                    (f64::from(j[idx]) + 0.25 * f64::from(SRAD_LAMBDA) * f64::from(d_sum)) as f32;
+            }
+        }
+    }
+    let mut out = bits_f32(&j);
+    for b in [&c, &d_e, &d_w, &d_n, &d_s] {
+        out.extend(bits_f32(b));
+    }
     out
 }
 

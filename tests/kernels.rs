@@ -30,6 +30,8 @@ pub mod races;
 pub mod reverse;
 #[path = "in/apps/rodinia.rs"]
 pub mod rodinia;
+#[path = "in/apps/rodinia_srad.rs"]
+pub mod rodinia_srad;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]
