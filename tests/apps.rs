@@ -10,7 +10,7 @@
 //! each, 0 (within) or 1 (outside), so that what the case compares is exact.
 
 use crate::cases::Case;
-use crate::kernels::{rodinia, rodinia_srad};
+use crate::kernels::{rodinia, rodinia_lud, rodinia_srad};
 use cuphase::prelude::*;
 
 fn bits_f32(v: &[f32]) -> Vec<u64> {
@@ -67,6 +67,18 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             rodinia_srad::srad_cuda_2.name(),
             rodinia_srad::srad_cuda_2.cuda_source(),
         ),
+        (
+            rodinia_lud::lud_diagonal.name(),
+            rodinia_lud::lud_diagonal.cuda_source(),
+        ),
+        (
+            rodinia_lud::lud_perimeter.name(),
+            rodinia_lud::lud_perimeter.cuda_source(),
+        ),
+        (
+            rodinia_lud::lud_internal.name(),
+            rodinia_lud::lud_internal.cuda_source(),
+        ),
     ]
 }
 
@@ -101,6 +113,11 @@ pub fn cases() -> Vec<Case> {
             name: "rodinia_srad",
             run: run_srad,
             expected: srad_expected,
+        },
+        Case {
+            name: "rodinia_lud",
+            run: run_lud,
+            expected: lud_expected,
         },
     ]
 }
@@ -584,6 +601,84 @@ fn srad_expected() -> Vec<u64> {
         out.extend(bits_f32(b));
     }
     out
+}
+
+// lud: a `LUD_DIM` x `LUD_DIM` matrix (3 x 3 tiles), made as `L * U` of small integers with
+// U's diagonal 1 or 2: every intermediate value of the elimination is an integer (or an
+// integer multiple of U's diagonal divided by it), so any order of the sums is exact and the
+// result is `L` (below the diagonal) and `U` (on and above it), packed.
+const LUD_DIM: usize = 48;
+
+fn lud_factors() -> (Vec<f32>, Vec<f32>) {
+    let n = LUD_DIM;
+    let r = lcg(37, 2 * n * n);
+    let mut l = vec![0.0f32; n * n];
+    let mut u = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let k = i * n + j;
+            if j < i {
+                l[k] = (r[k] % 3) as f32 - 1.0;
+            } else {
+                u[k] = if j == i {
+                    1.0 + (r[n * n + k] % 2) as f32
+                } else {
+                    (r[n * n + k] % 5) as f32 - 2.0
+                };
+            }
+        }
+        l[i * n + i] = 1.0;
+    }
+    (l, u)
+}
+
+fn lud_matrix() -> Vec<f32> {
+    let n = LUD_DIM;
+    let (l, u) = lud_factors();
+    (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            (0..n).map(|p| l[i * n + p] * u[p * n + j]).sum()
+        })
+        .collect()
+}
+
+/// `lud_cuda` of lud_kernel.cu.
+fn run_lud(dev: &Device) -> Result<Vec<u64>, Error> {
+    let dim = LUD_DIM as i32;
+    let bs = rodinia_lud::LUD_BLOCK_SIZE as i32;
+    let mut m = dev.upload(&lud_matrix())?;
+    let mut i = 0;
+    while i < dim - bs {
+        rodinia_lud::lud_diagonal.launch(dev, Launch::new(1, bs as u32), &mut m, dim, i)?;
+        let tiles = ((dim - i) / bs - 1) as u32;
+        rodinia_lud::lud_perimeter.launch(
+            dev,
+            Launch::new(tiles, 2 * bs as u32),
+            &mut m,
+            dim,
+            i,
+        )?;
+        rodinia_lud::lud_internal.launch(
+            dev,
+            Launch::new((tiles, tiles), (bs as u32, bs as u32)),
+            &mut m,
+            dim,
+            i,
+        )?;
+        i += bs;
+    }
+    rodinia_lud::lud_diagonal.launch(dev, Launch::new(1, bs as u32), &mut m, dim, i)?;
+    Ok(bits_f32(&m.to_vec()?))
+}
+
+fn lud_expected() -> Vec<u64> {
+    let n = LUD_DIM;
+    let (l, u) = lud_factors();
+    let packed: Vec<f32> = (0..n * n)
+        .map(|k| if k % n < k / n { l[k] } else { u[k] })
+        .collect();
+    bits_f32(&packed)
 }
 
 /// The cases of this file alone on the simulator (`every_case` runs them with all others).

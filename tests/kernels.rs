@@ -30,6 +30,8 @@ pub mod races;
 pub mod reverse;
 #[path = "in/apps/rodinia.rs"]
 pub mod rodinia;
+#[path = "in/apps/rodinia_lud.rs"]
+pub mod rodinia_lud;
 #[path = "in/apps/rodinia_srad.rs"]
 pub mod rodinia_srad;
 #[path = "in/tiled_matmul.rs"]
