@@ -16,6 +16,8 @@ pub mod faults;
 pub mod half;
 #[path = "in/helpers.rs"]
 pub mod helpers;
+#[path = "in/apps/llmc.rs"]
+pub mod llmc;
 #[path = "in/locals.rs"]
 pub mod locals;
 #[path = "in/methods.rs"]
