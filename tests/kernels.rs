@@ -18,6 +18,8 @@ pub mod half;
 pub mod helpers;
 #[path = "in/apps/llmc.rs"]
 pub mod llmc;
+#[path = "in/apps/llmc_train.rs"]
+pub mod llmc_train;
 #[path = "in/locals.rs"]
 pub mod locals;
 #[path = "in/methods.rs"]

@@ -437,3 +437,67 @@ pub fn normalization_kernel(
 
     out[idx as u32] = o;
 }
+
+/// `layernorm_forward.cu`, `layernorm_forward_kernel3`: one warp per row, the sums reduced by
+/// shuffles.
+// changed from the original: it is written with cooperative groups, which the language lacks:
+// `warp.meta_group_size()` is `block_dim().x / 32`, `warp.meta_group_rank()` is
+// `thread_idx().x / 32`, `warp.thread_rank()` is `thread_idx().x % 32`, `warp.size()` is 32,
+// `cg::reduce(warp, sum, cg::plus<float>{})` is `common.h`'s `warpReduceSum` (a butterfly of
+// `__shfl_xor_sync`), `rsqrtf(x)` (approximate) is `1.0 / x.sqrt()`, the streaming
+// `__stcs`/`__ldcs` are plain stores and loads, and the `mean != nullptr` tests are dropped.
+#[kernel]
+pub fn layernorm_forward_kernel3(
+    out: &mut [f32],
+    mean: &mut [f32],
+    rstd: &mut [f32],
+    inp: &[f32],
+    weight: &[f32],
+    bias: &[f32],
+    n: i32,
+    c: i32,
+) {
+    let idx = (block_idx().x * (block_dim().x / 32) + thread_idx().x / 32) as i32;
+    if idx >= n {
+        return;
+    }
+
+    // the row of input that this group of threads is responsible for
+    let x = idx * c;
+
+    // mean
+    let mut sum = 0.0f32;
+    let mut i = (thread_idx().x % 32) as i32;
+    while i < c {
+        sum += inp[(x + i) as u32];
+        i += 32;
+    }
+    sum = warp_reduce_sum(sum);
+    let m = sum / c as f32;
+    if thread_idx().x % 32 == 0 {
+        mean[idx as u32] = m;
+    }
+
+    // rstd
+    sum = 0.0f32;
+    let mut i = (thread_idx().x % 32) as i32;
+    while i < c {
+        let diff = inp[(x + i) as u32] - m;
+        sum += diff * diff;
+        i += 32;
+    }
+    sum = warp_reduce_sum(sum);
+    let s = 1.0f32 / (sum / c as f32 + 1e-5f32).sqrt();
+    if thread_idx().x % 32 == 0 {
+        rstd[idx as u32] = s;
+    }
+
+    // final normalization and scaling by weight/bias
+    let o = idx * c;
+    let mut cc = (thread_idx().x % 32) as i32;
+    while cc < c {
+        let n = s * (inp[(x + cc) as u32] - m);
+        out[(o + cc) as u32] = n * weight[cc as u32] + bias[cc as u32];
+        cc += 32;
+    }
+}
