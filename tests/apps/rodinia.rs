@@ -395,8 +395,9 @@ fn bp_forward_expected() -> Vec<u64> {
         for i in 1..=4 {
             let p = 1 << i;
             for ty in (0..16).step_by(p) {
-                for tx in 0..16 {
-                    m[ty][tx] += m[ty + p / 2][tx];
+                let below = m[ty + p / 2];
+                for (v, w) in m[ty].iter_mut().zip(below) {
+                    *v += w;
                 }
             }
         }
@@ -434,6 +435,7 @@ fn run_bp_adjust(dev: &Device) -> Result<Vec<u64>, Error> {
 }
 
 /// `bpnn_adjust_weights` of backprop.c for the input layer, in the kernel's `double`s.
+#[allow(clippy::needless_range_loop)] // indexed as backprop.c indexes them
 fn bp_adjust_expected() -> Vec<u64> {
     let delta = bp_floats(17, BP_HID + 1);
     let ly = bp_floats(19, BP_IN + 1);
