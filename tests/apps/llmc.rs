@@ -29,6 +29,10 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             llmc::softmax_forward_online_kernel1.cuda_source(),
         ),
         (
+            llmc::softmax_forward_online_kernel8.name(),
+            llmc::softmax_forward_online_kernel8.cuda_source(),
+        ),
+        (
             llmc::layernorm_forward_kernel1.name(),
             llmc::layernorm_forward_kernel1.cuda_source(),
         ),
@@ -153,6 +157,24 @@ pub fn cases() -> Vec<Case> {
                 run_softmax(dev, |dev, out, inp| {
                     let launch = Launch::new((SM_N as u32).div_ceil(4), 4);
                     llmc::softmax_forward_online_kernel1.launch(
+                        dev,
+                        launch,
+                        out,
+                        inp,
+                        SM_N as i32,
+                        SM_C as i32,
+                    )
+                })
+            },
+            expected: softmax_expected,
+        },
+        Case {
+            name: "llmc_softmax_online8",
+            run: |dev| {
+                run_softmax(dev, |dev, out, inp| {
+                    // `softmax_forward_online8`: one warp per row.
+                    let launch = Launch::new((SM_N as u32 * 32).div_ceil(64), 64);
+                    llmc::softmax_forward_online_kernel8.launch(
                         dev,
                         launch,
                         out,

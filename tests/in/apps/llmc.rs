@@ -501,3 +501,68 @@ pub fn layernorm_forward_kernel3(
         cc += 32;
     }
 }
+
+/// `softmax_forward.cu`, `softmax_forward_online_kernel8`: one warp per row, the max and the
+/// sum in one online pass per lane, then merged across the warp by shuffles.
+#[kernel]
+pub fn softmax_forward_online_kernel8(out: &mut [f32], inp: &[f32], n: i32, c: i32) {
+    let warps_per_block = (block_dim().x / 32) as i32;
+
+    // changed from the original: its `if (tid >= C) return;` is left out. Where `C` is below
+    // the block size and not a multiple of 32, it leaves some lanes of a warp out of the
+    // full-warp shuffles below (undefined in CUDA), which the compiler reports; where `C` is
+    // at least the block size (as in every launch of it), it returns no thread.
+    // changed from the original: `warpId` and `laneId` are computed from `thread_idx().x`
+    // before the cast to `int` (C computes them from `int tid`): the warp-uniformity analysis
+    // knows `thread_idx().x / 32`, not `(thread_idx().x as i32) / 32`; `tid` is not needed.
+    let warp_id = (thread_idx().x / 32) as i32;
+    let lane_id = (thread_idx().x % 32) as i32;
+    // one warp one row
+    let row = block_idx().x as i32 * warps_per_block + warp_id;
+
+    if row >= n {
+        return;
+    }
+
+    let x = row * c;
+    let y = row * c;
+
+    // merge calculating maxval and sumval in one loop
+    let mut maxval = f32::NEG_INFINITY;
+    let mut sumval = 0.0f32;
+    let mut i = lane_id;
+    while i < c {
+        // when updating the maxval, dynamically updates the previous sumval by
+        // multiplying e^{previous_maxval - current_maxval}
+        let bigger = maxval.max(inp[(x + i) as u32]);
+        sumval = sumval * (maxval - bigger).exp() + (inp[(x + i) as u32] - bigger).exp();
+        maxval = bigger;
+        i += 32;
+    }
+
+    // calculate the warp wised maxval and sumval
+    let mut offset = 32u32 / 2;
+    while offset > 0 {
+        sync_warp();
+        let offset_maxval = warp_shuffle_down(maxval, offset);
+        let mut offset_sumval = warp_shuffle_down(sumval, offset);
+        if offset_maxval > maxval {
+            sumval *= (maxval - offset_maxval).exp();
+            maxval = offset_maxval;
+        } else {
+            offset_sumval *= (offset_maxval - maxval).exp();
+        }
+        sumval += offset_sumval;
+        offset >>= 1;
+    }
+
+    // sync the warp wised maxval and sumval
+    maxval = warp_shuffle(maxval, 0u32);
+    sumval = warp_shuffle(sumval, 0u32);
+
+    let mut i = lane_id;
+    while i < c {
+        out[(y + i) as u32] = (inp[(x + i) as u32] - maxval).exp() / sumval;
+        i += 32;
+    }
+}
