@@ -202,6 +202,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(crate::edges::cases());
     cases.extend(crate::ports::cases());
     cases.extend(crate::samples::cases());
+    cases.extend(crate::apps::cases());
     cases
 }
 

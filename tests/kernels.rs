@@ -16,6 +16,10 @@ pub mod faults;
 pub mod half;
 #[path = "in/helpers.rs"]
 pub mod helpers;
+#[path = "in/apps/llmc.rs"]
+pub mod llmc;
+#[path = "in/apps/llmc_train.rs"]
+pub mod llmc_train;
 #[path = "in/locals.rs"]
 pub mod locals;
 #[path = "in/methods.rs"]
@@ -38,6 +42,12 @@ pub mod samples_matrix_mul;
 pub mod samples_reduction;
 #[path = "in/samples/transpose.rs"]
 pub mod samples_transpose;
+#[path = "in/apps/rodinia.rs"]
+pub mod rodinia;
+#[path = "in/apps/rodinia_lud.rs"]
+pub mod rodinia_lud;
+#[path = "in/apps/rodinia_srad.rs"]
+pub mod rodinia_srad;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]
@@ -47,6 +57,7 @@ pub mod warp;
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     let mut v = main_sources();
     v.extend(crate::samples::sources());
+    v.extend(crate::apps::sources());
     for (name, full) in [
         (
             warp::warp_sums.name(),

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod apps;
 mod cases;
 mod edges;
 mod gpu;
