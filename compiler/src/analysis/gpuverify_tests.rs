@@ -45,8 +45,10 @@ const KNOWN: &[(&str, &str, &str)] = &[
          to the declared block's 512: the loop step `block_dim().x / 32` (16) is an unknown, so \
          the proof takes every value of `0..x` for `i`, and the write \
          `s[(i + t / 32) * 32 + t % 32]` of one iteration may then meet another thread's of \
-         another iteration (\"cannot prove\"). Written `.step_by(16)` it is accepted. The check \
-         also takes about 40 s on this kernel (debug build, as proc macros are built).",
+         another iteration (\"cannot prove\"; without a declared block that is right: with 33 \
+         threads the step is 1 and threads 32 and 0 meet). Written `.step_by(16)` it is \
+         accepted. The check also takes about 40 s on this kernel (debug build, as proc macros \
+         are built).",
     ),
     (
         "noraceduetoreturn",
@@ -149,11 +151,13 @@ const WRONG_REASON: &[(&str, &str)] = &[(
     "warpsync/bad_inter_group",
     "the race is between blocks (block `b` writes `a[b * 128 + t]`, which block `b - 1` \
      reads), but cuphase reports a pair within one block (\"thread (1, 0, 0) does the read and \
-     thread (0, 0, 0) the write of `a[1]`\", with blocks of 128 threads) that cannot collide: it \
-     treats `block_idx().x * block_dim().x` and `(block_idx().x + 1) * block_dim().x` as \
-     unrelated terms (with the block declared, too) and still says \"data race\" with a \
-     witness. With `128` written as a literal the kernel is accepted, the cross-block race left \
-     to the simulator; once fixed, this case moves to DEFERRED (cross-block).",
+     thread (0, 0, 0) the write of `a[1]`\", with blocks of 128 threads) that cannot collide: \
+     `block_dim().x` is not folded to the declared 128 inside the products, each occurrence of \
+     a product of two non-constant terms is an unknown of its own (`let base = block_idx().x * \
+     block_dim().x` used twice is accepted, the product written twice is not), and the pair \
+     found with those unknowns is still printed as a data race. With `128` written as a \
+     literal the kernel is accepted, the cross-block race left to the simulator; once fixed, \
+     this case moves to DEFERRED (cross-block).",
 )];
 
 /// What GPUVerify says of a kernel.
@@ -572,23 +576,34 @@ fn render(cases: &[Case], rows: &[Row]) -> (String, String) {
             Some((group, detail)) if detail.is_empty() => format!("no: {group}"),
             Some((group, detail)) => format!("no: {group}: {detail}"),
         };
-        let (agree, why) = match &row.outcome {
-            Outcome::NotExpressible => ("—".to_string(), String::new()),
-            Outcome::Agree => ("yes".to_string(), String::new()),
-            Outcome::AgreeWrongReason(why) => {
-                ("yes, but for a wrong reason".to_string(), why.clone())
-            }
-            Outcome::FalsePositive(why) => ("no: false positive".to_string(), why.clone()),
-            Outcome::FalseNegative(why) => (
-                "**no: FALSE NEGATIVE (soundness bug)**".to_string(),
-                why.clone(),
+        // The reasons of the lists stand in their sections above; a row points there.
+        let (agree, see) = match &row.outcome {
+            Outcome::NotExpressible => ("—".to_string(), ""),
+            Outcome::Agree => ("yes".to_string(), ""),
+            Outcome::AgreeWrongReason(_) => (
+                "yes, but for a wrong reason".to_string(),
+                "Why: see \"Rejected as GPUVerify does, for a wrong reason\".",
             ),
-            Outcome::Deferred(kind, why) => (format!("deferred: {kind}"), why.clone()),
+            Outcome::FalsePositive(why) => (
+                format!(
+                    "no: false positive ({})",
+                    why.split(':').next().unwrap_or_default()
+                ),
+                "Why: see \"False positives\".",
+            ),
+            Outcome::FalseNegative(_) => (
+                "**no: FALSE NEGATIVE (soundness bug)**".to_string(),
+                "Why: see \"Soundness bugs\".",
+            ),
+            Outcome::Deferred(kind, _) => (
+                format!("deferred: {kind}"),
+                "Why: see \"Deferred to the simulator\".",
+            ),
         };
-        let note = match (case.note.is_empty(), why.is_empty()) {
+        let note = match (case.note.is_empty(), see.is_empty()) {
             (_, true) => case.note.clone(),
-            (true, false) => why,
-            (false, false) => format!("{} {why}", case.note),
+            (true, false) => see.to_string(),
+            (false, false) => format!("{} {see}", case.note),
         };
         let _ = writeln!(
             t,
