@@ -8,13 +8,15 @@
 //! the label:
 //!
 //! - `pass` expects `Ok`; a rejection is a false positive and must be listed in [`KNOWN`] with
-//!   its reason;
+//!   its reason: an imprecision of the analysis, or a difference by design (GPUVerify
+//!   tolerates benign write-write races and, with `--warp-sync`, runs warps in lock-step);
 //! - a race expects an error that names a race ("data race", "cannot prove that two threads
 //!   never meet"), a divergence one that says a barrier "is not reached by every thread", a
 //!   write to constant memory cuphase's "read-only" error; an acceptance is either deferred by
 //!   design ([`DEFERRED`]: a data-dependent global index, or threads of different blocks, which
 //!   the simulator's run-time detector checks) or a soundness bug ([`SOUNDNESS_BUGS`], printed
-//!   loudly so the branch stays green while the compiler is fixed);
+//!   loudly so the branch stays green while the compiler is fixed); a rejection of a racy
+//!   kernel through a pair of threads that cannot collide is listed in [`WRONG_REASON`];
 //! - an entry of a list whose kernel no longer behaves so fails the test, and so does a
 //!   `gpuverify/TABLE.md` that is not the one this test renders (`CUPHASE_BLESS=1` rewrites it),
 //!   so neither can go stale.
