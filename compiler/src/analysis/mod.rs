@@ -19,6 +19,8 @@ mod report;
 pub mod uniformity;
 
 #[cfg(test)]
+mod gpuverify_tests;
+#[cfg(test)]
 mod ordering_tests;
 #[cfg(test)]
 mod precision_tests;
