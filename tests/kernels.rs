@@ -32,6 +32,12 @@ pub mod ports;
 pub mod races;
 #[path = "in/reverse.rs"]
 pub mod reverse;
+#[path = "in/apps/rodinia.rs"]
+pub mod rodinia;
+#[path = "in/apps/rodinia_lud.rs"]
+pub mod rodinia_lud;
+#[path = "in/apps/rodinia_srad.rs"]
+pub mod rodinia_srad;
 #[path = "in/samples/convolution_separable.rs"]
 pub mod samples_convolution_separable;
 #[path = "in/samples/histogram.rs"]
@@ -42,12 +48,6 @@ pub mod samples_matrix_mul;
 pub mod samples_reduction;
 #[path = "in/samples/transpose.rs"]
 pub mod samples_transpose;
-#[path = "in/apps/rodinia.rs"]
-pub mod rodinia;
-#[path = "in/apps/rodinia_lud.rs"]
-pub mod rodinia_lud;
-#[path = "in/apps/rodinia_srad.rs"]
-pub mod rodinia_srad;
 #[path = "in/tiled_matmul.rs"]
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]

@@ -55,7 +55,8 @@ fn all_outputs_of_file(path: &Path, display: &str) -> (String, String, String) {
         };
         let helpers =
             cuphase_compiler::front::helpers::collect_from_items(&func, &devices).unwrap();
-        let compiled = cuphase_compiler::compile_with(args, &func, display, &helpers)
+        let consts = cuphase_compiler::front::consts::ModuleConsts::of_source(&text);
+        let compiled = cuphase_compiler::compile_with(args, &func, display, &helpers, &consts)
             .unwrap_or_else(|d| {
                 panic!(
                     "{display}: {}",
@@ -80,6 +81,8 @@ fn generated_cuda_matches_the_snapshots() {
     let mut inputs: Vec<_> = std::fs::read_dir(root.join("tests/in"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        // The ported suites' folders are checked by NVRTC, not by snapshots.
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();
     inputs.sort();
     let mut mismatches = Vec::new();

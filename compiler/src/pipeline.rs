@@ -10,7 +10,7 @@ use crate::analysis::{self, Report};
 use crate::back::cuda::{self, CudaKernel};
 use crate::back::sim::{self, SimCode};
 use crate::diag::Diagnostic;
-use crate::front::{self, helpers::Helpers};
+use crate::front::{self, consts::ModuleConsts, helpers::Helpers};
 use crate::ir::Checked;
 use proc_macro2::TokenStream;
 
@@ -40,19 +40,27 @@ pub fn compile(
     func: &syn::ItemFn,
     file: &str,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    compile_with(attr, func, file, &Helpers::default())
+    compile_with(
+        attr,
+        func,
+        file,
+        &Helpers::default(),
+        &ModuleConsts::default(),
+    )
 }
 
-/// Compiles a parsed kernel function whose `#[device]` helpers are at hand in `helpers`.
+/// Compiles a parsed kernel function whose `#[device]` helpers are at hand in `helpers` and
+/// whose file's integer constants are `consts`.
 pub fn compile_with(
     attr: TokenStream,
     func: &syn::ItemFn,
     file: &str,
     helpers: &Helpers,
+    consts: &ModuleConsts,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     #[cfg(test)]
     tests::maybe_inject_panic();
-    let mut checked = front::check_kernel(attr, func, helpers)?;
+    let mut checked = front::check_kernel(attr, func, helpers, consts)?;
     let report = analysis::check(&mut checked)?;
     let (k, types) = (&checked.kernel, &checked.types);
     let cuda_unchecked = cuda::write_kernel_checked(k, types, file, false);
@@ -93,7 +101,20 @@ pub fn compile_str_with_helpers(
     let (attr, func) = parse_source(attr, source)?;
     let helpers = front::helpers::collect_from_sources(&func, helper_sources)
         .map_err(|e| vec![Diagnostic::new(e.span(), e.to_string())])?;
-    compile_with(attr, &func, file, &helpers)
+    compile_with(attr, &func, file, &helpers, &ModuleConsts::default())
+}
+
+/// Compiles kernel source text in a module whose source is `module` (its integer constants
+/// are known to the analyses, as a file's are); for tests and tools.
+pub fn compile_str_in_module(
+    attr: &str,
+    source: &str,
+    module: &str,
+    file: &str,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let (attr, func) = parse_source(attr, source)?;
+    let consts = ModuleConsts::of_source(module);
+    compile_with(attr, &func, file, &Helpers::default(), &consts)
 }
 
 /// The attribute tokens and the function of kernel source text.

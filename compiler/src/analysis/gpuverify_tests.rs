@@ -41,27 +41,6 @@ const TABLE: &str = include_str!("gpuverify/TABLE.md");
 /// (GPUVerify's semantics are not cuphase's: benign write-write races, lock-step warps).
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "misc/pass/misc1",
-        "imprecision",
-        "cuphase rejects a correct kernel because the race proof does not fold `block_dim().x` \
-         to the declared block's 512: the loop step `block_dim().x / 32` (16) is an unknown, so \
-         the proof takes every value of `0..x` for `i`, and the write \
-         `s[(i + t / 32) * 32 + t % 32]` of one iteration may then meet another thread's of \
-         another iteration (\"cannot prove\"; without a declared block that is right: with 33 \
-         threads the step is 1 and threads 32 and 0 meet). Written `.step_by(16)` it is \
-         accepted. The check also takes about 40 s on this kernel (debug build, as proc macros \
-         are built).",
-    ),
-    (
-        "noraceduetoreturn",
-        "imprecision",
-        "cuphase rejects a correct kernel because the hazard analysis does not take the early \
-         `return` of the threads with `thread_idx().x != 0` as a guard of what follows: it \
-         reports a write-write race on `a[4]` with a pair of threads (1 and 0) that cannot \
-         both get there. The same happens in a kernel body (`if thread_idx().x != 0 { return; \
-         } a[4] = v;`) and on shared memory; the `if .. else` form is accepted.",
-    ),
-    (
         "pointertests/test_copy_between_memory_spaces",
         "by design",
         "cuphase rejects a kernel GPUVerify verifies because GPUVerify tolerates benign \
@@ -135,6 +114,12 @@ const DEFERRED: &[(&str, &str, &str)] = &[
          which the proof does not model.",
     ),
     (
+        "warpsync/bad_inter_group",
+        "cross-block",
+        "the race is between blocks (block `b` writes `a[b * 128 + t]`, which block `b - 1` \
+         reads): races between blocks are left to the simulator's detector.",
+    ),
+    (
         "globalarray/fail",
         "data-dependent",
         "the write `p[0]` is guarded by a value loaded at a per-thread index \
@@ -149,18 +134,7 @@ const SOUNDNESS_BUGS: &[(&str, &str)] = &[];
 
 /// Racy-labelled kernels cuphase rejects, but with a pair of threads that cannot collide (the
 /// real race is another): `(path, why)`. They count as agreeing; the table says why not quite.
-const WRONG_REASON: &[(&str, &str)] = &[(
-    "warpsync/bad_inter_group",
-    "the race is between blocks (block `b` writes `a[b * 128 + t]`, which block `b - 1` \
-     reads), but cuphase reports a pair within one block (\"thread (1, 0, 0) does the read and \
-     thread (0, 0, 0) the write of `a[1]`\", with blocks of 128 threads) that cannot collide: \
-     `block_dim().x` is not folded to the declared 128 inside the products, each occurrence of \
-     a product of two non-constant terms is an unknown of its own (`let base = block_idx().x * \
-     block_dim().x` used twice is accepted, the product written twice is not), and the pair \
-     found with those unknowns is still printed as a data race. With `128` written as a \
-     literal the kernel is accepted, the cross-block race left to the simulator; once fixed, \
-     this case moves to DEFERRED (cross-block).",
-)];
+const WRONG_REASON: &[(&str, &str)] = &[];
 
 /// What GPUVerify says of a kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

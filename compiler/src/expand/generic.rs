@@ -8,7 +8,13 @@ use quote::{format_ident, quote, ToTokens};
 use std::collections::HashMap;
 
 /// Expands a generic kernel: every instance, and the generic kernel value over them.
-pub fn expand(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers) -> TokenStream {
+pub fn expand(
+    attr: TokenStream,
+    func: &syn::ItemFn,
+    file: &str,
+    helpers: &Helpers,
+    consts: &crate::front::consts::ModuleConsts,
+) -> TokenStream {
     let fail = |diags: Vec<Diagnostic>| -> TokenStream {
         diags.iter().map(Diagnostic::to_compile_error).collect()
     };
@@ -69,7 +75,7 @@ pub fn expand(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpe
             Ok(f) => f,
             Err(e) => return e.to_compile_error(),
         };
-        match crate::pipeline::compile_with(attr.clone(), &inst, file, helpers) {
+        match crate::pipeline::compile_with(attr.clone(), &inst, file, helpers, consts) {
             Ok(c) => items.extend(super::host::write(&inst, &c, file)),
             Err(diags) => {
                 let what = params

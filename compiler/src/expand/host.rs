@@ -104,6 +104,17 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let mut sim_prep = Vec::new();
     let mut sim_args = Vec::new();
     let mut const_prep = Vec::new();
+    // The values of module constants the compiler read from the file, checked by rustc where
+    // the kernel uses them (a constant the module sees with another value is a compile error).
+    for c in &k.assumed_consts {
+        let name = Ident::new(&c.name, c.span.lo);
+        let value = proc_macro2::Literal::i128_unsuffixed(c.value);
+        let msg = format!(
+            "cuphase compiled this kernel with `{} = {}`, read from this file, but the constant the kernel's module sees has another value",
+            c.name, c.value
+        );
+        const_prep.push(quote_spanned!(c.span.lo=> const _: () = ::core::assert!(#name as i128 == #value, #msg);));
+    }
     // The variables the glue holds implicit values in, by parameter name.
     let mut implicit: Vec<(String, Ident)> = Vec::new();
     for p in &k.params {

@@ -12,6 +12,7 @@ pub mod generic;
 pub mod host;
 
 use crate::diag::Diagnostic;
+use crate::front::consts::ModuleConsts;
 use crate::front::generics::has_type_params;
 use crate::front::helpers::{self, Helpers};
 use crate::pipeline::compile_with;
@@ -148,10 +149,18 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// inside cuphase (a bug) becomes an "internal error" diagnostic at the kernel's name.
 pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers) -> TokenStream {
     let expanded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // The integer constants of the kernel's file (none outside a macro's run).
+        let consts = func
+            .sig
+            .ident
+            .span()
+            .local_file()
+            .map(|f| ModuleConsts::of_file(&f))
+            .unwrap_or_default();
         if has_type_params(func) {
-            return generic::expand(attr, func, file, helpers);
+            return generic::expand(attr, func, file, helpers, &consts);
         }
-        match compile_with(attr, func, file, helpers) {
+        match compile_with(attr, func, file, helpers, &consts) {
             Ok(c) => host::write(func, &c, file),
             Err(diags) => host::fallback(func, errors(&diags)),
         }

@@ -15,6 +15,7 @@
 
 pub mod attr;
 pub mod builtins;
+pub mod consts;
 pub mod generics;
 pub mod helpers;
 pub mod infer;
@@ -29,10 +30,11 @@ pub fn check_kernel(
     attr: TokenStream,
     func: &syn::ItemFn,
     helpers: &helpers::Helpers,
+    consts: &consts::ModuleConsts,
 ) -> Result<Checked, Vec<Diagnostic>> {
     let mut cx = Ctxt::new();
     let options = lower::parse_options(&mut cx, attr);
-    let kernel = lower::lower_kernel(&mut cx, options, func, helpers);
+    let kernel = lower::lower_kernel(&mut cx, options, func, helpers, consts);
     // Types of a kernel with lowering errors would only add noise.
     if !cx.has_errors() {
         let types = infer::infer(&mut cx, &kernel);

@@ -65,6 +65,20 @@ pub struct Kernel {
     pub barriers: Vec<Barrier>,
     /// The id the next numbered statement gets.
     pub next_stmt_id: u32,
+    /// Module constants whose values the kernel was compiled with (read from its file).
+    pub assumed_consts: Vec<AssumedConst>,
+}
+
+/// A module constant the compiler read the value of, which the glue asserts (so rustc checks
+/// that the constant the kernel's module sees has it).
+#[derive(Clone, Debug)]
+pub struct AssumedConst {
+    /// The name.
+    pub name: String,
+    /// The value.
+    pub value: i128,
+    /// The first use.
+    pub span: Span,
 }
 
 /// Options written in `#[kernel(...)]`.

@@ -183,10 +183,22 @@ impl Walker<'_> {
             let info = &self.syms[*s as usize];
             // A quotient or remainder is defined exactly by its facts, a product once its
             // factor's value is fixed.
-            !info.per_thread
-                || info.kind != SymKind::Other
-                || !info.facts.is_empty()
-                || enumerated.contains(s)
+            // A product (uniform too) is a value of its own unless its factor was fixed, and
+            // so is a quotient defined through one.
+            let fixed =
+                |w: &Var| self.syms[*w as usize].product.is_none() || enumerated.contains(w);
+            let defined = info.facts.iter().all(|f| match f {
+                Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a) => {
+                    a.terms.keys().all(fixed)
+                }
+            });
+            if info.product.is_some() {
+                enumerated.contains(s)
+            } else if !info.facts.is_empty() {
+                defined
+            } else {
+                !info.per_thread || info.kind != SymKind::Other
+            }
         };
         let guard_terms = a.guards.iter().chain(&x.guards).flat_map(|c| match c {
             Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f) => f.terms.keys(),

@@ -205,6 +205,13 @@ impl Walker<'_> {
                 let no = self.constraints(*cond, false);
                 let env_before = self.env.clone();
                 let depth = self.guards.len();
+                // Threads that go on past an arm that always returns or panics (`if i >= n {
+                // return; }`, `assert!(c)`) took the other arm: its condition holds after.
+                let after = match (diverges(accept), diverges(reject)) {
+                    (true, false) => no.clone(),
+                    (false, true) => yes.clone(),
+                    _ => Vec::new(),
+                };
                 self.guards.extend(yes);
                 let mut p1 = pend.clone();
                 self.block(accept, BlockKey::In(here, 0), &mut p1);
@@ -239,6 +246,7 @@ impl Walker<'_> {
                         }
                     };
                 }
+                self.guards.extend(after);
             }
             Stmt::Loop { kind, body, .. } => self.loop_stmt(s, kind, body, pend),
         }
@@ -508,6 +516,29 @@ impl Walker<'_> {
         self.pending_new.truncate(before);
         c
     }
+}
+
+/// Whether every path through `b` leaves the block it is in: a top-level `return`, `break`,
+/// `continue` or panic (one that release builds keep: not `debug_assert!`'s), with no jump
+/// nested before it (which could skip it). An inlined helper's `return` is a `break`.
+fn diverges(b: &Block) -> bool {
+    for s in &b.stmts {
+        match s {
+            Stmt::Return
+            | Stmt::Break { .. }
+            | Stmt::Continue { .. }
+            | Stmt::Panic {
+                debug_only: false, ..
+            } => return true,
+            _ => {
+                let jump = |x: &Stmt| matches!(x, Stmt::Break { .. } | Stmt::Continue { .. });
+                if jump(s) || s.blocks().any(|inner| visit::any_stmt(inner, jump)) {
+                    return false;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether every assignment to `l` in `b` multiplies or divides it by a power of two (`*= 2`,

@@ -87,7 +87,11 @@ impl Walker<'_> {
                 let a = axis as usize;
                 match builtin {
                     Builtin::ThreadIdx => exact(Affine::var(self.tid(a))),
-                    Builtin::BlockDim => exact(Affine::var(self.bdim(a))),
+                    // A declared block shape is a constant of the kernel.
+                    Builtin::BlockDim => match self.k.options.block {
+                        Some(shape) => exact(Affine::constant(i128::from(shape[a]))),
+                        None => exact(Affine::var(self.bdim(a))),
+                    },
                     Builtin::BlockIdx => exact(Affine::var(self.global_sym(
                         SymKey::BlockIdx(a),
                         SymKind::Other,

@@ -2,6 +2,7 @@
 //! inlined calls being lowered, and the few methods every other file uses.
 
 use crate::diag::Ctxt;
+use crate::front::consts::ModuleConsts;
 use crate::front::helpers::Helpers;
 use crate::ir::*;
 use std::collections::HashMap;
@@ -95,9 +96,38 @@ pub(super) struct Lowerer<'c> {
     pub(super) in_unsafe: bool,
     pub(super) scopes: Vec<HashMap<String, Binding>>,
     pub(super) loops: Vec<LoopFrame>,
+    /// The integer constants of the kernel's file.
+    pub(super) consts: &'c ModuleConsts,
+    /// The constants whose values the kernel uses.
+    pub(super) assumed: Vec<AssumedConst>,
 }
 
 impl Lowerer<'_> {
+    /// The value of an integer expression of literals and module constants known from the
+    /// kernel's file (the constants it uses are recorded, for the glue to assert).
+    pub(super) fn module_const_value(&mut self, e: &syn::Expr) -> Option<i128> {
+        let mut used = Vec::new();
+        let v = self.consts.eval(e, &mut used)?;
+        // A const parameter, or a variable, of the name shadows the module's constant.
+        if used
+            .iter()
+            .any(|n| self.const_params.contains(n) || self.lookup(n).is_some())
+        {
+            return None;
+        }
+        for name in used {
+            if !self.assumed.iter().any(|a| a.name == name) {
+                let (_, value) = self.consts.get(&name)?;
+                self.assumed.push(AssumedConst {
+                    name,
+                    value,
+                    span: e.src(),
+                });
+            }
+        }
+        Some(v)
+    }
+
     /// The variable that holds module constant `name` (made on its first use), with the type
     /// `annotated` where the use fixes it (an array length is a `usize`).
     pub(super) fn module_const(

@@ -111,9 +111,11 @@ impl Lowerer<'_> {
                 // `NAME as T` of a module constant: the host computes it.
                 if let syn::Expr::Path(p) = strip_parens(&c.expr) {
                     let name = p.path.get_ident().map(|i| i.to_string());
-                    if let Some(name) = name
-                        .filter(|n| p.qself.is_none() && !self.closure && self.lookup(n).is_none())
-                    {
+                    let known =
+                        name.is_some() && self.consts.get(name.as_deref().unwrap_or("")).is_some();
+                    if let Some(name) = name.filter(|n| {
+                        p.qself.is_none() && !self.closure && !known && self.lookup(n).is_none()
+                    }) {
                         let local = self.module_const_as(&name, p.src(), to);
                         return Value::Expr(self.expr(Expr::Local(local), span));
                     }
@@ -389,10 +391,26 @@ impl Lowerer<'_> {
                 }
                 // A name the kernel does not bind is a `const` of its module (rustc reports a
                 // name that is not one, at this use, through the host glue).
-                None => {
-                    let local = self.module_const(&name, span, None);
-                    Value::Expr(self.expr(Expr::Local(local), span))
-                }
+                None => match self.consts.get(&name) {
+                    // Its value, known from the kernel's file (the glue asserts it).
+                    Some((ty, _)) => match self.module_const_value(&syn::Expr::Path(p.clone())) {
+                        Some(value) => Value::Expr(self.expr(
+                            Expr::Literal(Literal::Int {
+                                value,
+                                suffix: Some(ty),
+                            }),
+                            span,
+                        )),
+                        None => {
+                            let local = self.module_const(&name, span, None);
+                            Value::Expr(self.expr(Expr::Local(local), span))
+                        }
+                    },
+                    None => {
+                        let local = self.module_const(&name, span, None);
+                        Value::Expr(self.expr(Expr::Local(local), span))
+                    }
+                },
             };
         }
         // `f16::ZERO`, `bf16::ONE`.

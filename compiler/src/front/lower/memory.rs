@@ -258,7 +258,19 @@ impl Lowerer<'_> {
         // `[T; N]` with `N` a const parameter of the kernel or a constant of its module, or an
         // expression of such constants (`[T; BLOCK + 2 * R]`): the launch sizes it. Literal
         // arithmetic (`[T; 2 * 64]`) is a length like a literal.
-        if let syn::Type::Array(a) = ty {
+        // Constants whose values the kernel's file gives make static lengths.
+        let known = |l: &mut Self, t: &syn::Type| {
+            let mut cur = t;
+            while let syn::Type::Array(a) = cur {
+                if l.module_const_value(&a.len).is_none() {
+                    return false;
+                }
+                cur = &a.elem;
+            }
+            true
+        };
+        let static_shape = known(self, ty);
+        if let (syn::Type::Array(a), false) = (ty, static_shape) {
             let computed = literal_len(&a.len).is_none()
                 && !matches!(&a.len, syn::Expr::Lit(_) | syn::Expr::Path(_));
             if computed && !self.closure {
@@ -347,6 +359,11 @@ impl Lowerer<'_> {
     pub(super) fn const_len(&mut self, e: &syn::Expr) -> Option<u64> {
         if let Some(n) = literal_len(e).filter(|n| *n > 0) {
             return Some(n);
+        }
+        if let Some(n) = self.module_const_value(e) {
+            if n > 0 {
+                return u64::try_from(n).ok();
+            }
         }
         if let syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),

@@ -23,6 +23,7 @@ mod stmt;
 mod syntax;
 
 use super::attr;
+use super::consts::ModuleConsts;
 use super::helpers::Helpers;
 use crate::diag::Ctxt;
 use crate::ir::*;
@@ -36,10 +37,13 @@ pub fn lower_kernel(
     options: KernelOptions,
     func: &syn::ItemFn,
     helpers: &Helpers,
+    consts: &ModuleConsts,
 ) -> Kernel {
     let mut l = Lowerer {
         cx,
         helpers,
+        consts,
+        assumed: Vec::new(),
         calls: Vec::new(),
         let_inits: HashMap::new(),
         closure: options.closure,
@@ -83,6 +87,7 @@ pub fn lower_kernel(
         options,
         barriers: l.barriers,
         next_stmt_id: 0,
+        assumed_consts: std::mem::take(&mut l.assumed),
     };
     kernel.number_statements();
     kernel
