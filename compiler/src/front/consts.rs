@@ -209,7 +209,7 @@ mod tests {
         );
         assert_eq!(c.get("TILE"), Some((Scalar::Usize, 32)));
         assert_eq!(c.get("ROWS"), Some((Scalar::U32, 8)));
-        assert_eq!(c.get("N"), Some((Scalar::Usize, 34)));
+        assert_eq!(c.get("N"), Some((Scalar::Usize, 36)));
         // Floats, `#[cfg]`'d and twice-defined names, values out of range, calls: unknown.
         for name in ["X", "C", "D", "BIG", "E", "MISSING"] {
             assert_eq!(c.get(name), None, "{name}");
