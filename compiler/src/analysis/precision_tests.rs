@@ -133,3 +133,16 @@ fn a_lane_is_the_thread_index_modulo_32_in_one_dimensional_blocks() {
     };
     assert!(e.contains("data race on `out` (global memory)"), "{e}");
 }
+
+#[test]
+fn a_variable_that_doubles_below_a_bound_is_never_zero() {
+    // The CUDA samples' reduce1: `2 * s * tid` with `s` doubling while `s < block_dim().x`.
+    // `s` never wraps around to zero, so thread 0 is the only one at `tile[0]`.
+    let body = "let mut s = 1u32;\n while s < block_dim().x {\n let index = 2 * s * t;\n if index < block_dim().x { tile[index] += tile[index + s]; }\n sync_block_threads();\n s *= 2;\n }";
+    assert_eq!(verdict(body), Ok(()));
+    // Below a bound of the data it can wrap (`s = 2^31` doubles to 0 while `s < n` still
+    // holds for a large `n`): then every thread meets at `tile[0]`.
+    let unbounded = "let mut s = 1u32;\n while s < out.len() as u32 {\n let index = 2 * s * t;\n if index < 512 { tile[index] += tile[index + s]; }\n sync_block_threads();\n s *= 2;\n }";
+    let e = verdict(unbounded).expect_err("s can wrap around to zero");
+    assert!(e.iter().any(|m| m.contains("`tile[0]`")), "{e:?}");
+}

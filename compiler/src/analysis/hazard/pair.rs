@@ -340,8 +340,9 @@ impl Walker<'_> {
         let Some((&f, rest)) = factors.split_first() else {
             return Some(cs);
         };
-        let bits = self.syms[(f / 2) as usize].pow2;
-        let values = std::iter::once(0).chain((0..bits).map(|k| 1i128 << k));
+        let info = &self.syms[(f / 2) as usize];
+        let zero = (!info.nonzero).then_some(0);
+        let values = zero.into_iter().chain((0..info.pow2).map(|k| 1i128 << k));
         for value in values {
             let mut case = cs.clone();
             case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));

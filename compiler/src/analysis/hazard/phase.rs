@@ -296,6 +296,25 @@ impl Walker<'_> {
                     && doubles_or_halves(self.k, body, *l)
             })
             .collect();
+        // Of those, the ones that start nonzero and only double under a bound that keeps
+        // them from wrapping around (`while s < block_dim().x { ..; s *= 2 }`) stay nonzero.
+        let nonzero: Vec<Handle<Local>> = pow2
+            .iter()
+            .copied()
+            .filter(|l| {
+                let start = self.env[l.index()]
+                    .as_ref()
+                    .and_then(|v| v.aff.as_constant());
+                start.is_some_and(|c| c > 0)
+                    && doubling_stays_below_wrap(
+                        self.k,
+                        kind,
+                        body,
+                        *l,
+                        self.types.local(*l).bits(),
+                    )
+            })
+            .collect();
         // What holds when the loop runs zero times, over the values before it.
         let zero_trip = match (kind, &range) {
             (LoopKind::While { cond }, _) => self.pure_constraints(*cond, false),
@@ -319,9 +338,13 @@ impl Walker<'_> {
         self.loops.push(id);
         for round in 0..12 {
             // Variables assigned in the loop hold one symbol per loop at its head.
-            self.fresh_values(&assigned, head_uniform.as_deref(), &pow2, |l, pt| {
-                SymKey::LoopHead(id, l, pt)
-            });
+            self.fresh_values(
+                &assigned,
+                head_uniform.as_deref(),
+                &pow2,
+                &nonzero,
+                |l, pt| SymKey::LoopHead(id, l, pt),
+            );
             let depth = self.guards.len();
             if let (
                 LoopKind::For {
@@ -473,9 +496,13 @@ impl Walker<'_> {
         }
         let after = stripped;
         // After the loop, its variables hold values of some iteration.
-        self.fresh_values(&assigned, head_uniform.as_deref(), &pow2, |l, pt| {
-            SymKey::LoopExit(id, l, pt)
-        });
+        self.fresh_values(
+            &assigned,
+            head_uniform.as_deref(),
+            &pow2,
+            &nonzero,
+            |l, pt| SymKey::LoopExit(id, l, pt),
+        );
         *pend = after;
     }
 
@@ -486,6 +513,7 @@ impl Walker<'_> {
         locals: &[Handle<Local>],
         uniform: Option<&[bool]>,
         pow2: &[Handle<Local>],
+        nonzero: &[Handle<Local>],
         key: impl Fn(Handle<Local>, bool) -> SymKey,
     ) {
         for &l in locals {
@@ -500,6 +528,7 @@ impl Walker<'_> {
             );
             if pow2.contains(&l) {
                 self.syms[sy as usize].pow2 = self.types.local(l).bits();
+                self.syms[sy as usize].nonzero = nonzero.contains(&l);
             }
             self.env[l.index()] = Some(Val {
                 aff: Affine::var(sy),
@@ -539,6 +568,77 @@ fn diverges(b: &Block) -> bool {
         }
     }
     false
+}
+
+/// Whether a `while l < bound` loop (or `<=`) whose body multiplies `l` by powers of two at
+/// its top level only (no halving, none in nested loops) keeps `l` below `2^bits`: the bound is
+/// a literal or a block extent (at most 1024), and the bound times every factor of one
+/// iteration fits.
+fn doubling_stays_below_wrap(
+    k: &Kernel,
+    kind: &LoopKind,
+    body: &Block,
+    l: Handle<Local>,
+    bits: u32,
+) -> bool {
+    let LoopKind::While { cond } = kind else {
+        return false;
+    };
+    let Expr::Binary {
+        op: op @ (BinaryOp::Lt | BinaryOp::Le),
+        left,
+        right,
+    } = k.exprs.get(*cond)
+    else {
+        return false;
+    };
+    if !matches!(k.exprs.get(*left), Expr::Local(x) if *x == l) {
+        return false;
+    }
+    let bound: i128 = match k.exprs.get(*right) {
+        Expr::Literal(Literal::Int { value, .. }) => *value,
+        Expr::Builtin {
+            builtin: Builtin::BlockDim,
+            ..
+        } => 1024,
+        _ => return false,
+    } + i128::from(*op == BinaryOp::Le);
+    let literal = |e: Handle<Expr>| match k.exprs.get(e) {
+        Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+        _ => None,
+    };
+    let mut factor: i128 = 1;
+    for s in &body.stmts {
+        if s.written_local() != Some(l) {
+            if s.blocks()
+                .any(|b| visit::any_stmt(b, |x| x.written_local() == Some(l)))
+            {
+                return false;
+            }
+            continue;
+        }
+        let f = match s {
+            Stmt::Assign {
+                op: Some(BinaryOp::Mul),
+                value,
+                ..
+            } => literal(*value),
+            Stmt::Assign {
+                op: Some(BinaryOp::Shl),
+                value,
+                ..
+            } => literal(*value)
+                .filter(|c| (0..64).contains(c))
+                .map(|c| 1i128 << c),
+            _ => None,
+        };
+        match f {
+            Some(f) if f >= 1 => factor = factor.saturating_mul(f),
+            _ => return false,
+        }
+    }
+    // At the head `l < bound`, so after one iteration `l <= (bound - 1) * factor`.
+    (bound - 1).saturating_mul(factor) < 1i128 << bits
 }
 
 /// Whether every assignment to `l` in `b` multiplies or divides it by a power of two (`*= 2`,

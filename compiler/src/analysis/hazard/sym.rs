@@ -27,6 +27,7 @@ impl Walker<'_> {
             facts: Vec::new(),
             origin: None,
             pow2: 0,
+            nonzero: false,
             product: None,
         });
         self.sym_keys.insert(key, s);

@@ -34,6 +34,8 @@ pub(super) struct SymInfo {
     /// The symbol is zero or a power of two below `2^pow2` (a loop variable that starts at one
     /// and doubles or halves, `1 << k`, a quotient of one by a power of two); 0: not known.
     pub(super) pow2: u32,
+    /// A power of two that is never zero (it only doubles, below a bound).
+    pub(super) nonzero: bool,
     /// The symbol stands for `factor * of`, a product of a uniform symbol and a form: linear
     /// once the factor's value is fixed (see `pair`).
     pub(super) product: Option<(Var, Affine)>,
