@@ -214,5 +214,9 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             crate::ports::inclusive_strided.name(),
             crate::ports::inclusive_strided.cuda_source(),
         ),
+        (
+            ports::short_circuit_helpers.name(),
+            ports::short_circuit_helpers.cuda_source(),
+        ),
     ]
 }

@@ -97,8 +97,39 @@ fn reduce_input() -> Vec<f32> {
     (0..256 * 7 - 30).map(|i| (i % 7) as f32 - 3.0).collect()
 }
 
+fn short_circuit_input() -> Vec<f32> {
+    (0..100).map(|i| (i % 5) as f32 - 1.0).collect()
+}
+
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "short_circuit_helpers",
+        run: |dev| {
+            let xs = dev.upload(&short_circuit_input())?;
+            // More outputs than inputs: the right sides must not run past `xs`.
+            let mut out = dev.zeros::<f32>(130)?;
+            ports::short_circuit_helpers.launch(dev, Launch::new(2, 128), &mut out, &xs)?;
+            Ok(out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect())
+        },
+        expected: || {
+            let xs = short_circuit_input();
+            (0..130)
+                .map(|i| {
+                    let x = xs.get(i).copied();
+                    let positive = x.is_some_and(|x| x > 0.0);
+                    let outside_or_small = x.is_none_or(|x| x < 2.0);
+                    let v = if positive { 1.0f32 } else { 0.0 }
+                        + if outside_or_small { 2.0 } else { 0.0 };
+                    u64::from(v.to_bits())
+                })
+                .collect()
+        },
+    });
     v.push(Case {
         name: "reduce_warp_tail",
         run: |dev| {

@@ -148,3 +148,34 @@ pub fn reduce_warp_tail(out: &mut [f32], input: &[f32]) {
         }
     }
 }
+
+/// Whether `i` is an index of a slice of length `n`.
+#[device]
+fn in_range(i: u32, n: u32) -> bool {
+    if i >= n {
+        return false;
+    }
+    true
+}
+
+/// The element at `i`: a helper call that faults if it is evaluated out of range.
+#[device]
+fn at(xs: &[f32], i: u32) -> f32 {
+    let v = xs[i];
+    v
+}
+
+/// Helper calls on the right of `&&` and `||` (Rodinia's `IN_RANGE(..) && IN_RANGE(..)`):
+/// evaluated only when the left side does not decide.
+#[kernel]
+pub fn short_circuit_helpers(out: &mut [f32], xs: &[f32]) {
+    let i = global_idx().x;
+    let n = xs.len() as u32;
+    if i < out.len() as u32 {
+        let positive = in_range(i, n) && at(xs, i) > 0.0;
+        let outside_or_small = !in_range(i, n) || at(xs, i) < 2.0;
+        let a = if positive { 1.0 } else { 0.0 };
+        let b = if outside_or_small { 2.0 } else { 0.0 };
+        out[i] = a + b;
+    }
+}

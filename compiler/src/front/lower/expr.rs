@@ -76,15 +76,54 @@ impl Lowerer<'_> {
                 };
                 let left = self.lower_value(&b.left, out);
                 let right = if matches!(op, BinaryOp::And | BinaryOp::Or) {
-                    // The right side is evaluated conditionally: it may not need statements.
+                    // The right side is evaluated only when the left does not decide: where it
+                    // needs statements (a helper call), `tmp = if l { r } else { false }` (and
+                    // `if l { true } else { r }` for `||`).
                     let mut rs = Block::default();
                     let r = self.lower_value(&b.right, &mut rs);
                     if !rs.stmts.is_empty() {
-                        self.cx.push(
-                            Diagnostic::new(b.right.src(), "the right side of `&&`/`||` must be a plain expression in kernels")
-                                .note("compute it into a `let` before the condition, or use a nested `if`"),
+                        let (Value::Expr(l), Value::Expr(r)) = (&left, &r) else {
+                            return if matches!(left, Value::Error) || matches!(r, Value::Error) {
+                                Value::Error
+                            } else {
+                                Value::Diverges
+                            };
+                        };
+                        let (l, r) = (*l, *r);
+                        let tmp = self.temp(span);
+                        out.push(
+                            Stmt::Let {
+                                local: tmp,
+                                init: None,
+                            },
+                            span,
                         );
-                        return Value::Error;
+                        let set = |v: Handle<Expr>| Stmt::Assign {
+                            place: Place::Local(tmp),
+                            op: None,
+                            value: v,
+                        };
+                        rs.push(set(r), b.right.src());
+                        let decided = self.expr(
+                            Expr::Literal(Literal::Bool(op == BinaryOp::Or)),
+                            b.left.src(),
+                        );
+                        let mut other = Block::default();
+                        other.push(set(decided), b.left.src());
+                        let (accept, reject) = if op == BinaryOp::And {
+                            (rs, other)
+                        } else {
+                            (other, rs)
+                        };
+                        out.push(
+                            Stmt::If {
+                                cond: l,
+                                accept,
+                                reject,
+                            },
+                            span,
+                        );
+                        return Value::Expr(self.expr(Expr::Local(tmp), span));
                     }
                     r
                 } else {
