@@ -218,5 +218,9 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ports::short_circuit_helpers.name(),
             ports::short_circuit_helpers.cuda_source(),
         ),
+        (
+            ports::deferred_init.name(),
+            ports::deferred_init.cuda_source(),
+        ),
     ]
 }

@@ -104,6 +104,25 @@ fn short_circuit_input() -> Vec<f32> {
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
     v.push(Case {
+        name: "deferred_init",
+        run: |dev| {
+            let xs = dev.upload(&short_circuit_input())?;
+            let mut out = dev.zeros::<f32>(100)?;
+            ports::deferred_init.launch(dev, Launch::new(1, 128), &mut out, &xs)?;
+            Ok(out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect())
+        },
+        expected: || {
+            short_circuit_input()
+                .iter()
+                .map(|x| u64::from((x * if *x > 0.0 { 2.0f32 } else { -1.0 }).to_bits()))
+                .collect()
+        },
+    });
+    v.push(Case {
         name: "short_circuit_helpers",
         run: |dev| {
             let xs = dev.upload(&short_circuit_input())?;

@@ -179,3 +179,18 @@ pub fn short_circuit_helpers(out: &mut [f32], xs: &[f32]) {
         out[i] = a + b;
     }
 }
+
+/// Deferred initialisation (Rodinia's srad: `float n; if (..) n = ..; else n = ..;`).
+#[kernel]
+pub fn deferred_init(out: &mut [f32], xs: &[f32]) {
+    let i = global_idx().x;
+    if i < xs.len() as u32 {
+        let scale: f32;
+        if xs[i] > 0.0 {
+            scale = 2.0;
+        } else {
+            scale = -1.0;
+        }
+        out[i] = xs[i] * scale;
+    }
+}

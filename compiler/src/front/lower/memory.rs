@@ -393,7 +393,12 @@ impl Lowerer<'_> {
                 match self.lookup(&ident.to_string()) {
                     Some(Binding::Local(h)) => {
                         let local = self.locals.get(h);
-                        if !local.mutable {
+                        // `let n: f32;` is assigned later, as in Rust (rustc's own check of
+                        // the glue is not there to count the assignments: cuphase lets each
+                        // path assign it, and reads before one are errors of inference).
+                        let deferred =
+                            local.origin == LocalOrigin::Let && !self.let_inits.contains_key(&h);
+                        if !local.mutable && !deferred {
                             let decl = self.locals.span(h);
                             let name = local.name.clone();
                             self.cx.push(
