@@ -146,3 +146,17 @@ fn a_variable_that_doubles_below_a_bound_is_never_zero() {
     let e = verdict(unbounded).expect_err("s can wrap around to zero");
     assert!(e.iter().any(|m| m.contains("`tile[0]`")), "{e:?}");
 }
+
+#[test]
+fn a_length_asserted_to_be_a_power_of_two_decides_the_bitonic_merge() {
+    // sortingNetworks' final merge: `stride` halves from `n / 2`; `2t - (t & (stride - 1))`
+    // pairs distinct elements only where `n` is a power of two (for n = 6, threads 1 and 2
+    // both take element 2), which the host asserts in the original and the kernel here.
+    let merge = "let mut stride = n / 2;\n while stride > 0 {\n sync_block_threads();\n let pos = 2 * t - (t & (stride - 1));\n if t < 256 {\n let a = tile[pos];\n let b = tile[pos + stride];\n if a > b { tile[pos] = b; tile[pos + stride] = a; }\n }\n stride >>= 1;\n }";
+    let with =
+        format!("let n = out.len() as u32;\n assert!(n.is_power_of_two() && n <= 512);\n{merge}");
+    assert_eq!(verdict(&with), Ok(()));
+    let without = format!("let n = out.len() as u32;\n assert!(n <= 512);\n{merge}");
+    let e = verdict(&without).expect_err("a length that is not a power of two races");
+    assert!(!e.is_empty());
+}

@@ -258,6 +258,7 @@ impl Infer<'_, '_> {
                     Method::CountOnes | Method::LeadingZeros | Method::TrailingZeros => {
                         self.constrain(v, Class::Known(Scalar::U32), span)
                     }
+                    Method::IsPowerOfTwo => self.constrain(v, Class::Known(Scalar::Bool), span),
                     _ => self.unify(v, rv, span),
                 }
                 for a in args {

@@ -413,6 +413,7 @@ pub enum Method {
     Clamp,
     Pow,
     CountOnes,
+    IsPowerOfTwo,
     LeadingZeros,
     TrailingZeros,
     WrappingAdd,
@@ -449,6 +450,7 @@ impl Method {
         ("clamp", Method::Clamp),
         ("pow", Method::Pow),
         ("count_ones", Method::CountOnes),
+        ("is_power_of_two", Method::IsPowerOfTwo),
         ("leading_zeros", Method::LeadingZeros),
         ("trailing_zeros", Method::TrailingZeros),
         ("wrapping_add", Method::WrappingAdd),
@@ -508,6 +510,7 @@ impl Method {
             self,
             Method::Pow
                 | Method::CountOnes
+                | Method::IsPowerOfTwo
                 | Method::LeadingZeros
                 | Method::TrailingZeros
                 | Method::WrappingAdd

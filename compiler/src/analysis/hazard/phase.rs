@@ -207,10 +207,15 @@ impl Walker<'_> {
                 let depth = self.guards.len();
                 // Threads that go on past an arm that always returns or panics (`if i >= n {
                 // return; }`, `assert!(c)`) took the other arm: its condition holds after.
-                let after = match (diverges(accept), diverges(reject)) {
-                    (true, false) => no.clone(),
-                    (false, true) => yes.clone(),
-                    _ => Vec::new(),
+                let holds_after = match (diverges(accept), diverges(reject)) {
+                    (true, false) => Some(false),
+                    (false, true) => Some(true),
+                    _ => None,
+                };
+                let after = match holds_after {
+                    Some(false) => no.clone(),
+                    Some(true) => yes.clone(),
+                    None => Vec::new(),
                 };
                 self.guards.extend(yes);
                 let mut p1 = pend.clone();
@@ -247,6 +252,9 @@ impl Walker<'_> {
                     };
                 }
                 self.guards.extend(after);
+                if let Some(positive) = holds_after {
+                    self.assume_pow2(here, *cond, positive);
+                }
             }
             Stmt::Loop { kind, body, .. } => self.loop_stmt(s, kind, body, pend),
         }
@@ -534,6 +542,59 @@ impl Walker<'_> {
                 aff: Affine::var(sy),
                 exact: true,
             });
+        }
+    }
+
+    /// Where `cond` is `positive` and says `x.is_power_of_two()` of a variable `x`
+    /// (`assert!(n.is_power_of_two())`), `x` holds a power of two from here on: a symbol of
+    /// its own, equal to the old value, nonzero.
+    fn assume_pow2(&mut self, here: StmtId, cond: Handle<Expr>, positive: bool) {
+        match self.k.exprs.get(cond) {
+            Expr::Unary {
+                op: UnaryOp::Not,
+                expr,
+            } => self.assume_pow2(here, *expr, !positive),
+            Expr::Binary {
+                op: BinaryOp::And,
+                left,
+                right,
+            } if positive => {
+                let (l, r) = (*left, *right);
+                self.assume_pow2(here, l, true);
+                self.assume_pow2(here, r, true);
+            }
+            Expr::Binary {
+                op: BinaryOp::Or,
+                left,
+                right,
+            } if !positive => {
+                let (l, r) = (*left, *right);
+                self.assume_pow2(here, l, false);
+                self.assume_pow2(here, r, false);
+            }
+            Expr::Method {
+                method: Method::IsPowerOfTwo,
+                receiver,
+                ..
+            } if positive => {
+                let Expr::Local(l) = self.k.exprs.get(*receiver) else {
+                    return;
+                };
+                let Some(old) = self.env[l.index()].clone() else {
+                    return;
+                };
+                let pt = self.per_thread(&old);
+                let s = self.sym(SymKey::Pow2Assumed(here, *l, pt), pt, true, SymKind::Other);
+                let info = &mut self.syms[s as usize];
+                info.pow2 = self.types.local(*l).bits();
+                info.nonzero = true;
+                info.facts = vec![Constraint::eq(&Affine::var(s), &old.aff)];
+                self.env[l.index()] = Some(Val {
+                    aff: Affine::var(s),
+                    exact: true,
+                });
+            }
+            _ => {}
         }
     }
 

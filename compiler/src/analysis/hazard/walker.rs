@@ -99,6 +99,8 @@ pub(super) enum SymKey {
     QuotientBy(OpSite, Affine, Affine, bool),
     /// The remainder of a [`SymKey::QuotientBy`].
     RemainderBy(OpSite, Affine, Affine, bool),
+    /// A variable after a check that it is a power of two (`assert!(n.is_power_of_two())`).
+    Pow2Assumed(StmtId, Handle<Local>, bool),
     /// A value `1 << k` (or another power of two shifted by a symbol).
     Pow2Shift(OpSite, bool),
     /// Variable number `local` after an `if` whose arms left it different, per thread or not.

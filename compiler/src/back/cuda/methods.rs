@@ -108,6 +108,15 @@ impl Writer<'_> {
                     call(f, &[x.text, arg(0)])
                 }
             }
+            // One bit set: a power of two (Rust's method exists on unsigned integers only).
+            Method::IsPowerOfTwo => {
+                let f = if bits == 64 { "__popcll" } else { "__popc" };
+                Rendered {
+                    text: format!("{} == 1", call(f, &[as_uint(&x)]).text),
+                    prec: prec::EQUALITY,
+                    op: Some(BinaryOp::Eq),
+                }
+            }
             Method::CountOnes => {
                 let f = if bits == 64 { "__popcll" } else { "__popc" };
                 cast_text(Scalar::U32, &call(f, &[as_uint(&x)]))

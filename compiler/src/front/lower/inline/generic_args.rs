@@ -353,6 +353,7 @@ impl Lowerer<'_> {
                 Method::CountOnes | Method::LeadingZeros | Method::TrailingZeros => {
                     Some(Scalar::U32)
                 }
+                Method::IsPowerOfTwo => Some(Scalar::Bool),
                 _ => self.guess_type(*receiver, d),
             },
         }
