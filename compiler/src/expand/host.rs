@@ -63,6 +63,7 @@ impl TySpan for syn::PatType {
 /// Everything the macro emits for a kernel that compiled.
 pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let k = &c.checked.kernel;
+    let c_types = &c.checked.types;
     let report = &c.report;
     let report_text = &report.text;
     let _ = report;
@@ -106,8 +107,19 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let mut const_prep = Vec::new();
     // The values of module constants the compiler read from the file, checked by rustc where
     // the kernel uses them (a constant the module sees with another value is a compile error).
+    // The type too: the constant must have the type of its use, as in Rust.
+    let mut asserted = Vec::new();
     for c in &k.assumed_consts {
         let name = Ident::new(&c.name, c.span.lo);
+        // (In an array length the constant may be cast: its value is what counts.)
+        if let Some(e) = c.expr {
+            let ty = scalar_tokens(c_types.expr(e));
+            const_prep.push(quote_spanned!(c.span.lo=> let _: #ty = #name;));
+        }
+        if asserted.contains(&c.name) {
+            continue;
+        }
+        asserted.push(c.name.clone());
         let value = proc_macro2::Literal::i128_unsuffixed(c.value);
         let msg = format!(
             "cuphase compiled this kernel with `{} = {}`, read from this file, but the constant the kernel's module sees has another value",

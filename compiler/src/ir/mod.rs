@@ -77,8 +77,11 @@ pub struct AssumedConst {
     pub name: String,
     /// The value.
     pub value: i128,
-    /// The first use.
+    /// The use.
     pub span: Span,
+    /// The literal that stands for it in an expression (its type is the one the glue checks
+    /// the constant against); `None` in an array length.
+    pub expr: Option<Handle<Expr>>,
 }
 
 /// Options written in `#[kernel(...)]`.

@@ -116,14 +116,13 @@ impl Lowerer<'_> {
             return None;
         }
         for name in used {
-            if !self.assumed.iter().any(|a| a.name == name) {
-                let (_, value) = self.consts.get(&name)?;
-                self.assumed.push(AssumedConst {
-                    name,
-                    value,
-                    span: e.src(),
-                });
-            }
+            let (_, value) = self.consts.get(&name)?;
+            self.assumed.push(AssumedConst {
+                name,
+                value,
+                span: e.src(),
+                expr: None,
+            });
         }
         Some(v)
     }

@@ -150,8 +150,30 @@ impl Lowerer<'_> {
                 // `NAME as T` of a module constant: the host computes it.
                 if let syn::Expr::Path(p) = strip_parens(&c.expr) {
                     let name = p.path.get_ident().map(|i| i.to_string());
-                    let known =
-                        name.is_some() && self.consts.get(name.as_deref().unwrap_or("")).is_some();
+                    let known = name
+                        .as_deref()
+                        .filter(|n| {
+                            self.lookup(n).is_none() && !self.const_params.iter().any(|c| c == *n)
+                        })
+                        .and_then(|n| self.consts.get(n));
+                    // `NAME as T` of a constant known from the file: its value, of its own type.
+                    if let (Some((ty, value)), Some(name)) = (known, &name) {
+                        let lit = self.expr(
+                            Expr::Literal(Literal::Int {
+                                value,
+                                suffix: Some(ty),
+                            }),
+                            p.src(),
+                        );
+                        self.assumed.push(AssumedConst {
+                            name: name.clone(),
+                            value,
+                            span: p.src(),
+                            expr: Some(lit),
+                        });
+                        return Value::Expr(self.expr(Expr::Cast { expr: lit, to }, span));
+                    }
+                    let known = known.is_some();
                     if let Some(name) = name.filter(|n| {
                         p.qself.is_none() && !self.closure && !known && self.lookup(n).is_none()
                     }) {
@@ -430,21 +452,29 @@ impl Lowerer<'_> {
                 }
                 // A name the kernel does not bind is a `const` of its module (rustc reports a
                 // name that is not one, at this use, through the host glue).
-                None => match self.consts.get(&name) {
-                    // Its value, known from the kernel's file (the glue asserts it).
-                    Some((ty, _)) => match self.module_const_value(&syn::Expr::Path(p.clone())) {
-                        Some(value) => Value::Expr(self.expr(
+                // Its value, known from the kernel's file: a literal of the type the kernel
+                // uses it at (the glue checks the constant against that type, and its value).
+                None => match self
+                    .consts
+                    .get(&name)
+                    .filter(|_| !self.const_params.contains(&name))
+                {
+                    Some((_, value)) => {
+                        let lit = self.expr(
                             Expr::Literal(Literal::Int {
                                 value,
-                                suffix: Some(ty),
+                                suffix: None,
                             }),
                             span,
-                        )),
-                        None => {
-                            let local = self.module_const(&name, span, None);
-                            Value::Expr(self.expr(Expr::Local(local), span))
-                        }
-                    },
+                        );
+                        self.assumed.push(AssumedConst {
+                            name,
+                            value,
+                            span,
+                            expr: Some(lit),
+                        });
+                        Value::Expr(lit)
+                    }
                     None => {
                         let local = self.module_const(&name, span, None);
                         Value::Expr(self.expr(Expr::Local(local), span))
