@@ -160,3 +160,26 @@ fn a_length_asserted_to_be_a_power_of_two_decides_the_bitonic_merge() {
     let e = verdict(&without).expect_err("a length that is not a power of two races");
     assert!(!e.is_empty());
 }
+
+#[test]
+fn a_product_with_a_parameter_shows_a_real_pair_or_none() {
+    // Rodinia's write-back `out[tx + ty * cols]`: with `cols = 1` threads (1, 0) and (0, 1)
+    // write one element, a real execution the witness search finds by fixing `cols`.
+    let src = "fn k(out: &mut [f32], cols: u32) {
+        let (tx, ty) = (thread_idx().x, thread_idx().y);
+        out[tx + ty * cols] = 1.0;
+    }";
+    let e = compile_str("block = (16, 16)", src, "k.rs")
+        .map(|_| ())
+        .expect_err("cols = 1 collides");
+    let m = e[0].full_message();
+    assert!(m.contains("data race on `out`"), "{m}");
+    // With `cols >= 16` it is injective; the proof cannot show it (a product), and global
+    // memory it cannot decide is left to the simulator.
+    let asserted = "fn k(out: &mut [f32], cols: u32) {
+        assert!(cols >= 16);
+        let (tx, ty) = (thread_idx().x, thread_idx().y);
+        out[tx + ty * cols] = 1.0;
+    }";
+    assert!(compile_str("block = (16, 16)", asserted, "k.rs").is_ok());
+}

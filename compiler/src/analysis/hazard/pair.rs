@@ -174,17 +174,20 @@ impl Walker<'_> {
         // exactly (thread ids, strided-loop indices), not an opaque stand-in.
         // The guards count too: a pair of threads that satisfies an opaque stand-in for a
         // condition (both with "lane 0") need not be an execution.
-        let enumerated: BTreeSet<Var> = products
+        // Every product is defined once its factor is fixed: by the proof's enumeration, or,
+        // for another factor, by the witness search below, which tries small values.
+        let enumerated: BTreeSet<Var> = products.iter().map(|p| p.var / 2).collect();
+        let mut free: Vec<Var> = products
             .iter()
-            .filter(|p| self.enumerable(p.factor))
-            .map(|p| p.var / 2)
+            .filter(|p| !self.enumerable(p.factor))
+            .map(|p| p.factor)
             .collect();
+        free.sort();
+        free.dedup();
         let modelled = |s: &Var| {
             let info = &self.syms[*s as usize];
             // A quotient or remainder is defined exactly by its facts, a product once its
-            // factor's value is fixed.
-            // A product (uniform too) is a value of its own unless its factor was fixed, and
-            // so is a quotient defined through one.
+            // factor's value is fixed (and so is a quotient defined through one).
             let fixed =
                 |w: &Var| self.syms[*w as usize].product.is_none() || enumerated.contains(w);
             let defined = info.facts.iter().all(|f| match f {
@@ -210,9 +213,12 @@ impl Walker<'_> {
             .flat_map(|v| v.aff.terms.keys())
             .chain(guard_terms)
             .all(modelled);
+        // (A pair through a product the proof left free is a race only with a pair shown,
+        // in every query.)
+        let search = self.witnesses || !free.is_empty();
         let witness = witness_cs
-            .filter(|_| exact && self.witnesses)
-            .and_then(|c| affine::witness(&c, 40, 200_000))
+            .filter(|_| exact && search)
+            .and_then(|c| Self::witness_fixing(&c, &products, &free))
             // `global_idx()`'s base is `block_idx * block_dim`, which the linear model keeps
             // as one symbol: a pair whose base is no multiple of the block's extent is no
             // execution, so it is not shown.
@@ -258,7 +264,8 @@ impl Walker<'_> {
         // Global memory: outside the ordering query, only what the proof decides exactly (and,
         // when reporting, can show with a pair of threads) is a hazard.
         let global = matches!(self.k.arrays.get(x.array).kind, ArrayKind::Global { .. });
-        if global && !self.ordering && !(exact && (!self.witnesses || witness.is_some())) {
+        let decided = witness.is_some() || (!search && exact);
+        if global && !self.ordering && !decided {
             self.seen.remove(&(a.id, x.id));
             return;
         }
@@ -354,6 +361,34 @@ impl Walker<'_> {
             if affine::feasible(&case) {
                 if let Some(c) = self.enumerate(case, products, rest) {
                     return Some(c);
+                }
+            }
+        }
+        None
+    }
+
+    /// A solution of `cs` that is an execution: the factors of `free` (products the proof
+    /// left as symbols of their own) take small values, each product its value by them.
+    fn witness_fixing(
+        cs: &[Constraint],
+        products: &[Product],
+        free: &[Var],
+    ) -> Option<std::collections::BTreeMap<Var, i128>> {
+        let Some((&f, rest)) = free.split_first() else {
+            return affine::witness(cs, 40, 200_000);
+        };
+        if free.len() > MAX_ENUMERATED_FACTORS {
+            return None;
+        }
+        for value in [1, 2, 3, 4, 8, 16, 32, 0] {
+            let mut case = cs.to_vec();
+            case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));
+            for p in products.iter().filter(|p| p.factor == f) {
+                case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
+            }
+            if affine::feasible(&case) {
+                if let Some(w) = Self::witness_fixing(&case, products, rest) {
+                    return Some(w);
                 }
             }
         }
