@@ -39,10 +39,8 @@ pub fn dynproc_kernel(
     start_step: i32,
     border: i32,
 ) {
-    // changed from the original: the shared rows are sized by the literal 256 (the value of
-    // `PF_BLOCK_SIZE`): a kernel may size one shared array only by a module constant.
-    let prev = shared::<[i32; 256]>();
-    let result = shared::<[i32; 256]>();
+    let prev = shared::<[i32; PF_BLOCK_SIZE]>();
+    let result = shared::<[i32; PF_BLOCK_SIZE]>();
     let _ = rows;
 
     let bx = block_idx().x as i32;
@@ -122,11 +120,9 @@ pub fn calculate_temp(
     step: f32,
     time_elapsed: f32,
 ) {
-    // changed from the original: the tiles are sized by the literal 16 (`HS_BLOCK_SIZE`): a
-    // two-dimensional shared array cannot be sized by a module constant.
-    let temp_on_cuda = shared::<[[f32; 16]; 16]>();
-    let power_on_cuda = shared::<[[f32; 16]; 16]>();
-    let temp_t = shared::<[[f32; 16]; 16]>();
+    let temp_on_cuda = shared::<[[f32; HS_BLOCK_SIZE]; HS_BLOCK_SIZE]>();
+    let power_on_cuda = shared::<[[f32; HS_BLOCK_SIZE]; HS_BLOCK_SIZE]>();
+    let temp_t = shared::<[[f32; HS_BLOCK_SIZE]; HS_BLOCK_SIZE]>();
     let _ = time_elapsed;
 
     let amb_temp = 80.0f32;
@@ -267,10 +263,8 @@ pub fn needle_cuda_shared_1(
     let index_w = cols * bs * b_index_y + bs * b_index_x + cols;
     let index_nw = cols * bs * b_index_y + bs * b_index_x;
 
-    // changed from the original: the tiles are sized by literals (17 = BLOCK_SIZE + 1, 16): a
-    // two-dimensional shared array cannot be sized by a module constant.
-    let temp = shared::<[[i32; 17]; 17]>();
-    let reference = shared::<[[i32; 16]; 16]>();
+    let temp = shared::<[[i32; NW_BLOCK_SIZE + 1]; NW_BLOCK_SIZE + 1]>();
+    let reference = shared::<[[i32; NW_BLOCK_SIZE]; NW_BLOCK_SIZE]>();
 
     if tx == 0 {
         temp[tx as u32][0] = matrix_cuda[index_nw as u32];
@@ -318,13 +312,8 @@ pub fn needle_cuda_shared_1(
         sync_block_threads();
     }
 
-    // changed from the original: the write-back is in `unsafe { }`. Thread `tx` writes column
-    // `tx` of the tile's rows, `cols` apart: distinct threads meet only if `cols` were smaller
-    // than the block, and the proof cannot be told that `cols > BLOCK_SIZE`.
-    unsafe {
-        for ty in 0..bs {
-            matrix_cuda[(index + ty * cols) as u32] = temp[(ty + 1) as u32][(tx + 1) as u32];
-        }
+    for ty in 0..bs {
+        matrix_cuda[(index + ty * cols) as u32] = temp[(ty + 1) as u32][(tx + 1) as u32];
     }
 }
 
@@ -352,9 +341,8 @@ pub fn needle_cuda_shared_2(
     let index_w = cols * bs * b_index_y + bs * b_index_x + cols;
     let index_nw = cols * bs * b_index_y + bs * b_index_x;
 
-    // changed from the original: the tiles are sized by literals, as in `needle_cuda_shared_1`.
-    let temp = shared::<[[i32; 17]; 17]>();
-    let reference = shared::<[[i32; 16]; 16]>();
+    let temp = shared::<[[i32; NW_BLOCK_SIZE + 1]; NW_BLOCK_SIZE + 1]>();
+    let reference = shared::<[[i32; NW_BLOCK_SIZE]; NW_BLOCK_SIZE]>();
 
     for ty in 0..bs {
         reference[ty as u32][tx as u32] = referrence[(index + cols * ty) as u32];
@@ -402,13 +390,8 @@ pub fn needle_cuda_shared_2(
         sync_block_threads();
     }
 
-    // changed from the original: the write-back is in `unsafe { }`. Thread `tx` writes column
-    // `tx` of the tile's rows, `cols` apart: distinct threads meet only if `cols` were smaller
-    // than the block, and the proof cannot be told that `cols > BLOCK_SIZE`.
-    unsafe {
-        for ty in 0..bs {
-            matrix_cuda[(index + ty * cols) as u32] = temp[(ty + 1) as u32][(tx + 1) as u32];
-        }
+    for ty in 0..bs {
+        matrix_cuda[(index + ty * cols) as u32] = temp[(ty + 1) as u32][(tx + 1) as u32];
     }
 }
 
@@ -443,9 +426,7 @@ pub fn bpnn_layerforward_cuda(
     let index_in = height * by + ty + 1;
 
     let input_node = shared::<[f32; BP_HEIGHT]>();
-    // changed from the original: the weight tile is sized by literals (16 x 16, `BP_HEIGHT` x
-    // `BP_WIDTH`): a two-dimensional shared array cannot be sized by a module constant.
-    let weight_matrix = shared::<[[f32; 16]; 16]>();
+    let weight_matrix = shared::<[[f32; BP_WIDTH]; BP_HEIGHT]>();
 
     if tx == 0 {
         input_node[ty as u32] = input_cuda[index_in as u32];
@@ -462,22 +443,21 @@ pub fn bpnn_layerforward_cuda(
 
     sync_block_threads();
 
+    // changed from the original: `power_two` (C's `int power_two = __powf(2, i);`) is an
+    // unsigned variable that starts at 2 and doubles with `i`, the values `__powf(2, i)`
+    // gives, and the remainder is taken of `ty as u32`. The race proof decides `ty % p` for a
+    // doubling unsigned `p`; it does not for a `powf` result, nor for `i32` operands.
     let mut i = 1;
+    let mut power_two = 2u32;
     while i as f32 <= (BP_HEIGHT as f32).log2() {
-        let power_two = 2.0f32.powf(i as f32) as i32;
-
-        // changed from the original: the step is in `unsafe { }`. Rows `ty` and
-        // `ty + power_two / 2` with `ty % power_two == 0` never meet, but the proof cannot
-        // reason about a remainder by the non-constant `power_two`.
-        if ty % power_two == 0 {
-            unsafe {
-                weight_matrix[ty as u32][tx as u32] = weight_matrix[ty as u32][tx as u32]
-                    + weight_matrix[(ty + power_two / 2) as u32][tx as u32];
-            }
+        if ty as u32 % power_two == 0 {
+            weight_matrix[ty as u32][tx as u32] = weight_matrix[ty as u32][tx as u32]
+                + weight_matrix[ty as u32 + power_two / 2][tx as u32];
         }
 
         sync_block_threads();
         i += 1;
+        power_two *= 2;
     }
 
     input_hidden_cuda[index as u32] = weight_matrix[ty as u32][tx as u32];

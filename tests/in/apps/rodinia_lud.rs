@@ -11,9 +11,7 @@ pub const LUD_BLOCK_SIZE: usize = 16;
 /// (`offset`, `offset`) in shared memory, a column of L then a row of U per step.
 #[kernel]
 pub fn lud_diagonal(m: &mut [f32], matrix_dim: i32, offset: i32) {
-    // changed from the original: the tile is sized by literals (16 = `LUD_BLOCK_SIZE`): a
-    // two-dimensional shared array cannot be sized by a module constant.
-    let shadow = shared::<[[f32; 16]; 16]>();
+    let shadow = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
     let bs = LUD_BLOCK_SIZE as u32;
     let tx = thread_idx().x;
 
@@ -41,10 +39,11 @@ pub fn lud_diagonal(m: &mut [f32], matrix_dim: i32, offset: i32) {
     }
 
     // The first row is not modified: it is not written back.
-    // changed from the original: the write-back is in `unsafe { }`. Thread `tx` writes column
-    // `tx` of rows `matrix_dim` apart: distinct threads meet only if `matrix_dim` were smaller
-    // than the block, and the proof cannot be told that `matrix_dim >= BLOCK_SIZE`.
     array_offset = (offset + 1) * matrix_dim + offset;
+    // changed from the original: the write-back is in `unsafe { }`. Thread `tx` writes column
+    // `tx` of rows `matrix_dim` apart, through an offset that grows by `matrix_dim` each
+    // step: the proof does not relate that accumulator to the loop counter, and reports a
+    // collision of rows 1 apart (`matrix_dim = 1`) even under `assert!(matrix_dim >= 16)`.
     unsafe {
         for i in 1..bs {
             m[array_offset as u32 + tx] = shadow[i][tx];
@@ -58,10 +57,9 @@ pub fn lud_diagonal(m: &mut [f32], matrix_dim: i32, offset: i32) {
 /// second half), each thread one column or row.
 #[kernel]
 pub fn lud_perimeter(m: &mut [f32], matrix_dim: i32, offset: i32) {
-    // changed from the original: the tiles are sized by literals, as in `lud_diagonal`.
-    let dia = shared::<[[f32; 16]; 16]>();
-    let peri_row = shared::<[[f32; 16]; 16]>();
-    let peri_col = shared::<[[f32; 16]; 16]>();
+    let dia = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
+    let peri_row = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
+    let peri_col = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
 
     let bs = LUD_BLOCK_SIZE as u32;
     let bx = block_idx().x;
@@ -141,9 +139,8 @@ pub fn lud_perimeter(m: &mut [f32], matrix_dim: i32, offset: i32) {
 /// matrix by the product of its tile of L and its tile of U.
 #[kernel]
 pub fn lud_internal(m: &mut [f32], matrix_dim: i32, offset: i32) {
-    // changed from the original: the tiles are sized by literals, as in `lud_diagonal`.
-    let peri_row = shared::<[[f32; 16]; 16]>();
-    let peri_col = shared::<[[f32; 16]; 16]>();
+    let peri_row = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
+    let peri_col = shared::<[[f32; LUD_BLOCK_SIZE]; LUD_BLOCK_SIZE]>();
 
     let bs = LUD_BLOCK_SIZE as u32;
     let (tx, ty) = (thread_idx().x, thread_idx().y);

@@ -36,15 +36,13 @@ pub fn srad_cuda_1(
     let index_w = cols * bs * by + bs * bx + cols * ty - 1;
     let index_e = cols * bs * by + bs * bx + cols * ty + bs;
 
-    // changed from the original: the tiles are sized by literals (16 = `SRAD_BLOCK_SIZE`): a
-    // two-dimensional shared array cannot be sized by a module constant.
-    let temp = shared::<[[f32; 16]; 16]>();
-    let temp_result = shared::<[[f32; 16]; 16]>();
+    let temp = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let temp_result = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
 
-    let north = shared::<[[f32; 16]; 16]>();
-    let south = shared::<[[f32; 16]; 16]>();
-    let east = shared::<[[f32; 16]; 16]>();
-    let west = shared::<[[f32; 16]; 16]>();
+    let north = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let south = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let east = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let west = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
 
     let (y, x) = (ty as u32, tx as u32);
     let gy = grid_dim().y as i32;
@@ -212,13 +210,12 @@ pub fn srad_cuda_2(
     let index_s = cols * bs * by + bs * bx + cols * bs + tx;
     let index_e = cols * bs * by + bs * bx + cols * ty + bs;
 
-    // changed from the original: the tiles are sized by literals, as in `srad_cuda_1`.
-    let south_c = shared::<[[f32; 16]; 16]>();
-    let east_c = shared::<[[f32; 16]; 16]>();
+    let south_c = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let east_c = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
 
-    let c_cuda_temp = shared::<[[f32; 16]; 16]>();
-    let c_cuda_result = shared::<[[f32; 16]; 16]>();
-    let temp = shared::<[[f32; 16]; 16]>();
+    let c_cuda_temp = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let c_cuda_result = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
+    let temp = shared::<[[f32; SRAD_BLOCK_SIZE]; SRAD_BLOCK_SIZE]>();
 
     let (y, x) = (ty as u32, tx as u32);
     let gy = grid_dim().y as i32;
