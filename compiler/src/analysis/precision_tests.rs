@@ -163,23 +163,43 @@ fn a_length_asserted_to_be_a_power_of_two_decides_the_bitonic_merge() {
 
 #[test]
 fn a_product_with_a_parameter_shows_a_real_pair_or_none() {
-    // Rodinia's write-back `out[tx + ty * cols]`: with `cols = 1` threads (1, 0) and (0, 1)
-    // write one element, a real execution the witness search finds by fixing `cols`.
-    let src = "fn k(out: &mut [f32], cols: u32) {
+    // A shared tile indexed `tx + ty * w`: with `w = 1` threads (1, 0) and (0, 1) write one
+    // element, a real execution the witness search finds by fixing `w`.
+    let src = "fn k(out: &mut [f32], w: u32) {
+        let tile = shared::<[f32; 1024]>();
         let (tx, ty) = (thread_idx().x, thread_idx().y);
-        out[tx + ty * cols] = 1.0;
+        tile[tx + ty * w] = 1.0;
+        sync_block_threads();
+        out[0] = tile[0];
     }";
     let e = compile_str("block = (16, 16)", src, "k.rs")
         .map(|_| ())
-        .expect_err("cols = 1 collides");
+        .expect_err("w = 1 collides");
     let m = e[0].full_message();
-    assert!(m.contains("data race on `out`"), "{m}");
-    // With `cols >= 16` it is injective; the proof cannot show it (a product), and global
-    // memory it cannot decide is left to the simulator.
-    let asserted = "fn k(out: &mut [f32], cols: u32) {
-        assert!(cols >= 16);
+    assert!(m.contains("data race on shared array `tile`"), "{m}");
+    assert!(m.contains("for example"), "{m}");
+    // Rodinia's write-back `out[tx + ty * cols]` races only for small `cols`: global memory
+    // whose race needs a parameter's value is left to the simulator, like a data-dependent
+    // index.
+    let global = "fn k(out: &mut [f32], cols: u32) {
         let (tx, ty) = (thread_idx().x, thread_idx().y);
         out[tx + ty * cols] = 1.0;
     }";
-    assert!(compile_str("block = (16, 16)", asserted, "k.rs").is_ok());
+    assert!(compile_str("block = (16, 16)", global, "k.rs").is_ok());
+}
+
+#[test]
+fn a_uniform_early_return_does_not_leave_its_accesses_pending_past_a_barrier() {
+    // Threads that return together (a uniform condition) never meet the accesses after the
+    // barrier; those that do not return pass the barrier.
+    for exit in ["if out.len() == 0 { return; }", "assert!(out.len() > 4);"] {
+        let body =
+            format!("tile[t] = 1.0;\n {exit}\n sync_block_threads();\n out[t] = tile[1023 - t];");
+        assert_eq!(verdict(&body), Ok(()), "{exit}");
+    }
+    // After a thread-dependent return the barrier itself is divergent: still an error.
+    assert!(verdict(
+        "tile[t] = 1.0;\n if t == 0 { return; }\n sync_block_threads();\n out[t] = tile[1023 - t];"
+    )
+    .is_err());
 }

@@ -407,7 +407,11 @@ const MOMENTUM: f64 = 0.3;
 /// block multiplies `BP_HEIGHT` input units into their weights and sums the products of each
 /// hidden unit by a tree over the tile's rows, strides `2^i` computed by `pow(2, i)` up to
 /// `log2(HEIGHT)`.
-#[kernel]
+// changed from the original: the block shape Rodinia launches (16 x 16) is declared, and
+// `hid >= 15` asserted. Rows of the weight matrix are `hid + 1` apart and a row of the block
+// is 16 wide, so the original races (two threads write one weight) when `hid + 1 < 16` or
+// for wider blocks: the compiler shows such a pair (`hid = 2`, threads (3, 0) and (0, 1)).
+#[kernel(block = (16, 16))]
 pub fn bpnn_layerforward_cuda(
     input_cuda: &[f32],
     output_hidden_cuda: &mut [f32],
@@ -417,6 +421,7 @@ pub fn bpnn_layerforward_cuda(
     hid: i32,
 ) {
     let _ = n_in;
+    assert!(hid >= 15);
     let by = block_idx().y as i32;
     let tx = thread_idx().x as i32;
     let ty = thread_idx().y as i32;
@@ -472,7 +477,11 @@ pub fn bpnn_layerforward_cuda(
 /// Rodinia backprop (`cuda/backprop/backprop_cuda_kernel.cu`, `bpnn_adjust_weights_cuda`): the
 /// weight update with momentum, in C's `double` arithmetic (`ETA` and `MOMENTUM` are `double`
 /// literals), then block 0's first row updates the bias weights.
-#[kernel]
+// changed from the original: the block shape Rodinia launches (16 x 16) is declared, and
+// `hid >= 15` asserted. Rows of the weight matrix are `hid + 1` apart and a row of the block
+// is 16 wide, so the original races (two threads write one weight) when `hid + 1 < 16` or
+// for wider blocks: the compiler shows such a pair (`hid = 2`, threads (3, 0) and (0, 1)).
+#[kernel(block = (16, 16))]
 pub fn bpnn_adjust_weights_cuda(
     delta: &[f32],
     hid: i32,
@@ -482,6 +491,7 @@ pub fn bpnn_adjust_weights_cuda(
     oldw: &mut [f32],
 ) {
     let _ = n_in;
+    assert!(hid >= 15);
     let by = block_idx().y as i32;
     let tx = thread_idx().x as i32;
     let ty = thread_idx().y as i32;

@@ -177,9 +177,11 @@ impl Walker<'_> {
         // Every product is defined once its factor is fixed: by the proof's enumeration, or,
         // for another factor, by the witness search below, which tries small values.
         let enumerated: BTreeSet<Var> = products.iter().map(|p| p.var / 2).collect();
+        // (A uniform product, `block_idx().x * block_dim().x`, is one value for both threads,
+        // like any uniform value: only per-thread ones need their factor fixed.)
         let mut free: Vec<Var> = products
             .iter()
-            .filter(|p| !self.enumerable(p.factor))
+            .filter(|p| !self.enumerable(p.factor) && self.syms[(p.var / 2) as usize].per_thread)
             .map(|p| p.factor)
             .collect();
         free.sort();
@@ -213,12 +215,16 @@ impl Walker<'_> {
             .flat_map(|v| v.aff.terms.keys())
             .chain(guard_terms)
             .all(modelled);
-        // (A pair through a product the proof left free is a race only with a pair shown,
-        // in every query.)
-        let search = self.witnesses || !free.is_empty();
+        // A pair through a product the proof left free is shown only in shared memory (in
+        // global memory such a pair is the simulator's, below).
+        let global = matches!(self.k.arrays.get(x.array).kind, ArrayKind::Global { .. });
+        let search = self.witnesses && (free.is_empty() || !global);
         let witness = witness_cs
             .filter(|_| exact && search)
-            .and_then(|c| Self::witness_fixing(&c, &products, &free))
+            .and_then(|c| {
+                let budget = if free.is_empty() { 200_000 } else { 20_000 };
+                Self::witness_fixing(&c, &products, &free, budget)
+            })
             // `global_idx()`'s base is `block_idx * block_dim`, which the linear model keeps
             // as one symbol: a pair whose base is no multiple of the block's extent is no
             // execution, so it is not shown.
@@ -263,8 +269,10 @@ impl Walker<'_> {
             });
         // Global memory: outside the ordering query, only what the proof decides exactly (and,
         // when reporting, can show with a pair of threads) is a hazard.
-        let global = matches!(self.k.arrays.get(x.array).kind, ArrayKind::Global { .. });
-        let decided = witness.is_some() || (!search && exact);
+        // In global memory a pair that needs a value of such a factor (`out[tx + ty * cols]`
+        // with `cols = 1`) is left to the simulator: the kernel is right for the sizes it is
+        // launched with, as a data-dependent index may be.
+        let decided = free.is_empty() && (witness.is_some() || (!self.witnesses && exact));
         if global && !self.ordering && !decided {
             self.seen.remove(&(a.id, x.id));
             return;
@@ -373,9 +381,11 @@ impl Walker<'_> {
         cs: &[Constraint],
         products: &[Product],
         free: &[Var],
+        budget: usize,
     ) -> Option<std::collections::BTreeMap<Var, i128>> {
+        // (Fixed factors try several cases: a smaller budget for each.)
         let Some((&f, rest)) = free.split_first() else {
-            return affine::witness(cs, 40, 200_000);
+            return affine::witness(cs, 40, budget);
         };
         if free.len() > MAX_ENUMERATED_FACTORS {
             return None;
@@ -387,7 +397,7 @@ impl Walker<'_> {
                 case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
             }
             if affine::feasible(&case) {
-                if let Some(w) = Self::witness_fixing(&case, products, rest) {
+                if let Some(w) = Self::witness_fixing(&case, products, rest, budget) {
                     return Some(w);
                 }
             }

@@ -181,8 +181,18 @@ impl Walker<'_> {
                 pend.items.clear();
             }
             Stmt::Fence(_) => {}
+            // The threads that leave here stop with what holds here: for the accesses of this
+            // iteration (of every loop around), the guards of this point are facts of their
+            // way (so a uniform `if n == 0 { return; }` keeps them from what follows it).
             Stmt::Return | Stmt::Panic { .. } => {
-                self.returned.union(pend);
+                let (now, earlier): (Vec<Pending>, Vec<Pending>) = pend
+                    .items
+                    .iter()
+                    .cloned()
+                    .partition(|p| p.carried.is_empty());
+                self.returned
+                    .union(&Pend { items: now }.with_exit(&self.guards.clone()));
+                self.returned.union(&Pend { items: earlier });
             }
             Stmt::Break { label } => {
                 let id = self.loop_target(*label);

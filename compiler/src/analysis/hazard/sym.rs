@@ -292,6 +292,8 @@ impl Walker<'_> {
                     let pt = self.per_thread(r);
                     let s = self.sym(SymKey::Pow2Shift(site, pt), pt, true, SymKind::Other);
                     self.syms[s as usize].pow2 = t.bits();
+                    // `1 << k` keeps its bit (the shift amount wraps, on both back ends).
+                    self.syms[s as usize].nonzero = l.aff.as_constant() == Some(1);
                     return Some(Val {
                         aff: Affine::var(s),
                         exact: true,
