@@ -26,7 +26,11 @@ pub const MERGE_THREADBLOCK_SIZE: u32 = 256;
 
 /// `addByte`: one shared atomic increment of the warp's bin `data`.
 #[device]
-fn add_byte(s_hist: &mut [u32], s_warp_hist: u32, data: u32, _thread_tag: u32) {
+fn add_byte(s_hist: &mut [u32], s_warp_hist: u32, data: u32, thread_tag: u32) {
+    // changed from the original: `let _ = thread_tag;`. The tag is unused, as in the sample
+    // (a leftover of its pre-atomics version); without this use the inlined call leaves the
+    // kernel's `tag` unreferenced and NVRTC warns (PENDING.md).
+    let _ = thread_tag;
     s_hist.atomic_add(s_warp_hist + data, 1);
 }
 
@@ -40,7 +44,8 @@ fn add_word(s_hist: &mut [u32], s_warp_hist: u32, data: u32, tag: u32) {
 }
 
 /// `histogram256Kernel`: one partial histogram per block in `d_partial_histograms`.
-// changed from the original: `s_WarpHist` is an offset into `s_hist` (see `add_byte`).
+// changed from the original: `s_WarpHist` is an offset into `s_hist` (see `add_byte`, also
+// for the use of the thread's tag).
 #[kernel(block = 192)]
 pub fn histogram256_kernel(d_partial_histograms: &mut [u32], d_data: &[u32], data_count: u32) {
     let s_hist = shared::<[u32; HISTOGRAM256_THREADBLOCK_MEMORY]>();
