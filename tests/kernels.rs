@@ -46,6 +46,10 @@ pub mod samples_histogram;
 pub mod samples_matrix_mul;
 #[path = "in/samples/reduction.rs"]
 pub mod samples_reduction;
+#[path = "in/samples/scan.rs"]
+pub mod samples_scan;
+#[path = "in/samples/sorting_networks.rs"]
+pub mod samples_sorting_networks;
 #[path = "in/samples/transpose.rs"]
 pub mod samples_transpose;
 #[path = "in/tiled_matmul.rs"]

@@ -9,6 +9,8 @@ use crate::kernels::samples_convolution_separable as conv;
 use crate::kernels::samples_histogram as hist;
 use crate::kernels::samples_matrix_mul as mm;
 use crate::kernels::samples_reduction as red;
+use crate::kernels::samples_scan as scan;
+use crate::kernels::samples_sorting_networks as sort;
 use crate::kernels::samples_transpose as tr;
 use cuphase::prelude::*;
 
@@ -24,6 +26,8 @@ fn bits_u32(v: &[u32]) -> Vec<u64> {
 /// warp operations.
 pub fn sources() -> Vec<(&'static str, &'static str)> {
     let mut v = vec![
+        (red::reduce0.name(), red::reduce0.cuda_source()),
+        (red::reduce1.name(), red::reduce1.cuda_source()),
         (red::reduce2.name(), red::reduce2.cuda_source()),
         (red::reduce3.name(), red::reduce3.cuda_source()),
         (
@@ -69,6 +73,11 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (
             mm::matrix_mul_cuda.name(),
             mm::matrix_mul_cuda.cuda_source(),
+        ),
+        (scan::prescan.name(), scan::prescan.cuda_source()),
+        (
+            sort::bitonic_sort_shared.name(),
+            sort::bitonic_sort_shared.cuda_source(),
         ),
     ];
     for (name, full) in [
@@ -121,6 +130,8 @@ pub fn cases() -> Vec<Case> {
     v.extend(histogram_cases());
     v.extend(convolution_cases());
     v.push(matrix_mul_case());
+    v.push(scan_case());
+    v.push(bitonic_case());
     v
 }
 
@@ -242,6 +253,24 @@ fn expect_reduce6() -> Vec<u64> {
 
 fn reduction_cases() -> Vec<Case> {
     vec![
+        Case {
+            name: "samples_reduce0",
+            run: |dev| {
+                run_reduce(dev, &[256, 128, 32], 1, |d, l, i, o, n| {
+                    red::reduce0.launch(d, l, i, o, n)
+                })
+            },
+            expected: || expect_reduce(&[256, 128, 32], 1),
+        },
+        Case {
+            name: "samples_reduce1",
+            run: |dev| {
+                run_reduce(dev, &[256, 128, 32], 1, |d, l, i, o, n| {
+                    red::reduce1.launch(d, l, i, o, n)
+                })
+            },
+            expected: || expect_reduce(&[256, 128, 32], 1),
+        },
         Case {
             name: "samples_reduce2",
             run: |dev| {
@@ -602,6 +631,114 @@ fn matrix_mul_case() -> Case {
                 }
             }
             bits_f32(&c)
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// scan (GPU Gems 3, ch. 39)
+
+/// The lengths scanned, each by one block of `n / 2` threads (powers of two, as `prescan`
+/// requires).
+const SCAN_NS: [usize; 5] = [2, 8, 64, 512, 1024];
+
+fn scan_input(n: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 5) % 11) as f32 - 4.0).collect()
+}
+
+fn scan_case() -> Case {
+    Case {
+        name: "samples_prescan",
+        run: |dev| {
+            let mut v = Vec::new();
+            for n in SCAN_NS {
+                let input = dev.upload(&scan_input(n))?;
+                let mut out = dev.zeros::<f32>(n)?;
+                let launch = Launch::new(1, (n / 2) as u32).shared_bytes(n as u32 * 4);
+                scan::prescan.launch(dev, launch, &mut out, &input, n as u32)?;
+                v.extend(bits_f32(&out.to_vec()?));
+            }
+            Ok(v)
+        },
+        expected: || {
+            let mut v = Vec::new();
+            for n in SCAN_NS {
+                let input = scan_input(n);
+                let mut sum = 0.0f32;
+                let scanned: Vec<f32> = input
+                    .iter()
+                    .map(|x| {
+                        let before = sum;
+                        sum += x;
+                        before
+                    })
+                    .collect();
+                v.extend(bits_f32(&scanned));
+            }
+            v
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// sortingNetworks (bitonicSortShared)
+
+/// Blocks of each sort, and (array length, direction) of each launch: 1 sorts ascending.
+const SORT_BLOCKS: usize = 3;
+const SORT_RUNS: [(u32, u32); 4] = [(1024, 1), (1024, 0), (64, 0), (2, 1)];
+
+fn sort_keys() -> Vec<u32> {
+    let n = SORT_BLOCKS as u32 * sort::SHARED_SIZE_LIMIT;
+    // Few distinct keys, so that equal keys are common.
+    (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 24)
+        .collect()
+}
+
+fn bitonic_case() -> Case {
+    Case {
+        name: "samples_bitonic_sort_shared",
+        run: |dev| {
+            let keys = sort_keys();
+            let vals: Vec<u32> = (0..keys.len() as u32).collect();
+            let (k, vv) = (dev.upload(&keys)?, dev.upload(&vals)?);
+            let mut v = Vec::new();
+            for (len, dir) in SORT_RUNS {
+                let mut out_k = dev.zeros::<u32>(keys.len())?;
+                let mut out_v = dev.zeros::<u32>(keys.len())?;
+                sort::bitonic_sort_shared.launch(
+                    dev,
+                    Launch::new(SORT_BLOCKS as u32, sort::SHARED_SIZE_LIMIT / 2),
+                    &mut out_k,
+                    &mut out_v,
+                    &k,
+                    &vv,
+                    len,
+                    dir,
+                )?;
+                let (got_k, got_v) = (out_k.to_vec()?, out_v.to_vec()?);
+                // The values travel with their keys: each names the input position of its key.
+                for (key, val) in got_k.iter().zip(&got_v) {
+                    assert_eq!(keys[*val as usize], *key, "len {len} dir {dir}");
+                }
+                v.extend(bits_u32(&got_k));
+            }
+            Ok(v)
+        },
+        expected: || {
+            let keys = sort_keys();
+            let mut v = Vec::new();
+            for (len, dir) in SORT_RUNS {
+                for chunk in keys.chunks(len as usize) {
+                    let mut sorted = chunk.to_vec();
+                    sorted.sort_unstable();
+                    if dir == 0 {
+                        sorted.reverse();
+                    }
+                    v.extend(bits_u32(&sorted));
+                }
+            }
+            v
         },
     }
 }

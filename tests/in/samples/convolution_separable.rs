@@ -13,18 +13,16 @@ use cuphase::prelude::*;
 
 pub const KERNEL_RADIUS: i32 = 8;
 pub const KERNEL_LENGTH: usize = 2 * KERNEL_RADIUS as usize + 1;
-
 pub const ROWS_BLOCKDIM_X: i32 = 16;
 pub const ROWS_BLOCKDIM_Y: i32 = 4;
 pub const ROWS_RESULT_STEPS: i32 = 8;
 pub const ROWS_HALO_STEPS: i32 = 1;
+pub const COLUMNS_BLOCKDIM_X: i32 = 16;
+pub const COLUMNS_BLOCKDIM_Y: i32 = 8;
+pub const COLUMNS_RESULT_STEPS: i32 = 8;
+pub const COLUMNS_HALO_STEPS: i32 = 1;
 
 /// `convolutionRowsKernel`.
-// changed from the original: the tile is `[[f32; 160]; 4]`, its sides
-// `(ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X` and `ROWS_BLOCKDIM_Y`
-// written as literals, as a two-dimensional shared array cannot be sized by constants; and
-// the tile's column `threadIdx.x + i * ROWS_BLOCKDIM_X` is written with the literal 16, as
-// the proof knows constants as unknown values and reports a data race otherwise (PENDING.md).
 #[kernel(block = (16, 4))]
 pub fn convolution_rows_kernel(
     d_dst: &mut [f32],
@@ -34,7 +32,10 @@ pub fn convolution_rows_kernel(
     _image_h: i32,
     pitch: i32,
 ) {
-    let s_data = shared::<[[f32; 160]; 4]>();
+    let s_data = shared::<
+        [[f32; ((ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X) as usize];
+            ROWS_BLOCKDIM_Y as usize],
+    >();
     let tx = thread_idx().x as i32;
     let ty = thread_idx().y;
     // Offset to the left halo edge.
@@ -44,11 +45,11 @@ pub fn convolution_rows_kernel(
     let base = base_y * pitch + base_x;
     // Main data.
     for i in ROWS_HALO_STEPS..ROWS_HALO_STEPS + ROWS_RESULT_STEPS {
-        s_data[ty][(tx + i * 16) as u32] = d_src[(base + i * ROWS_BLOCKDIM_X) as u32];
+        s_data[ty][(tx + i * ROWS_BLOCKDIM_X) as u32] = d_src[(base + i * ROWS_BLOCKDIM_X) as u32];
     }
     // Left halo.
     for i in 0..ROWS_HALO_STEPS {
-        s_data[ty][(tx + i * 16) as u32] = if base_x >= -i * ROWS_BLOCKDIM_X {
+        s_data[ty][(tx + i * ROWS_BLOCKDIM_X) as u32] = if base_x >= -i * ROWS_BLOCKDIM_X {
             d_src[(base + i * ROWS_BLOCKDIM_X) as u32]
         } else {
             0.0
@@ -58,7 +59,7 @@ pub fn convolution_rows_kernel(
     for i in
         ROWS_HALO_STEPS + ROWS_RESULT_STEPS..ROWS_HALO_STEPS + ROWS_RESULT_STEPS + ROWS_HALO_STEPS
     {
-        s_data[ty][(tx + i * 16) as u32] = if image_w - base_x > i * ROWS_BLOCKDIM_X {
+        s_data[ty][(tx + i * ROWS_BLOCKDIM_X) as u32] = if image_w - base_x > i * ROWS_BLOCKDIM_X {
             d_src[(base + i * ROWS_BLOCKDIM_X) as u32]
         } else {
             0.0
@@ -69,23 +70,14 @@ pub fn convolution_rows_kernel(
     for i in ROWS_HALO_STEPS..ROWS_HALO_STEPS + ROWS_RESULT_STEPS {
         let mut sum = 0.0f32;
         for j in -KERNEL_RADIUS..=KERNEL_RADIUS {
-            sum += c_kernel[(KERNEL_RADIUS - j) as u32] * s_data[ty][(tx + i * 16 + j) as u32];
+            sum += c_kernel[(KERNEL_RADIUS - j) as u32]
+                * s_data[ty][(tx + i * ROWS_BLOCKDIM_X + j) as u32];
         }
         d_dst[(base + i * ROWS_BLOCKDIM_X) as u32] = sum;
     }
 }
 
-pub const COLUMNS_BLOCKDIM_X: i32 = 16;
-pub const COLUMNS_BLOCKDIM_Y: i32 = 8;
-pub const COLUMNS_RESULT_STEPS: i32 = 8;
-pub const COLUMNS_HALO_STEPS: i32 = 1;
-
 /// `convolutionColumnsKernel`.
-// changed from the original: the tile is `[[f32; 81]; 16]`, its sides `COLUMNS_BLOCKDIM_X`
-// and `(COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + 1` written as
-// literals, as a two-dimensional shared array cannot be sized by constants; and the tile's
-// column `threadIdx.y + i * COLUMNS_BLOCKDIM_Y` is written with the literal 8, as in
-// `convolution_rows_kernel`.
 #[kernel(block = (16, 8))]
 pub fn convolution_columns_kernel(
     d_dst: &mut [f32],
@@ -95,7 +87,10 @@ pub fn convolution_columns_kernel(
     image_h: i32,
     pitch: i32,
 ) {
-    let s_data = shared::<[[f32; 81]; 16]>();
+    let s_data = shared::<
+        [[f32; ((COLUMNS_RESULT_STEPS + 2 * COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + 1) as usize];
+            COLUMNS_BLOCKDIM_X as usize],
+    >();
     let tx = thread_idx().x;
     let ty = thread_idx().y as i32;
     // Offset to the upper halo edge.
@@ -106,11 +101,12 @@ pub fn convolution_columns_kernel(
     let base = base_y * pitch + base_x;
     // Main data.
     for i in COLUMNS_HALO_STEPS..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS {
-        s_data[tx][(ty + i * 8) as u32] = d_src[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32];
+        s_data[tx][(ty + i * COLUMNS_BLOCKDIM_Y) as u32] =
+            d_src[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32];
     }
     // Upper halo.
     for i in 0..COLUMNS_HALO_STEPS {
-        s_data[tx][(ty + i * 8) as u32] = if base_y >= -i * COLUMNS_BLOCKDIM_Y {
+        s_data[tx][(ty + i * COLUMNS_BLOCKDIM_Y) as u32] = if base_y >= -i * COLUMNS_BLOCKDIM_Y {
             d_src[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32]
         } else {
             0.0
@@ -120,18 +116,20 @@ pub fn convolution_columns_kernel(
     for i in COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS
         ..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS + COLUMNS_HALO_STEPS
     {
-        s_data[tx][(ty + i * 8) as u32] = if image_h - base_y > i * COLUMNS_BLOCKDIM_Y {
-            d_src[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32]
-        } else {
-            0.0
-        };
+        s_data[tx][(ty + i * COLUMNS_BLOCKDIM_Y) as u32] =
+            if image_h - base_y > i * COLUMNS_BLOCKDIM_Y {
+                d_src[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32]
+            } else {
+                0.0
+            };
     }
     // Compute and store results.
     sync_block_threads();
     for i in COLUMNS_HALO_STEPS..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS {
         let mut sum = 0.0f32;
         for j in -KERNEL_RADIUS..=KERNEL_RADIUS {
-            sum += c_kernel[(KERNEL_RADIUS - j) as u32] * s_data[tx][(ty + i * 8 + j) as u32];
+            sum += c_kernel[(KERNEL_RADIUS - j) as u32]
+                * s_data[tx][(ty + i * COLUMNS_BLOCKDIM_Y + j) as u32];
         }
         d_dst[(base + i * COLUMNS_BLOCKDIM_Y * pitch) as u32] = sum;
     }

@@ -44,21 +44,16 @@ fn add_word(s_hist: &mut [u32], s_warp_hist: u32, data: u32, tag: u32) {
 }
 
 /// `histogram256Kernel`: one partial histogram per block in `d_partial_histograms`.
-// changed from the original: `s_WarpHist` is an offset into `s_hist` (see `add_byte`), and
-// `LOG2_WARP_SIZE` and `UINT_BITS` are read through typed `let`s (a shift amount does not fix
-// a constant's type, which the macro must know), and the clearing loop's stride
-// `HISTOGRAM256_THREADBLOCK_SIZE` is the literal 192 (with the constant, the proof reports a
-// data race: it knows constants as unknown values; PENDING.md).
+// changed from the original: `s_WarpHist` is an offset into `s_hist` (see `add_byte`, also
+// for the use of the thread's tag).
 #[kernel(block = 192)]
 pub fn histogram256_kernel(d_partial_histograms: &mut [u32], d_data: &[u32], data_count: u32) {
     let s_hist = shared::<[u32; HISTOGRAM256_THREADBLOCK_MEMORY]>();
-    let log2_warp_size: u32 = LOG2_WARP_SIZE;
-    let uint_bits: u32 = UINT_BITS;
-    let s_warp_hist = (thread_idx().x >> log2_warp_size) * HISTOGRAM256_BIN_COUNT;
+    let s_warp_hist = (thread_idx().x >> LOG2_WARP_SIZE) * HISTOGRAM256_BIN_COUNT;
     for i in 0..(HISTOGRAM256_THREADBLOCK_MEMORY as u32 / HISTOGRAM256_THREADBLOCK_SIZE) {
-        s_hist[thread_idx().x + i * 192] = 0;
+        s_hist[thread_idx().x + i * HISTOGRAM256_THREADBLOCK_SIZE] = 0;
     }
-    let tag = thread_idx().x << (uint_bits - log2_warp_size);
+    let tag = thread_idx().x << (UINT_BITS - LOG2_WARP_SIZE);
     sync_block_threads();
     let mut pos = block_idx().x * block_dim().x + thread_idx().x;
     while pos < data_count {

@@ -12,9 +12,9 @@ use cuphase::prelude::*;
 pub const BLOCK_SIZE: u32 = 32;
 
 /// `MatrixMulCUDA<BLOCK_SIZE>`, for `BLOCK_SIZE = 32`.
-// changed from the original: `BLOCK_SIZE` is a module constant and the tiles are
-// `[[f32; 32]; 32]`, as a shared array sized by a const parameter (or a constant) has one
-// dimension and a kernel has at most one such array.
+// changed from the original: `BLOCK_SIZE` is a module constant, not a template (const)
+// parameter, as a two-dimensional shared array cannot be sized by a const parameter
+// (PENDING.md).
 #[kernel]
 pub fn matrix_mul_cuda(c: &mut [f32], a: &[f32], b: &[f32], w_a: u32, w_b: u32) {
     let bx = block_idx().x;
@@ -32,8 +32,8 @@ pub fn matrix_mul_cuda(c: &mut [f32], a: &[f32], b: &[f32], w_a: u32, w_b: u32) 
     let mut a_i = a_begin;
     let mut b_i = b_begin;
     while a_i <= a_end {
-        let as_ = shared::<[[f32; 32]; 32]>();
-        let bs = shared::<[[f32; 32]; 32]>();
+        let as_ = shared::<[[f32; BLOCK_SIZE as usize]; BLOCK_SIZE as usize]>();
+        let bs = shared::<[[f32; BLOCK_SIZE as usize]; BLOCK_SIZE as usize]>();
         as_[ty][tx] = a[a_i + w_a * ty + tx];
         bs[ty][tx] = b[b_i + w_b * ty + tx];
         sync_block_threads();

@@ -1,7 +1,6 @@
 //! The CUDA samples' parallel reductions, `reduce0` to `reduce6`
 //! (NVIDIA/cuda-samples, `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`),
-//! instantiated for `T = float`; `reduce0` and `reduce1` are pending (`pending/`,
-//! `PENDING.md`). The shared array is the launch's dynamic shared memory, as in
+//! instantiated for `T = float`. The shared array is the launch's dynamic shared memory, as in
 //! the sample (`SharedMemory<T>`, sized by the host: `blockSize` elements, `2 * blockSize` for
 //! blocks of at most 32 threads); `cg::sync(cta)` is `sync_block_threads()`, and the tile32
 //! shuffles of `reduce4`..`reduce6` are `warp_shuffle_down` under `if tid < 32`
@@ -10,6 +9,52 @@
 //! statements (a Rust assignment has no value).
 
 use cuphase::prelude::*;
+
+/// `reduce0`: interleaved addressing, `tid % (2 * s) == 0` picks the active threads.
+#[kernel]
+pub fn reduce0(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
+    let sdata = shared_slice::<f32>();
+    let tid = thread_idx().x;
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    sdata[tid] = if i < n { g_idata[i] } else { 0.0 };
+    sync_block_threads();
+    let mut s = 1u32;
+    while s < block_dim().x {
+        if tid % (2 * s) == 0 {
+            sdata[tid] += sdata[tid + s];
+        }
+        sync_block_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        g_odata[block_idx().x] = sdata[0];
+    }
+}
+
+/// `reduce1`: contiguous threads, strided index `2 * s * tid`.
+// changed from the original: the loop's test is `s > 0 && s < blockDim.x`. `s` is never 0
+// (it doubles from 1 while below the block size), but with the sample's `s < blockDim.x`
+// alone the proof takes `s = 0` as possible and reports a data race (PENDING.md).
+#[kernel]
+pub fn reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
+    let sdata = shared_slice::<f32>();
+    let tid = thread_idx().x;
+    let i = block_idx().x * block_dim().x + thread_idx().x;
+    sdata[tid] = if i < n { g_idata[i] } else { 0.0 };
+    sync_block_threads();
+    let mut s = 1u32;
+    while s > 0 && s < block_dim().x {
+        let index = 2 * s * tid;
+        if index < block_dim().x {
+            sdata[index] += sdata[index + s];
+        }
+        sync_block_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        g_odata[block_idx().x] = sdata[0];
+    }
+}
 
 /// `reduce2`: sequential addressing, `tid < s`.
 #[kernel]

@@ -26,45 +26,39 @@ pub fn transpose_naive(odata: &mut [f32], idata: &[f32], width: u32, height: u32
 }
 
 /// `transposeCoalesced`: through a `TILE_DIM x TILE_DIM` tile (bank conflicts on the reads).
-// changed from the original: the tile's sides are the literal 32 (`TILE_DIM`), as a
-// two-dimensional shared array cannot be sized by constants, and the loops step by the literal
-// 8 (`BLOCK_ROWS`): with `step_by(BLOCK_ROWS)` the proof reports a data race (see PENDING.md).
 #[kernel(block = (32, 8))]
 pub fn transpose_coalesced(odata: &mut [f32], idata: &[f32], width: u32, height: u32) {
-    let tile = shared::<[[f32; 32]; 32]>();
+    let tile = shared::<[[f32; TILE_DIM as usize]; TILE_DIM as usize]>();
     let mut x_index = block_idx().x * TILE_DIM + thread_idx().x;
     let mut y_index = block_idx().y * TILE_DIM + thread_idx().y;
     let index_in = x_index + y_index * width;
     x_index = block_idx().y * TILE_DIM + thread_idx().x;
     y_index = block_idx().x * TILE_DIM + thread_idx().y;
     let index_out = x_index + y_index * height;
-    for i in (0..TILE_DIM).step_by(8) {
+    for i in (0..TILE_DIM).step_by(BLOCK_ROWS as usize) {
         tile[thread_idx().y + i][thread_idx().x] = idata[index_in + i * width];
     }
     sync_block_threads();
-    for i in (0..TILE_DIM).step_by(8) {
+    for i in (0..TILE_DIM).step_by(BLOCK_ROWS as usize) {
         odata[index_out + i * height] = tile[thread_idx().x][thread_idx().y + i];
     }
 }
 
 /// `transposeNoBankConflicts`: the tile padded to `TILE_DIM + 1` columns.
-// changed from the original: the tile is `[[f32; 33]; 32]` (`TILE_DIM + 1` by `TILE_DIM`
-// written as literals), as a two-dimensional shared array cannot be sized by constants, and
-// the loops step by the literal 8 (`BLOCK_ROWS`), as in `transpose_coalesced`.
 #[kernel(block = (32, 8))]
 pub fn transpose_no_bank_conflicts(odata: &mut [f32], idata: &[f32], width: u32, height: u32) {
-    let tile = shared::<[[f32; 33]; 32]>();
+    let tile = shared::<[[f32; TILE_DIM as usize + 1]; TILE_DIM as usize]>();
     let mut x_index = block_idx().x * TILE_DIM + thread_idx().x;
     let mut y_index = block_idx().y * TILE_DIM + thread_idx().y;
     let index_in = x_index + y_index * width;
     x_index = block_idx().y * TILE_DIM + thread_idx().x;
     y_index = block_idx().x * TILE_DIM + thread_idx().y;
     let index_out = x_index + y_index * height;
-    for i in (0..TILE_DIM).step_by(8) {
+    for i in (0..TILE_DIM).step_by(BLOCK_ROWS as usize) {
         tile[thread_idx().y + i][thread_idx().x] = idata[index_in + i * width];
     }
     sync_block_threads();
-    for i in (0..TILE_DIM).step_by(8) {
+    for i in (0..TILE_DIM).step_by(BLOCK_ROWS as usize) {
         odata[index_out + i * height] = tile[thread_idx().x][thread_idx().y + i];
     }
 }

@@ -1,10 +1,10 @@
-//! Pending (PENDING.md, P8): the CUDA samples' `bitonicSortShared` and `Comparator` as written
+//! Pending (PENDING.md, P4): the CUDA samples' `bitonicSortShared` and `Comparator` as written
 //! (NVIDIA/cuda-samples, `Samples/2_Concepts_and_Techniques/sortingNetworks/bitonicSort.cu`,
-//! `sortingNetworks_common.cuh`). cuphase rejects two shared arrays sized by a constant, the
-//! `&mut s_key[pos]` arguments of `Comparator`, and claims a data race for the constant offset
-//! `SHARED_SIZE_LIMIT / 2`; `bitonic_sort_shared_changed.rs` is the version with those changed,
-//! still rejected (`pos = 2 * t - (t & (stride - 1))`). No compiled version. Not compiled by
-//! anything.
+//! `sortingNetworks_common.cuh`), with the block shape the sample launches declared
+//! (`SHARED_SIZE_LIMIT / 2 = 512` threads). cuphase rejects the `&mut s_key[pos]` arguments of
+//! `Comparator`; with those changed, it cannot prove the last merge, whose stride starts at
+//! `arrayLength / 2` (a power of two only by the host's assertion).
+//! `tests/in/samples/sorting_networks.rs` holds the compiled version. Not compiled by anything.
 
 use cuphase::prelude::*;
 
@@ -25,7 +25,7 @@ fn comparator(key_a: &mut u32, val_a: &mut u32, key_b: &mut u32, val_b: &mut u32
 }
 
 /// `bitonicSortShared`.
-#[kernel]
+#[kernel(block = 512)]
 pub fn bitonic_sort_shared(
     d_dst_key: &mut [u32],
     d_dst_val: &mut [u32],

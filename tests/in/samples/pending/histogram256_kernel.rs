@@ -1,9 +1,9 @@
-//! Pending (PENDING.md, P9): the CUDA samples' `histogram256Kernel`, `addByte` and `addWord`
+//! Pending (PENDING.md, P5): the CUDA samples' `histogram256Kernel`, `addByte` and `addWord`
 //! as written (NVIDIA/cuda-samples,
 //! `Samples/2_Concepts_and_Techniques/histogram/histogram256.cu`), `s_WarpHist` as a sub-slice.
-//! cuphase rejects the reference to a sub-slice, then the module constants used only as shift
-//! amounts, then claims a data race for the clearing stride; `tests/in/samples/histogram.rs`
-//! holds the compiled version. Not compiled by anything.
+//! cuphase rejects the reference to a sub-slice; with the offset passed instead, the unused
+//! `threadTag` makes NVRTC warn. `tests/in/samples/histogram.rs` holds the compiled version.
+//! Not compiled by anything.
 
 use cuphase::prelude::*;
 

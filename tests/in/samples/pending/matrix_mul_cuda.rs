@@ -1,8 +1,8 @@
-//! Pending (PENDING.md, P7): the CUDA samples' `MatrixMulCUDA<BLOCK_SIZE>` as written
+//! Pending (PENDING.md, P3): the CUDA samples' `MatrixMulCUDA<BLOCK_SIZE>` as written
 //! (NVIDIA/cuda-samples, `Samples/0_Introduction/matrixMul/matrixMul.cu`), the template
 //! parameter as a const parameter. cuphase rejects the two 2-D tiles sized by it;
-//! `tests/in/samples/matrix_mul.rs` holds the compiled version for `BLOCK_SIZE = 32`. Not
-//! compiled by anything.
+//! `tests/in/samples/matrix_mul.rs` holds the compiled version with `BLOCK_SIZE` a module
+//! constant (32). Not compiled by anything.
 
 use cuphase::prelude::*;
 

@@ -1,7 +1,7 @@
-//! Pending (PENDING.md, P2): the CUDA samples' `reduce1` as written (NVIDIA/cuda-samples,
-//! `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`). cuphase rejects it: the
-//! index `2 * s * tid` is a product of a loop variable and the thread id. No compiled version.
-//! Not compiled by anything.
+//! Pending (PENDING.md, P1): the CUDA samples' `reduce1` as written (NVIDIA/cuda-samples,
+//! `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`). cuphase claims a data
+//! race that needs `s = 0`, which the loop never reaches; `tests/in/samples/reduction.rs` holds
+//! the compiled version with the loop test `s > 0 && s < blockDim.x`. Not compiled by anything.
 
 use cuphase::prelude::*;
 

@@ -1,4 +1,4 @@
-//! Pending (PENDING.md, P3): the CUDA samples' `reduce6<T, blockSize, nIsPow2>` as written
+//! Pending (PENDING.md, P2): the CUDA samples' `reduce6<T, blockSize, nIsPow2>` as written
 //! (NVIDIA/cuda-samples, `Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu`).
 //! cuphase rejects the `bool` const parameter; `tests/in/samples/reduction.rs` holds the
 //! compiled version with `const N_IS_POW2: u32`. Not compiled by anything.

@@ -1,33 +1,12 @@
-//! Not compiled by anything: how the pending kernels were checked. Each is the pending version
-//! with the accesses the proof rejects put in `unsafe { }` (which the brief rules out for the
-//! compiled ports), run on the simulator with its race detector on (also with
-//! `CUPHASE_SIM_RACES=all CUPHASE_SIM_ORDER=reverse`): results equal the host references and
-//! no race is found. To rerun, register it in `tests/kernels.rs` and run
+//! Not compiled by anything: how the as-written versions the proof rejects were checked:
+//! `reduce1` (P1) and `bitonicSortShared` with its last merge from `arrayLength / 2` (P4, with
+//! `Comparator` taking the arrays, as compiled). Each has the accesses the proof rejects put in
+//! `unsafe { }` (which the ports do not do), and runs on the simulator with its race detector
+//! on (also with `CUPHASE_SIM_RACES=all CUPHASE_SIM_ORDER=reverse`): results equal the host
+//! references and no race is found. To rerun, register it in `tests/kernels.rs` and run
 //! `cargo test --test main verify_pending`.
 
 use cuphase::prelude::*;
-
-#[kernel]
-pub fn v_reduce0(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
-    let sdata = shared_slice::<f32>();
-    let tid = thread_idx().x;
-    let i = block_idx().x * block_dim().x + thread_idx().x;
-    sdata[tid] = if i < n { g_idata[i] } else { 0.0 };
-    sync_block_threads();
-    let mut s = 1u32;
-    while s < block_dim().x {
-        if tid % (2 * s) == 0 {
-            unsafe {
-                sdata[tid] += sdata[tid + s];
-            }
-        }
-        sync_block_threads();
-        s *= 2;
-    }
-    if tid == 0 {
-        g_odata[block_idx().x] = sdata[0];
-    }
-}
 
 #[kernel]
 pub fn v_reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
@@ -50,51 +29,6 @@ pub fn v_reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
     if tid == 0 {
         g_odata[block_idx().x] = sdata[0];
     }
-}
-
-#[kernel]
-pub fn v_prescan(g_odata: &mut [f32], g_idata: &[f32], n: u32) {
-    let temp = shared_slice::<f32>();
-    let thid = thread_idx().x;
-    let mut offset = 1u32;
-    temp[2 * thid] = g_idata[2 * thid];
-    temp[2 * thid + 1] = g_idata[2 * thid + 1];
-    let mut d = n >> 1;
-    while d > 0 {
-        sync_block_threads();
-        if thid < d {
-            let ai = offset * (2 * thid + 1) - 1;
-            let bi = offset * (2 * thid + 2) - 1;
-            unsafe {
-                temp[bi] += temp[ai];
-            }
-        }
-        offset *= 2;
-        d >>= 1;
-    }
-    if thid == 0 {
-        unsafe {
-            temp[n - 1] = 0.0;
-        }
-    }
-    let mut d = 1u32;
-    while d < n {
-        offset >>= 1;
-        sync_block_threads();
-        if thid < d {
-            let ai = offset * (2 * thid + 1) - 1;
-            let bi = offset * (2 * thid + 2) - 1;
-            unsafe {
-                let t = temp[ai];
-                temp[ai] = temp[bi];
-                temp[bi] += t;
-            }
-        }
-        d *= 2;
-    }
-    sync_block_threads();
-    g_odata[2 * thid] = temp[2 * thid];
-    g_odata[2 * thid + 1] = temp[2 * thid + 1];
 }
 
 #[device(trailing_sync = false)]
@@ -170,30 +104,8 @@ fn verify_pending_on_the_simulator() {
             .collect();
         let l = Launch::new(blocks as u32, threads).shared_bytes(threads * 4);
         let mut o = dev.zeros::<f32>(blocks).unwrap();
-        v_reduce0.launch(&dev, l, &g, &mut o, n as u32).unwrap();
-        assert_eq!(o.to_vec().unwrap(), want, "reduce0 {threads}");
-        let mut o = dev.zeros::<f32>(blocks).unwrap();
         v_reduce1.launch(&dev, l, &g, &mut o, n as u32).unwrap();
         assert_eq!(o.to_vec().unwrap(), want, "reduce1 {threads}");
-    }
-    for nn in [2usize, 8, 64, 512, 1024] {
-        let xs: Vec<f32> = (0..nn).map(|i| ((i * 5) % 11) as f32).collect();
-        let mut want = vec![0.0f32; nn];
-        for i in 1..nn {
-            want[i] = want[i - 1] + xs[i - 1];
-        }
-        let xi = dev.upload(&xs).unwrap();
-        let mut o = dev.zeros::<f32>(nn).unwrap();
-        v_prescan
-            .launch(
-                &dev,
-                Launch::new(1, (nn / 2) as u32).shared_bytes(nn as u32 * 4),
-                &mut o,
-                &xi,
-                nn as u32,
-            )
-            .unwrap();
-        assert_eq!(o.to_vec().unwrap(), want, "prescan {nn}");
     }
     for (len, dir) in [(1024u32, 1u32), (64, 0), (2, 1)] {
         let blocks = 2usize;

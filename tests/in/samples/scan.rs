@@ -1,8 +1,10 @@
-//! Pending (PENDING.md, P4): `prescan`, the work-efficient (Blelloch) scan of GPU Gems 3,
-//! chapter 39, as written. cuphase rejects it: the tree indices `offset * (2 * thid + 1) - 1`
-//! are products of a loop variable and the thread id, and the proof claims a data race on
-//! `temp[n - 1]` through a zero-trip path of the up-sweep that no launch takes. No compiled
-//! version. Not compiled by anything.
+//! `prescan`, the work-efficient (Blelloch) exclusive scan of GPU Gems 3, chapter 39
+//! (Harris, Sengupta and Owens, "Parallel Prefix Sum (Scan) with CUDA"): one
+//! block of `n / 2` threads scans `n` elements (a power of two) in a shared array of `n`
+//! elements, the launch's dynamic shared memory (`extern __shared__ float temp[]`), with an
+//! up-sweep that builds a sum tree in place, the last element cleared, and a down-sweep.
+//! C's `for (int d = n >> 1; d > 0; d >>= 1)` loops are `while` loops; the indices are
+//! unsigned.
 
 use cuphase::prelude::*;
 
