@@ -178,15 +178,38 @@ impl Walker<'_> {
         // for another factor, by the witness search below, which tries small values.
         let enumerated: BTreeSet<Var> = products.iter().map(|p| p.var / 2).collect();
         // (A uniform product, `block_idx().x * block_dim().x`, is one value for both threads,
-        // like any uniform value: only per-thread ones need their factor fixed.)
+        // like any uniform value: only per-thread ones, and those of another iteration, need
+        // their factor fixed.)
         let mut free: Vec<Var> = products
             .iter()
-            .filter(|p| !self.enumerable(p.factor) && self.syms[(p.var / 2) as usize].per_thread)
+            .filter(|p| {
+                // (An odd instance is the first thread's renamed copy: another iteration's.)
+                !self.enumerable(p.factor)
+                    && (self.syms[(p.var / 2) as usize].per_thread || p.var % 2 == 1)
+            })
             .map(|p| p.factor)
             .collect();
         free.sort();
         free.dedup();
+        // A variable a loop updates, of an earlier iteration of a loop the pair is carried
+        // across: the linear model knows nothing of how it got from that value to this one,
+        // so a pair with it need not be an execution.
+        let earlier: BTreeSet<Var> = self
+            .sym_keys
+            .iter()
+            .filter(|(k, v)| {
+                matches!(k, SymKey::LoopHead(..))
+                    && self.syms[**v as usize]
+                        .defined_in
+                        .iter()
+                        .any(|l| carried.contains(l))
+            })
+            .map(|(_, v)| *v)
+            .collect();
         let modelled = |s: &Var| {
+            if earlier.contains(s) {
+                return false;
+            }
             let info = &self.syms[*s as usize];
             // A quotient or remainder is defined exactly by its facts, a product once its
             // factor's value is fixed (and so is a quotient defined through one).

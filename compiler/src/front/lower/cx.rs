@@ -100,6 +100,8 @@ pub(super) struct Lowerer<'c> {
     pub(super) consts: &'c ModuleConsts,
     /// The constants whose values the kernel uses.
     pub(super) assumed: Vec<AssumedConst>,
+    /// Inside the right operand of a shift (nesting depth).
+    pub(super) shift_amount: usize,
 }
 
 impl Lowerer<'_> {

@@ -126,6 +126,12 @@ impl Lowerer<'_> {
                         return Value::Expr(self.expr(Expr::Local(tmp), span));
                     }
                     r
+                } else if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+                    // A shift amount may be of any integer type: a constant there keeps its own.
+                    self.shift_amount += 1;
+                    let r = self.lower_value(&b.right, out);
+                    self.shift_amount -= 1;
+                    r
                 } else {
                     self.lower_value(&b.right, out)
                 };
@@ -459,14 +465,10 @@ impl Lowerer<'_> {
                     .get(&name)
                     .filter(|_| !self.const_params.contains(&name))
                 {
-                    Some((_, value)) => {
-                        let lit = self.expr(
-                            Expr::Literal(Literal::Int {
-                                value,
-                                suffix: None,
-                            }),
-                            span,
-                        );
+                    Some((ty, value)) => {
+                        // (A shift amount may be of any integer type: there it keeps its own.)
+                        let suffix = (self.shift_amount > 0).then_some(ty);
+                        let lit = self.expr(Expr::Literal(Literal::Int { value, suffix }), span);
                         self.assumed.push(AssumedConst {
                             name,
                             value,

@@ -44,6 +44,7 @@ pub fn lower_kernel(
         helpers,
         consts,
         assumed: Vec::new(),
+        shift_amount: 0,
         calls: Vec::new(),
         let_inits: HashMap::new(),
         closure: options.closure,
