@@ -194,11 +194,14 @@ impl Walker<'_> {
         // A variable a loop updates, of an earlier iteration of a loop the pair is carried
         // across: the linear model knows nothing of how it got from that value to this one,
         // so a pair with it need not be an execution.
+        // (Global memory only, where the pair decides whether the kernel is rejected.)
+        let in_global = matches!(self.k.arrays.get(x.array).kind, ArrayKind::Global { .. });
         let earlier: BTreeSet<Var> = self
             .sym_keys
             .iter()
             .filter(|(k, v)| {
-                matches!(k, SymKey::LoopHead(..))
+                in_global
+                    && matches!(k, SymKey::LoopHead(..))
                     && self.syms[**v as usize]
                         .defined_in
                         .iter()
