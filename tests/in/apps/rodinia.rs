@@ -151,10 +151,7 @@ pub fn calculate_temp(
     let (load_yidx, load_xidx) = (yidx, xidx);
     let index = grid_cols * load_yidx + load_xidx;
 
-    // changed from the original: the second `IN_RANGE` of each `&&` chain is computed into a
-    // `let` first (a call may not stand on the right of `&&`).
-    let x_in_range = in_range(load_xidx, 0, grid_cols - 1);
-    if in_range(load_yidx, 0, grid_rows - 1) && x_in_range {
+    if in_range(load_yidx, 0, grid_rows - 1) && in_range(load_xidx, 0, grid_cols - 1) {
         temp_on_cuda[ty as u32][tx as u32] = temp_src[index as u32];
         power_on_cuda[ty as u32][tx as u32] = power[index as u32];
     }
@@ -187,13 +184,10 @@ pub fn calculate_temp(
     let mut computed = false;
     for i in 0..iteration {
         computed = false;
-        let ty_in_pyramid = in_range(ty as i32, i + 1, HS_BLOCK_SIZE as i32 - i - 2);
-        let tx_valid = in_range(tx as i32, valid_x_min, valid_x_max);
-        let ty_valid = in_range(ty as i32, valid_y_min, valid_y_max);
         if in_range(tx as i32, i + 1, HS_BLOCK_SIZE as i32 - i - 2)
-            && ty_in_pyramid
-            && tx_valid
-            && ty_valid
+            && in_range(ty as i32, i + 1, HS_BLOCK_SIZE as i32 - i - 2)
+            && in_range(tx as i32, valid_x_min, valid_x_max)
+            && in_range(ty as i32, valid_y_min, valid_y_max)
         {
             computed = true;
             temp_t[ty][tx] = (temp_on_cuda[ty][tx] as f64

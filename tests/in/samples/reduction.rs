@@ -32,9 +32,6 @@ pub fn reduce0(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
 }
 
 /// `reduce1`: contiguous threads, strided index `2 * s * tid`.
-// changed from the original: the loop's test is `s > 0 && s < blockDim.x`. `s` is never 0
-// (it doubles from 1 while below the block size), but with the sample's `s < blockDim.x`
-// alone the proof takes `s = 0` as possible and reports a data race (PENDING.md).
 #[kernel]
 pub fn reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
     let sdata = shared_slice::<f32>();
@@ -43,7 +40,7 @@ pub fn reduce1(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
     sdata[tid] = if i < n { g_idata[i] } else { 0.0 };
     sync_block_threads();
     let mut s = 1u32;
-    while s > 0 && s < block_dim().x {
+    while s < block_dim().x {
         let index = 2 * s * tid;
         if index < block_dim().x {
             sdata[index] += sdata[index + s];
