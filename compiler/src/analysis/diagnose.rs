@@ -92,6 +92,9 @@ pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
             "insert `sync_block_threads();` before line {} (a point every thread of the block reaches), or let the compiler place it: `#[kernel(sync = \"auto\")]`",
             p.before.start().line
         )),
+        None if h.same_statement => d.note(
+            "both accesses are in one statement, where no barrier can go between them: read into a variable first, then `sync_block_threads();`, then write (`let v = a[..]; sync_block_threads(); a[i] = v;`)",
+        ),
         None => d.note(
             "no single barrier at a point every thread reaches orders these accesses (they sit under divergent control flow): restructure so that the accesses are separated by a barrier outside the branch, or use atomics",
         ),

@@ -203,3 +203,19 @@ fn a_uniform_early_return_does_not_leave_its_accesses_pending_past_a_barrier() {
     )
     .is_err());
 }
+
+#[test]
+fn a_race_within_one_statement_says_to_split_it() {
+    // No branch here: the advice is to split the statement around a barrier.
+    let e =
+        verdict("tile[t] = tile[(t + 1) % 1024];").expect_err("thread t + 1 writes what t reads");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("both accesses are in one statement")),
+        "{e:?}"
+    );
+    assert!(
+        !e.iter().any(|m| m.contains("divergent control flow")),
+        "{e:?}"
+    );
+}

@@ -148,6 +148,9 @@ pub struct Hazard {
     pub fix: Option<InsertPoint>,
     /// Both accesses are one access run by two threads.
     pub same_site: bool,
+    /// Both accesses are in one statement of one iteration (`a[t] = a[t + 1]`): no barrier
+    /// can go between them.
+    pub same_statement: bool,
     /// Where there is no witness: a per-thread value in an index that the proof could not
     /// model (so it could not decide the pair), if there is one.
     pub unmodelled: Option<Span>,

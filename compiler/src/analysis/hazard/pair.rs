@@ -347,6 +347,7 @@ impl Walker<'_> {
             witness,
             fix,
             same_site,
+            same_statement: carried.is_empty() && a.path == x.path,
             unmodelled,
         });
     }
