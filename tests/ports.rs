@@ -104,6 +104,19 @@ fn short_circuit_input() -> Vec<f32> {
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
     v.push(Case {
+        name: "unnamed_counter",
+        run: |dev| {
+            let mut out = dev.zeros::<u32>(70)?;
+            ports::unnamed_counter.launch(dev, Launch::new(1, 96), &mut out, 5u32)?;
+            Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+        },
+        expected: || {
+            (0..70u32)
+                .map(|i| u64::from((0..5).fold(i, |a, _| a.wrapping_mul(3).wrapping_add(1))))
+                .collect()
+        },
+    });
+    v.push(Case {
         name: "deferred_init",
         run: |dev| {
             let xs = dev.upload(&short_circuit_input())?;

@@ -194,3 +194,16 @@ pub fn deferred_init(out: &mut [f32], xs: &[f32]) {
         out[i] = xs[i] * scale;
     }
 }
+
+/// A loop whose counter nothing names (`for _ in 0..n`).
+#[kernel]
+pub fn unnamed_counter(out: &mut [u32], n: u32) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        let mut acc = i;
+        for _ in 0..n {
+            acc = acc * 3 + 1;
+        }
+        out[i] = acc;
+    }
+}

@@ -366,6 +366,8 @@ impl Lowerer<'_> {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some())
             }
+            // `for _ in 0..n`: a counter nothing names (the `_` is never bound).
+            syn::Pat::Wild(w) => (syn::Ident::new("_unused", w.underscore_token.span), false),
             other => {
                 self.err(
                     other.src(),
@@ -432,7 +434,9 @@ impl Lowerer<'_> {
             var_ident.src(),
         );
         self.scopes.push(HashMap::new());
-        self.bind(var_ident.to_string(), Binding::Local(var));
+        if !matches!(&*f.pat, syn::Pat::Wild(_)) {
+            self.bind(var_ident.to_string(), Binding::Local(var));
+        }
         let body = self.lower_block(&f.body);
         self.scopes.pop();
         self.loops.pop();
