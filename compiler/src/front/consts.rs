@@ -57,7 +57,7 @@ impl ModuleConsts {
                     continue;
                 };
                 let mut used = Vec::new();
-                if let Some(v) = out.eval(e, &mut used).filter(|v| fits(*v, *ty)) {
+                if let Some(v) = out.eval(e, &mut used).filter(|v| ty.holds_int(*v)) {
                     out.values.insert(name.clone(), (*ty, v));
                     grew = true;
                 }
@@ -92,7 +92,7 @@ impl ModuleConsts {
             syn::Expr::Cast(c) => {
                 let v = self.eval(&c.expr, used)?;
                 let ty = type_scalar(&c.ty)?;
-                fits(v, ty).then_some(v)
+                ty.holds_int(v).then_some(v)
             }
             syn::Expr::Unary(syn::ExprUnary {
                 op: syn::UnOp::Neg(_),
@@ -182,20 +182,6 @@ fn type_scalar(t: &syn::Type) -> Option<Scalar> {
         syn::Type::Paren(p) => type_scalar(&p.elem),
         _ => None,
     }
-}
-
-/// Whether `v` is a value of integer type `t`.
-fn fits(v: i128, t: Scalar) -> bool {
-    if !t.is_int() {
-        return false;
-    }
-    let bits = t.bits();
-    let (lo, hi) = if t.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    (lo..=hi).contains(&v)
 }
 
 #[cfg(test)]

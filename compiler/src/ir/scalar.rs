@@ -96,6 +96,19 @@ impl Scalar {
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
         }
     }
+    /// Whether `v` is a value of this type, for an integer type (`false` for the others).
+    pub fn holds_int(self, v: i128) -> bool {
+        if !self.is_int() {
+            return false;
+        }
+        let bits = self.bits();
+        let (lo, hi) = if self.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        (lo..=hi).contains(&v)
+    }
     /// Size in bytes.
     pub fn size_bytes(self) -> u64 {
         u64::from(self.bits() / 8)

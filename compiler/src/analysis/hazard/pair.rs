@@ -19,6 +19,16 @@ pub(super) struct Product {
     of: Affine,
 }
 
+/// `cs` with factor `f` fixed to `value`, and so every product of it defined (linear).
+fn fixing(cs: &[Constraint], products: &[Product], f: Var, value: i128) -> Vec<Constraint> {
+    let mut case = cs.to_vec();
+    case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));
+    for p in products.iter().filter(|p| p.factor == f) {
+        case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
+    }
+    case
+}
+
 impl Walker<'_> {
     /// Instantiates a symbol for one of the two threads of a pair.
     pub(super) fn var_of(syms: &[SymInfo], s: Var, first: bool, carried: &BTreeSet<StmtId>) -> Var {
@@ -386,11 +396,7 @@ impl Walker<'_> {
         let zero = (!info.nonzero).then_some(0);
         let values = zero.into_iter().chain((0..info.pow2).map(|k| 1i128 << k));
         for value in values {
-            let mut case = cs.clone();
-            case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));
-            for p in products.iter().filter(|p| p.factor == f) {
-                case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
-            }
+            let case = fixing(&cs, products, f, value);
             // Fixing one factor only removes solutions: an infeasible case stays infeasible
             // whatever the others are.
             if affine::feasible(&case) {
@@ -418,11 +424,7 @@ impl Walker<'_> {
             return None;
         }
         for value in [1, 2, 3, 4, 8, 16, 32, 0] {
-            let mut case = cs.to_vec();
-            case.push(Constraint::eq(&Affine::var(f), &Affine::constant(value)));
-            for p in products.iter().filter(|p| p.factor == f) {
-                case.push(Constraint::eq(&Affine::var(p.var), &p.of.scale(value)));
-            }
+            let case = fixing(cs, products, f, value);
             if affine::feasible(&case) {
                 if let Some(w) = Self::witness_fixing(&case, products, rest, budget) {
                     return Some(w);

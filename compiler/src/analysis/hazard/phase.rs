@@ -641,6 +641,14 @@ fn diverges(b: &Block) -> bool {
     false
 }
 
+/// The value of an integer literal expression.
+fn int_literal(k: &Kernel, e: Handle<Expr>) -> Option<i128> {
+    match k.exprs.get(e) {
+        Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+        _ => None,
+    }
+}
+
 /// Whether a `while l < bound` loop (or `<=`) whose body multiplies `l` by powers of two at
 /// its top level only (no halving, none in nested loops) keeps `l` below `2^bits`: the bound is
 /// a literal or a block extent (at most 1024), and the bound times every factor of one
@@ -674,10 +682,7 @@ fn doubling_stays_below_wrap(
         } => 1024,
         _ => return false,
     } + i128::from(*op == BinaryOp::Le);
-    let literal = |e: Handle<Expr>| match k.exprs.get(e) {
-        Expr::Literal(Literal::Int { value, .. }) => Some(*value),
-        _ => None,
-    };
+    let literal = |e: Handle<Expr>| int_literal(k, e);
     let mut factor: i128 = 1;
     for s in &body.stmts {
         if s.written_local() != Some(l) {
@@ -715,10 +720,7 @@ fn doubling_stays_below_wrap(
 /// Whether every assignment to `l` in `b` multiplies or divides it by a power of two (`*= 2`,
 /// `/= 4`, `<<= 1`, `>>= k`, `l = l * 2`, `l = l / 2`, ...): zero or a power of two stays one.
 fn doubles_or_halves(k: &Kernel, b: &Block, l: Handle<Local>) -> bool {
-    let literal = |e: Handle<Expr>| match k.exprs.get(e) {
-        Expr::Literal(Literal::Int { value, .. }) => Some(*value),
-        _ => None,
-    };
+    let literal = |e: Handle<Expr>| int_literal(k, e);
     let scales = |op: BinaryOp, by: Handle<Expr>| match (op, literal(by)) {
         (BinaryOp::Mul | BinaryOp::Div, Some(c)) => c > 0 && c & (c - 1) == 0,
         (BinaryOp::Shl | BinaryOp::Shr, Some(c)) => (0..64).contains(&c),

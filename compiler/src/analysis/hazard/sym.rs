@@ -572,11 +572,5 @@ fn fold(op: BinaryOp, a: i128, b: i128, t: Scalar) -> Option<i128> {
         BinaryOp::Shl if (0..i128::from(t.bits())).contains(&b) => a << b,
         _ => return None,
     };
-    let bits = t.bits();
-    let (lo, hi) = if t.is_signed_int() {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
-    (lo..=hi).contains(&v).then_some(v)
+    t.holds_int(v).then_some(v)
 }

@@ -129,6 +129,25 @@ impl Lowerer<'_> {
         Some(v)
     }
 
+    /// The literal that stands for module constant `name`, whose value the kernel's file
+    /// gives, at a use (recorded for the glue to check the constant's value and the use's type).
+    pub(super) fn known_const(
+        &mut self,
+        name: &str,
+        value: i128,
+        suffix: Option<Scalar>,
+        span: Span,
+    ) -> Handle<Expr> {
+        let lit = self.expr(Expr::Literal(Literal::Int { value, suffix }), span);
+        self.assumed.push(AssumedConst {
+            name: name.to_string(),
+            value,
+            span,
+            expr: Some(lit),
+        });
+        lit
+    }
+
     /// The variable that holds module constant `name` (made on its first use), with the type
     /// `annotated` where the use fixes it (an array length is a `usize`).
     pub(super) fn module_const(

@@ -164,19 +164,7 @@ impl Lowerer<'_> {
                         .and_then(|n| self.consts.get(n));
                     // `NAME as T` of a constant known from the file: its value, of its own type.
                     if let (Some((ty, value)), Some(name)) = (known, &name) {
-                        let lit = self.expr(
-                            Expr::Literal(Literal::Int {
-                                value,
-                                suffix: Some(ty),
-                            }),
-                            p.src(),
-                        );
-                        self.assumed.push(AssumedConst {
-                            name: name.clone(),
-                            value,
-                            span: p.src(),
-                            expr: Some(lit),
-                        });
+                        let lit = self.known_const(name, value, Some(ty), p.src());
                         return Value::Expr(self.expr(Expr::Cast { expr: lit, to }, span));
                     }
                     let known = known.is_some();
@@ -468,14 +456,7 @@ impl Lowerer<'_> {
                     Some((ty, value)) => {
                         // (A shift amount may be of any integer type: there it keeps its own.)
                         let suffix = (self.shift_amount > 0).then_some(ty);
-                        let lit = self.expr(Expr::Literal(Literal::Int { value, suffix }), span);
-                        self.assumed.push(AssumedConst {
-                            name,
-                            value,
-                            span,
-                            expr: Some(lit),
-                        });
-                        Value::Expr(lit)
+                        Value::Expr(self.known_const(&name, value, suffix, span))
                     }
                     None => {
                         let local = self.module_const(&name, span, None);
