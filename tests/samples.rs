@@ -39,8 +39,8 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             red::reduce5::<256>.cuda_source(),
         ),
         (
-            red::reduce6::<256, 1>.name(),
-            red::reduce6::<256, 1>.cuda_source(),
+            red::reduce6::<256, true>.name(),
+            red::reduce6::<256, true>.cuda_source(),
         ),
         (
             tr::transpose_naive.name(),
@@ -90,8 +90,8 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
             red::reduce5::<256>.__full_warp_sources(),
         ),
         (
-            red::reduce6::<256, 1>.name(),
-            red::reduce6::<256, 1>.__full_warp_sources(),
+            red::reduce6::<256, true>.name(),
+            red::reduce6::<256, true>.__full_warp_sources(),
         ),
     ] {
         assert_eq!(
@@ -226,10 +226,10 @@ fn run_reduce6(dev: &Device) -> Result<Vec<u64>, Error> {
         let l = red_launch(blocks, threads);
         let n = n as u32;
         match (threads, pow2) {
-            (256, true) => red::reduce6::<256, 1>.launch(dev, l, &input, &mut out, n),
-            (64, true) => red::reduce6::<64, 1>.launch(dev, l, &input, &mut out, n),
-            (128, false) => red::reduce6::<128, 0>.launch(dev, l, &input, &mut out, n),
-            _ => red::reduce6::<512, 0>.launch(dev, l, &input, &mut out, n),
+            (256, true) => red::reduce6::<256, true>.launch(dev, l, &input, &mut out, n),
+            (64, true) => red::reduce6::<64, true>.launch(dev, l, &input, &mut out, n),
+            (128, false) => red::reduce6::<128, false>.launch(dev, l, &input, &mut out, n),
+            _ => red::reduce6::<512, false>.launch(dev, l, &input, &mut out, n),
         }?;
         v.extend(bits_f32(&out.to_vec()?));
     }

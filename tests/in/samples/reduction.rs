@@ -181,10 +181,8 @@ pub fn reduce5<const BLOCK_SIZE: u32>(g_idata: &[f32], g_odata: &mut [f32], n: u
 
 /// `reduce6<T, blockSize, nIsPow2>`: each thread first sums many elements in a grid-stride
 /// loop (two per step when `n` is a power of two), then the unrolled tree of `reduce5`.
-// changed from the original: `nIsPow2` is a `const N_IS_POW2: u32` (0 or 1) tested with
-// `!= 0`, as a kernel's const parameters are integers only.
 #[kernel]
-pub fn reduce6<const BLOCK_SIZE: u32, const N_IS_POW2: u32>(
+pub fn reduce6<const BLOCK_SIZE: u32, const N_IS_POW2: bool>(
     g_idata: &[f32],
     g_odata: &mut [f32],
     n: u32,
@@ -193,7 +191,7 @@ pub fn reduce6<const BLOCK_SIZE: u32, const N_IS_POW2: u32>(
     let tid = thread_idx().x;
     let mut grid_size = BLOCK_SIZE * grid_dim().x;
     let mut my_sum = 0.0f32;
-    if N_IS_POW2 != 0 {
+    if N_IS_POW2 {
         let mut i = block_idx().x * BLOCK_SIZE * 2 + thread_idx().x;
         grid_size <<= 1;
         while i < n {

@@ -28,8 +28,8 @@ impl Lowerer<'_> {
         for p in &sig.generics.params {
             match p {
                 syn::GenericParam::Const(c) => {
-                    if type_to_scalar(&c.ty).is_none_or(|t| !t.is_int()) {
-                        self.err(c.ty.src(), "a const parameter of a kernel is an integer: `const N: u32` or `const N: usize`");
+                    if type_to_scalar(&c.ty).is_none_or(|t| !t.is_int() && t != Scalar::Bool) {
+                        self.err(c.ty.src(), "a const parameter of a kernel is an integer or a `bool`: `const N: u32`, `const N: usize`, `const P: bool`");
                     }
                     if let Some(d) = &c.default {
                         self.err(d.src(), "const parameters of kernels take no defaults");
@@ -63,7 +63,8 @@ impl Lowerer<'_> {
         // Const generic parameters: scalars passed at launch, after the others.
         for p in &sig.generics.params {
             if let syn::GenericParam::Const(c) = p {
-                let Some(ty) = type_to_scalar(&c.ty).filter(|t| t.is_int()) else {
+                let Some(ty) = type_to_scalar(&c.ty).filter(|t| t.is_int() || *t == Scalar::Bool)
+                else {
                     continue;
                 };
                 let name = c.ident.to_string();
