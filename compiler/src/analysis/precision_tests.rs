@@ -219,3 +219,50 @@ fn a_race_within_one_statement_says_to_split_it() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_truncating_cast_is_not_the_identity() {
+    // Threads 0 and 256 both write `tile[0]`: `t as u8` wraps.
+    let e = verdict("if t < 1024 { tile[(t as u8) as u32] = 1.0; }")
+        .expect_err("t as u8 maps 256 to 0");
+    assert!(e.iter().any(|m| m.contains("tile")), "{e:?}");
+    // A cast that keeps every value (a thread id as `i32`, a `u32` as `u64`) stays exact.
+    assert_eq!(
+        verdict("let i = t as i32; if i < 512 { tile[(2 * i + 1) as u32] = 1.0; }"),
+        Ok(())
+    );
+    assert_eq!(verdict("tile[(t as u64) as u32] = 1.0;"), Ok(()));
+}
+
+#[test]
+fn signed_values_that_cannot_be_negative_divide_like_unsigned_ones() {
+    // Rodinia backprop's tree in C's `int`s: `ty % power_two` with a doubling `power_two`.
+    let src = "fn k(out: &mut [f32]) {
+    let m = shared::<[f32; 16]>();
+    let t = thread_idx().x as i32;
+    m[t as u32] = 1.0;
+    sync_block_threads();
+    let mut p = 2i32;
+    while p <= 16 {
+        if t % p == 0 {
+            m[t as u32] = m[t as u32] + m[(t + p / 2) as u32];
+        }
+        sync_block_threads();
+        p *= 2;
+    }
+    if t == 0 {
+        out[0] = m[0];
+    }
+}";
+    let r = compile_str("", src, "k.rs").map(|_| ());
+    assert!(
+        r.is_ok(),
+        "{:?}",
+        r.map_err(|d| d.iter().map(|d| d.full_message()).collect::<Vec<_>>())
+    );
+    // A divisor that may be negative is not a remainder the proof knows.
+    let neg = src
+        .replace("let mut p = 2i32;", "let mut p = -2i32;")
+        .replace("p <= 16", "p >= -16");
+    assert!(compile_str("", &neg, "k.rs").is_err());
+}

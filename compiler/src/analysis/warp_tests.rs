@@ -30,6 +30,18 @@ fn warp_uniform_conditions_admit_warp_operations() {
 }
 
 #[test]
+fn casts_that_keep_a_thread_id_keep_its_warp_uniformity() {
+    // `int tid = threadIdx.x; int row = tid / 32; if (row >= n) return;` of a C port.
+    for body in [
+        "let tid = t as i32; let row = tid / 32; if row >= n as i32 { return; } out[t] = warp_shuffle_down(t, 1);",
+        "if (thread_idx().x as i64) < 64 { out[t] = warp_shuffle_xor(t, 1); }",
+        "let w = (t as u16) >> 5; if w == 0 { out[t] = warp_shuffle(t, 0); }",
+    ] {
+        assert_eq!(verdict(body), Ok(true), "{body}");
+    }
+}
+
+#[test]
 fn block_uniform_warp_operations_need_no_whole_warps() {
     for body in [
         "out[t] = warp_shuffle_down(t, 1);",

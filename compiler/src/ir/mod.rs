@@ -236,6 +236,11 @@ pub enum Literal {
     },
 }
 
+/// CUDA's limit on the threads of a block, and so on its x and y extents.
+pub const MAX_BLOCK_THREADS: u32 = 1024;
+/// CUDA's limits on a grid's extents along x, y and z.
+pub const MAX_GRID_DIM: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
 /// Index builtins: `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()`, `global_idx()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {

@@ -96,18 +96,22 @@ impl Scalar {
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::F64 => 64,
         }
     }
-    /// Whether `v` is a value of this type, for an integer type (`false` for the others).
-    pub fn holds_int(self, v: i128) -> bool {
+    /// The least and greatest values of an integer type (`None` for the others).
+    pub fn int_range(self) -> Option<(i128, i128)> {
         if !self.is_int() {
-            return false;
+            return None;
         }
         let bits = self.bits();
-        let (lo, hi) = if self.is_signed_int() {
+        Some(if self.is_signed_int() {
             (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
         } else {
             (0, (1i128 << bits) - 1)
-        };
-        (lo..=hi).contains(&v)
+        })
+    }
+    /// Whether `v` is a value of this type, for an integer type (`false` for the others).
+    pub fn holds_int(self, v: i128) -> bool {
+        self.int_range()
+            .is_some_and(|(lo, hi)| (lo..=hi).contains(&v))
     }
     /// Size in bytes.
     pub fn size_bytes(self) -> u64 {

@@ -507,16 +507,15 @@ pub fn layernorm_forward_kernel3(
 #[kernel]
 pub fn softmax_forward_online_kernel8(out: &mut [f32], inp: &[f32], n: i32, c: i32) {
     let warps_per_block = (block_dim().x / 32) as i32;
+    let tid = thread_idx().x as i32;
 
     // changed from the original: its `if (tid >= C) return;` is left out. Where `C` is below
     // the block size and not a multiple of 32, it leaves some lanes of a warp out of the
     // full-warp shuffles below (undefined in CUDA), which the compiler reports; where `C` is
     // at least the block size (as in every launch of it), it returns no thread.
-    // changed from the original: `warpId` and `laneId` are computed from `thread_idx().x`
-    // before the cast to `int` (C computes them from `int tid`): the warp-uniformity analysis
-    // knows `thread_idx().x / 32`, not `(thread_idx().x as i32) / 32`; `tid` is not needed.
-    let warp_id = (thread_idx().x / 32) as i32;
-    let lane_id = (thread_idx().x % 32) as i32;
+
+    let warp_id = tid / 32;
+    let lane_id = tid % 32;
     // one warp one row
     let row = block_idx().x as i32 * warps_per_block + warp_id;
 

@@ -131,7 +131,10 @@ impl Walker<'_> {
                 SymKind::Tid(axis) => {
                     let bd = 2 * self.bdim_sym(axis);
                     extra.push(Constraint::lt(&Affine::var(v), &Affine::var(bd)));
-                    extra.push(Constraint::lt(&Affine::var(v), &Affine::constant(1024)));
+                    extra.push(Constraint::lt(
+                        &Affine::var(v),
+                        &Affine::constant(i128::from(MAX_BLOCK_THREADS)),
+                    ));
                     pending_vars.push(bd);
                     tid_vars[inst][axis] = Some(v);
                 }
@@ -449,7 +452,7 @@ impl Walker<'_> {
                 &Affine::constant(i128::from(shape[axis])),
             )],
             None => {
-                let most = self.k.options.launch_bounds.unwrap_or(1024);
+                let most = self.k.options.launch_bounds.unwrap_or(MAX_BLOCK_THREADS);
                 vec![
                     Constraint::le(&Affine::constant(1), &bd),
                     Constraint::le(&bd, &Affine::constant(i128::from(most))),

@@ -307,11 +307,17 @@ impl Walker<'_> {
             .iter()
             .copied()
             .filter(|l| {
-                self.types.local(*l).is_unsigned_int()
-                    && self.env[l.index()]
-                        .as_ref()
-                        .is_some_and(|v| self.pow2_bits(v) > 0)
-                    && doubles_or_halves(self.k, body, *l)
+                let ty = self.types.local(*l);
+                let start = self.env[l.index()].as_ref();
+                let from_pow2 = start.is_some_and(|v| self.pow2_bits(v) > 0);
+                // A signed one is a power of two only while it stays below its sign bit: it
+                // starts positive and doubles under a bound (C's `int` trees).
+                let signed_ok = ty.is_unsigned_int()
+                    || start
+                        .and_then(|v| v.aff.as_constant())
+                        .is_some_and(|c| c > 0)
+                        && doubling_stays_below_wrap(self.k, kind, body, *l, ty.bits() - 1);
+                ty.is_int() && from_pow2 && signed_ok && doubles_or_halves(self.k, body, *l)
             })
             .collect();
         // Of those, the ones that start nonzero and only double under a bound that keeps
@@ -329,7 +335,7 @@ impl Walker<'_> {
                         kind,
                         body,
                         *l,
-                        self.types.local(*l).bits(),
+                        value_bits(self.types.local(*l)),
                     )
             })
             .collect();
@@ -538,14 +544,15 @@ impl Walker<'_> {
             let per_thread = !uniform
                 .and_then(|u| u.get(l.index()).copied())
                 .unwrap_or(false);
+            // (A signed power of two here is a positive one.)
             let sy = self.sym(
                 key(l, per_thread),
                 per_thread,
-                self.types.local(l).is_unsigned_int(),
+                self.types.local(l).is_unsigned_int() || pow2.contains(&l),
                 SymKind::Other,
             );
             if pow2.contains(&l) {
-                self.syms[sy as usize].pow2 = self.types.local(l).bits();
+                self.syms[sy as usize].pow2 = value_bits(self.types.local(l));
                 self.syms[sy as usize].nonzero = nonzero.contains(&l);
             }
             self.env[l.index()] = Some(Val {
@@ -715,6 +722,11 @@ fn doubling_stays_below_wrap(
     }
     // At the head `l < bound`, so after one iteration `l <= (bound - 1) * factor`.
     (bound - 1).saturating_mul(factor) < 1i128 << bits
+}
+
+/// The bits of an integer type's non-negative values: 31 for `i32`, 32 for `u32`.
+fn value_bits(t: Scalar) -> u32 {
+    t.bits() - u32::from(t.is_signed_int())
 }
 
 /// Whether every assignment to `l` in `b` multiplies or divides it by a power of two (`*= 2`,

@@ -29,6 +29,7 @@ impl Walker<'_> {
             pow2: 0,
             nonzero: false,
             product: None,
+            range: builtin_range(&key),
         });
         self.sym_keys.insert(key, s);
         s
@@ -39,6 +40,31 @@ impl Walker<'_> {
         let s = self.sym(key, false, nonneg, kind);
         self.loops = saved;
         s
+    }
+
+    /// Whether `v as to` (of a `from`) is the same number as `v`: `to` holds every `from`
+    /// (`u32 as i64`), or every value `v` can take (`thread_idx().x as i32`). A cast between
+    /// signed and unsigned of one width keeps the form too: a value that changes sign in it
+    /// is a negative index or one of at least 2^31, out of bounds either way (the proof's
+    /// assumption that index arithmetic does not wrap). A narrowing cast of any other value
+    /// (`t as u8`) wraps: the proof does not model it.
+    pub(super) fn cast_keeps(&self, v: &Val, from: Scalar, to: Scalar) -> bool {
+        let keeps_all = from
+            .int_range()
+            .is_some_and(|(lo, hi)| to.holds_int(lo) && to.holds_int(hi));
+        if keeps_all || from.bits() == to.bits() {
+            return true;
+        }
+        let (mut lo, mut hi) = (v.aff.c, v.aff.c);
+        for (s, k) in &v.aff.terms {
+            let Some((a, b)) = self.syms[*s as usize].range else {
+                return false;
+            };
+            let (a, b) = (k * a, k * b);
+            lo += a.min(b);
+            hi += a.max(b);
+        }
+        to.holds_int(lo) && to.holds_int(hi)
     }
 
     pub(super) fn per_thread(&self, v: &Val) -> bool {
@@ -192,7 +218,7 @@ impl Walker<'_> {
             Expr::Cast { expr, to } => {
                 let from = self.types.expr(expr);
                 let v = self.eval(expr);
-                if from.is_int() && to.is_int() {
+                if from.is_int() && to.is_int() && self.cast_keeps(&v, from, to) {
                     v
                 } else {
                     let pt = self.per_thread(&v);
@@ -311,7 +337,8 @@ impl Walker<'_> {
                 });
             }
         }
-        if !(t.is_unsigned_int() && l.exact) {
+        // A signed value that is never negative divides as an unsigned one (C's `int` ids).
+        if !((t.is_unsigned_int() || self.nonneg(&l.aff)) && l.exact) {
             return None;
         }
         let remainder = matches!(op, BinaryOp::Rem | BinaryOp::BitAnd);
@@ -336,7 +363,7 @@ impl Walker<'_> {
         let by = match op {
             BinaryOp::Div | BinaryOp::Rem => self
                 .single_uniform(r)
-                .filter(|(_, k, c0)| r.exact && *k > 0 && *c0 == 0)
+                .filter(|(f, k, c0)| r.exact && *k > 0 && *c0 == 0 && self.syms[*f as usize].nonneg)
                 .map(|(f, k, _)| (f, k)),
             BinaryOp::BitAnd => self
                 .single_uniform(r)
@@ -370,6 +397,15 @@ impl Walker<'_> {
         let p = self.sym(SymKey::Product(f, x.clone(), pt), pt, false, SymKind::Other);
         self.syms[p as usize].product = Some((f, x.clone()));
         p
+    }
+
+    /// Whether `a` is never negative: a sum of non-negative symbols with positive
+    /// coefficients and a non-negative constant.
+    fn nonneg(&self, a: &Affine) -> bool {
+        a.c >= 0
+            && a.terms
+                .iter()
+                .all(|(s, k)| *k > 0 && self.syms[*s as usize].nonneg)
     }
 
     /// Whether the guards in force show `f >= 1`.
@@ -573,4 +609,18 @@ fn fold(op: BinaryOp, a: i128, b: i128, t: Scalar) -> Option<i128> {
         _ => return None,
     };
     t.holds_int(v).then_some(v)
+}
+
+/// The values CUDA allows a thread or block id or extent.
+fn builtin_range(key: &SymKey) -> Option<(i128, i128)> {
+    let threads = i128::from(MAX_BLOCK_THREADS);
+    let grid = |a: usize| i128::from(MAX_GRID_DIM[a.min(2)]);
+    match *key {
+        SymKey::ThreadIdx(_) => Some((0, threads - 1)),
+        SymKey::BlockDim(_) => Some((1, threads)),
+        SymKey::BlockIdx(a) => Some((0, grid(a) - 1)),
+        SymKey::GridDim(a) => Some((1, grid(a))),
+        SymKey::GlobalBase(a) => Some((0, (grid(a) - 1) * threads)),
+        _ => None,
+    }
 }

@@ -39,6 +39,9 @@ pub(super) struct SymInfo {
     /// The symbol stands for `factor * of`, a product of a uniform symbol and a form: linear
     /// once the factor's value is fixed (see `pair`).
     pub(super) product: Option<(Var, Affine)>,
+    /// The values the symbol can take, where CUDA bounds them (the thread and block ids and
+    /// extents): what lets a cast that changes the type keep the symbol's value.
+    pub(super) range: Option<(i128, i128)>,
 }
 
 #[derive(Clone, Debug)]

@@ -6,8 +6,24 @@ use crate::diag::Diagnostic;
 use crate::ir::visit;
 use crate::ir::*;
 
-/// The locals that hold exactly `thread_idx().x`: immutable, initialised with it or with
-/// another such local.
+/// Whether `e` is `thread_idx().x`, or a cast of it to a type that keeps its value
+/// (`thread_idx().x as i32`, the first line of many C ports), given the locals that are.
+fn is_tid_x(k: &Kernel, e: Handle<Expr>, locals: &[bool]) -> bool {
+    match k.exprs.get(e) {
+        Expr::Builtin {
+            builtin: Builtin::ThreadIdx,
+            axis: Axis::X,
+        } => true,
+        Expr::Local(l) => locals[l.index()],
+        Expr::Cast { expr, to } => {
+            to.holds_int(i128::from(MAX_BLOCK_THREADS) - 1) && is_tid_x(k, *expr, locals)
+        }
+        _ => false,
+    }
+}
+
+/// The locals that hold exactly `thread_idx().x`: immutable, initialised with it, with
+/// another such local, or with a cast of one that keeps its value.
 pub(super) fn tid_x_locals(k: &Kernel) -> Vec<bool> {
     let mut out = vec![false; k.locals.len()];
     loop {
@@ -18,15 +34,7 @@ pub(super) fn tid_x_locals(k: &Kernel) -> Vec<bool> {
                 init: Some(e),
             } = s
             {
-                let exact = match k.exprs.get(*e) {
-                    Expr::Builtin {
-                        builtin: Builtin::ThreadIdx,
-                        axis: Axis::X,
-                    } => true,
-                    Expr::Local(l) => out[l.index()],
-                    _ => false,
-                };
-                if exact && !k.locals.get(*local).mutable && !out[local.index()] {
+                if is_tid_x(k, *e, &out) && !k.locals.get(*local).mutable && !out[local.index()] {
                     out[local.index()] = true;
                     changed = true;
                 }
@@ -41,17 +49,10 @@ pub(super) fn tid_x_locals(k: &Kernel) -> Vec<bool> {
 impl Analyzer<'_, '_> {
     /// Whether `h` is one of the values the warp-level pass knows are the same in every thread
     /// of a warp (when blocks are whole warps along x): `thread_idx().y` and `.z` (and of
-    /// `global_idx()`), `thread_idx().x / c` and `>> k` (`c` a multiple of 32, `k >= 5`), and
+    /// `global_idx()`), `thread_idx().x / c` and `>> k` (also of a cast that keeps its value) (`c` a multiple of 32, `k >= 5`), and
     /// `thread_idx().x < c` (`>= c`; `<= c - 1`, `> c - 1`) for such `c`.
     pub(super) fn warp_uniform(&self, h: Handle<Expr>) -> bool {
-        let tid_x = |e: Handle<Expr>| match self.k.exprs.get(e) {
-            Expr::Builtin {
-                builtin: Builtin::ThreadIdx,
-                axis: Axis::X,
-            } => true,
-            Expr::Local(l) => self.tid_x[l.index()],
-            _ => false,
-        };
+        let tid_x = |e: Handle<Expr>| is_tid_x(self.k, e, &self.tid_x);
         let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
             Expr::Literal(Literal::Int { value, .. }) => Some(*value),
             _ => None,
