@@ -97,12 +97,42 @@ fn reduce_input() -> Vec<f32> {
     (0..256 * 7 - 30).map(|i| (i % 7) as f32 - 3.0).collect()
 }
 
+fn borrow_input() -> Vec<u32> {
+    (0..128u32).map(|i| (i * 37 + 11) % 23).collect()
+}
+
 fn short_circuit_input() -> Vec<f32> {
     (0..100).map(|i| (i % 5) as f32 - 1.0).collect()
 }
 
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "borrowed_elements",
+        run: |dev| {
+            let xs = dev.upload(&borrow_input())?;
+            let mut out = dev.zeros::<u32>(64)?;
+            ports::borrowed_elements.launch(dev, Launch::new(1, 64), &mut out, &xs)?;
+            Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+        },
+        expected: || {
+            let xs = borrow_input();
+            let order = |a: &mut u32, b: &mut u32| {
+                if *a > *b {
+                    std::mem::swap(a, b);
+                }
+            };
+            (0..64)
+                .map(|t| {
+                    let (mut lo, mut hi) = (xs[2 * t], xs[2 * t + 1]);
+                    order(&mut lo, &mut hi);
+                    // bump(&mut pair[0], 1): add one, and at least 7.
+                    let first = (lo + 1).max(7);
+                    u64::from((first * 1000 + hi + 1).max(7))
+                })
+                .collect()
+        },
+    });
     v.push(Case {
         name: "unnamed_counter",
         run: |dev| {

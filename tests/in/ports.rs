@@ -3,6 +3,43 @@ use cuphase::prelude::*;
 // Constructs ports from public suites need (issue 11 §3): the scalar types' constants and
 // `std::f32::consts`, tuple `let`, written as a CUDA programmer writes them in Rust.
 
+/// C's reference parameters: `&mut s[i]` of a shared, a thread-local and a global array
+/// passed to a helper's `&mut T` (the index held when the element is borrowed, as in Rust),
+/// a borrowed element passed on to another helper, and a temporary (`&mut 7`).
+#[device]
+fn order(a: &mut u32, b: &mut u32) {
+    if *a > *b {
+        let t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+#[device]
+fn bump(x: &mut u32, by: u32) {
+    *x += by;
+    order(&mut 7, x);
+}
+
+#[kernel(block = 64)]
+pub fn borrowed_elements(out: &mut [u32], xs: &[u32]) {
+    let s = shared::<[u32; 128]>();
+    let t = thread_idx().x;
+    s[t] = xs[t];
+    s[t + 64] = xs[t + 64];
+    sync_block_threads();
+    let mut i = 2 * t;
+    order(&mut s[i], &mut s[i + 1]);
+    i = 0;
+    sync_block_threads();
+    let mut pair = [0u32; 2];
+    pair[0] = s[2 * t];
+    pair[1] = s[2 * t + 1];
+    bump(&mut pair[i as usize], 1);
+    out[t] = pair[0] * 1000 + pair[1];
+    bump(&mut out[t], i + 1);
+}
+
 /// Every float constant kernels know, and tuple bindings (a swap among them).
 #[kernel]
 pub fn float_consts(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {

@@ -12,37 +12,23 @@ use cuphase::prelude::*;
 /// Pairs per block.
 pub const SHARED_SIZE_LIMIT: u32 = 1024;
 
-/// `Comparator`: swaps the pairs at `a` and `b` when their keys are out of the order `dir`.
-// changed from the original: the sample's `Comparator` takes four references to shared
-// elements (`&mut s_key[pos]`, ...); a helper's `&mut T` parameter takes a local variable only,
-// so this one takes the two arrays and the two positions.
+/// `Comparator`: swaps the pairs when their keys are out of the order `dir`.
 #[device]
-fn comparator(
-    s_key: &mut [u32; SHARED_SIZE_LIMIT as usize],
-    s_val: &mut [u32; SHARED_SIZE_LIMIT as usize],
-    a: u32,
-    b: u32,
-    dir: u32,
-) {
+fn comparator(key_a: &mut u32, val_a: &mut u32, key_b: &mut u32, val_b: &mut u32, dir: u32) {
     let mut t: u32;
-    if (s_key[a] > s_key[b]) as u32 == dir {
-        t = s_key[a];
-        s_key[a] = s_key[b];
-        s_key[b] = t;
-        t = s_val[a];
-        s_val[a] = s_val[b];
-        s_val[b] = t;
+    if (*key_a > *key_b) as u32 == dir {
+        t = *key_a;
+        *key_a = *key_b;
+        *key_b = t;
+        t = *val_a;
+        *val_a = *val_b;
+        *val_b = t;
     }
 }
 
-/// `bitonicSortShared`.
-// changed from the original: the last merge starts at `stride = size / 2`, not
-// `arrayLength / 2`. The two are equal for the lengths the sample takes (powers of two, at
-// least 2: its host asserts it), and `size` is then a power of two by construction; from
-// `arrayLength / 2` the proof cannot know that `stride` is a power of two, and rejects the comparator's
-// pair `pos = 2 * t - (t & (stride - 1))` (PENDING.md). The block shape is declared
-// (`SHARED_SIZE_LIMIT / 2` threads, as the sample launches it): with more threads, `t` and
-// `t + SHARED_SIZE_LIMIT / 2` would meet.
+/// `bitonicSortShared`, with the block shape the sample launches declared
+/// (`SHARED_SIZE_LIMIT / 2` threads): with more threads, `t` and `t + SHARED_SIZE_LIMIT / 2`
+/// would meet.
 #[kernel(block = 512)]
 pub fn bitonic_sort_shared(
     d_dst_key: &mut [u32],
@@ -52,6 +38,10 @@ pub fn bitonic_sort_shared(
     array_length: u32,
     dir: u32,
 ) {
+    // changed from the original: the host's `assert(arrayLength is a power of two)` is stated
+    // in the kernel too. The last merge's stride starts at `arrayLength / 2`, and for other
+    // lengths two threads meet (`arrayLength = 6`: threads 0 and 3 both write `s_key[3]`).
+    assert!(array_length.is_power_of_two());
     let s_key = shared::<[u32; SHARED_SIZE_LIMIT as usize]>();
     let s_val = shared::<[u32; SHARED_SIZE_LIMIT as usize]>();
     let base = block_idx().x * SHARED_SIZE_LIMIT + thread_idx().x;
@@ -67,18 +57,30 @@ pub fn bitonic_sort_shared(
         while stride > 0 {
             sync_block_threads();
             let pos = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(s_key, s_val, pos, pos + stride, ddd);
+            comparator(
+                &mut s_key[pos],
+                &mut s_val[pos],
+                &mut s_key[pos + stride],
+                &mut s_val[pos + stride],
+                ddd,
+            );
             stride >>= 1;
         }
         size <<= 1;
     }
     // ddd == dir for the last bitonic merge step.
     {
-        let mut stride = size / 2;
+        let mut stride = array_length / 2;
         while stride > 0 {
             sync_block_threads();
             let pos = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(s_key, s_val, pos, pos + stride, dir);
+            comparator(
+                &mut s_key[pos],
+                &mut s_val[pos],
+                &mut s_key[pos + stride],
+                &mut s_val[pos + stride],
+                dir,
+            );
             stride >>= 1;
         }
     }

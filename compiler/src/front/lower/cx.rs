@@ -36,6 +36,9 @@ pub(super) enum Binding {
     View(Handle<Array>),
     /// A helper's `&mut T` parameter bound to a caller's variable, used as `*p`.
     Ref(Handle<Local>),
+    /// A helper's `&mut T` parameter bound to an element of a caller's array
+    /// (`&mut s[i]`), used as `*p`: by index into the lowerer's borrowed elements.
+    Elem(usize),
     /// A name whose declaration was reported as an error: uses report nothing more.
     Poisoned,
     /// A local closure, by index into the lowerer's closures.
@@ -80,6 +83,9 @@ pub(super) struct Lowerer<'c> {
     pub(super) closure: bool,
     /// Local closures (`let f = |x| ..;`), inlined at each call.
     pub(super) closures: Vec<ClosureDef>,
+    /// The array elements borrowed by `&mut a[i]` arguments: the array, and the variables
+    /// that hold the indices (evaluated once, when the element is borrowed).
+    pub(super) borrows: Vec<(Handle<Array>, Vec<Handle<Local>>)>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

@@ -41,10 +41,17 @@ impl Lowerer<'_> {
                     syn::UnOp::Not(_) => UnaryOp::Not,
                     syn::UnOp::Deref(_) => {
                         if let syn::Expr::Path(p) = strip_parens(&u.expr) {
-                            if let Some(Binding::Ref(h)) =
-                                p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
-                            {
-                                return Value::Expr(self.expr(Expr::Local(h), span));
+                            match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                                Some(Binding::Ref(h)) => {
+                                    return Value::Expr(self.expr(Expr::Local(h), span));
+                                }
+                                Some(Binding::Elem(b)) => {
+                                    let (array, index) = self.borrowed(b, span);
+                                    return Value::Expr(
+                                        self.expr(Expr::Load { array, index }, span),
+                                    );
+                                }
+                                _ => {}
                             }
                         }
                         self.err(
@@ -423,7 +430,7 @@ impl Lowerer<'_> {
                     );
                     Value::Error
                 }
-                Some(Binding::Ref(_)) => {
+                Some(Binding::Ref(_) | Binding::Elem(_)) => {
                     self.err(
                         span,
                         format!("`{name}` is a `&mut` reference; read it as `*{name}`"),

@@ -420,7 +420,7 @@ impl Lowerer<'_> {
                         );
                         None
                     }
-                    Some(Binding::Ref(_)) => {
+                    Some(Binding::Ref(_) | Binding::Elem(_)) => {
                         self.err(
                             e.src(),
                             format!("`{ident}` is a `&mut` reference; assign through it: `*{ident} = ..`"),
@@ -453,6 +453,15 @@ impl Lowerer<'_> {
                 };
                 match target {
                     Some(Binding::Ref(h)) => Some(Place::Local(h)),
+                    Some(Binding::Elem(b)) => {
+                        let (array, index) = self.borrowed(b, e.src());
+                        if matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+                            for f in &mut self.calls {
+                                f.wrote_shared = true;
+                            }
+                        }
+                        Some(Place::Element { array, index })
+                    }
                     _ => {
                         self.err(
                             e.src(),
@@ -551,7 +560,7 @@ impl Lowerer<'_> {
                         );
                         return None;
                     }
-                    Some(Binding::Local(_) | Binding::Ref(_)) => {
+                    Some(Binding::Local(_) | Binding::Ref(_) | Binding::Elem(_)) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
                     }

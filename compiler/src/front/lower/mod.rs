@@ -49,6 +49,7 @@ pub fn lower_kernel(
         let_inits: HashMap::new(),
         closure: options.closure,
         closures: Vec::new(),
+        borrows: Vec::new(),
         const_params: func
             .sig
             .generics

@@ -1,5 +1,6 @@
 //! Arguments: each evaluated in the caller and bound to its parameter (a variable named
-//! after it, the caller's array for slice parameters, the caller's variable for `&mut T`).
+//! after it, the caller's array for slice parameters, the caller's variable or array element
+//! for `&mut T`).
 
 use super::*;
 use crate::diag::Diagnostic;
@@ -35,6 +36,74 @@ impl Lowerer<'_> {
                 }
             }
             syn::Type::Reference(r) if r.mutability.is_some() => {
+                // `&mut a[i]`: the element, its indices held at once (Rust evaluates them
+                // when it borrows).
+                if let syn::Expr::Reference(ar) = strip_parens(arg) {
+                    if ar.mutability.is_some()
+                        && matches!(strip_parens(&ar.expr), syn::Expr::Index(_))
+                    {
+                        if let Some(why) = self.read_only(&ar.expr) {
+                            self.err(
+                                ar.expr.src(),
+                                format!("cannot borrow this element as mutable: {why}"),
+                            );
+                            return Arg::Error;
+                        }
+                        return match self.lower_place(&ar.expr, out) {
+                            Some(Place::Element { array, index }) => {
+                                let name = match &*pt.pat {
+                                    syn::Pat::Ident(pi) => format!("{}_index", pi.ident),
+                                    _ => "index".to_string(),
+                                };
+                                let held = index
+                                    .into_iter()
+                                    .map(|e| self.hold(e, &name, ar.expr.src(), out))
+                                    .collect();
+                                self.borrows.push((array, held));
+                                Arg::Elem(self.borrows.len() - 1)
+                            }
+                            _ => Arg::Error,
+                        };
+                    }
+                }
+                // `&mut 7`, `&mut (a + b)`: a temporary the helper may change, as in Rust.
+                if let syn::Expr::Reference(ar) = strip_parens(arg) {
+                    let place = matches!(
+                        strip_parens(&ar.expr),
+                        syn::Expr::Path(_) | syn::Expr::Index(_) | syn::Expr::Field(_)
+                    );
+                    if ar.mutability.is_some() && !place {
+                        let Value::Expr(e) = self.lower_value(&ar.expr, out) else {
+                            return Arg::Error;
+                        };
+                        let h = self.locals.append(
+                            Local {
+                                name: "temp".to_string(),
+                                mutable: true,
+                                annotated: None,
+                                origin: LocalOrigin::Let,
+                            },
+                            ar.expr.src(),
+                        );
+                        self.let_inits.insert(h, e);
+                        out.push(
+                            Stmt::Let {
+                                local: h,
+                                init: Some(e),
+                            },
+                            arg.src(),
+                        );
+                        return Arg::Ref(h);
+                    }
+                }
+                // A `&mut` element parameter passed on.
+                if let syn::Expr::Path(p) = strip_parens(arg) {
+                    if let Some(Binding::Elem(b)) =
+                        p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                    {
+                        return Arg::Elem(b);
+                    }
+                }
                 let target = match strip_parens(arg) {
                     syn::Expr::Reference(ar) if ar.mutability.is_some() => {
                         match strip_parens(&ar.expr) {
@@ -114,6 +183,68 @@ impl Lowerer<'_> {
                 Arg::Value(e, h)
             }
         }
+    }
+
+    /// Why the array `a[i]` indexes cannot be written, if it cannot.
+    fn read_only(&self, e: &syn::Expr) -> Option<String> {
+        let name = index_base(e)?;
+        let a = match self.lookup(&name)? {
+            Binding::View(_) => return Some(format!("`{name}` is a read-only `&[T]` parameter")),
+            Binding::Array(a) => self.arrays.get(a),
+            _ => return None,
+        };
+        match a.kind {
+            ArrayKind::Global { mutable: false } => {
+                Some(format!("`{name}` is a `&[{}]`, which is read-only", a.elem))
+            }
+            ArrayKind::Local { mutable: false, .. } => {
+                Some(format!("`{name}` is not declared `mut`"))
+            }
+            _ => None,
+        }
+    }
+
+    /// `e` in a variable of its own, unless it is an immutable variable already: an index of
+    /// a borrowed element, fixed when the element is borrowed.
+    fn hold(&mut self, e: Handle<Expr>, name: &str, span: Span, out: &mut Block) -> Handle<Local> {
+        if let Expr::Local(l) = self.exprs.get(e) {
+            if !self.locals.get(*l).mutable {
+                return *l;
+            }
+        }
+        let h = self.locals.append(
+            Local {
+                name: name.to_string(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::Let,
+            },
+            span,
+        );
+        self.let_inits.insert(h, e);
+        out.push(
+            Stmt::Let {
+                local: h,
+                init: Some(e),
+            },
+            span,
+        );
+        h
+    }
+
+    /// The indices of a borrowed element (`*p` of a `&mut a[i]` parameter), read from the
+    /// variables that hold them.
+    pub(in crate::front::lower) fn borrowed(
+        &mut self,
+        b: usize,
+        span: Span,
+    ) -> (Handle<Array>, Vec<Handle<Expr>>) {
+        let (array, held) = self.borrows[b].clone();
+        let index = held
+            .iter()
+            .map(|l| self.expr(Expr::Local(*l), span))
+            .collect();
+        (array, index)
     }
 
     /// Binds parameter `pt` to its evaluated argument; returns the name and the binding.
@@ -211,6 +342,25 @@ impl Lowerer<'_> {
                 Some((name, b))
             }
             (Arg::Ref(l), _) => Some((name, Binding::Ref(*l))),
+            (Arg::Elem(b), syn::Type::Reference(r)) => {
+                let a = &self.borrows[*b].0;
+                let Some(t) = type_to_scalar(&r.elem) else {
+                    self.cx.push(unsupported_type(&r.elem));
+                    return None;
+                };
+                let arr = self.arrays.get(*a);
+                if t != arr.elem {
+                    self.err(
+                        syn_arg.src(),
+                        format!(
+                            "`{}` holds `{}`, but the parameter `{name}` is a `&mut {t}`",
+                            arr.name, arr.elem
+                        ),
+                    );
+                    return None;
+                }
+                Some((name, Binding::Elem(*b)))
+            }
             (Arg::Alias(e, l), ty) => {
                 let inner = match ty {
                     syn::Type::Reference(r) => &*r.elem,

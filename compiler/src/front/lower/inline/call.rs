@@ -28,7 +28,7 @@ impl Lowerer<'_> {
                 return self.lower_closure_call(idx, c, out, span, want_value)
             }
             Some(Binding::Poisoned) => return Value::Error,
-            Some(Binding::Local(_) | Binding::Ref(_)) => {
+            Some(Binding::Local(_) | Binding::Ref(_) | Binding::Elem(_)) => {
                 self.err(
                     span,
                     format!("`{}` is a variable, not a function", path_key(&p.path)),

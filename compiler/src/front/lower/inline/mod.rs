@@ -40,6 +40,9 @@ pub(super) enum Arg {
     Array(Handle<Array>, bool),
     /// A caller's variable passed as `&mut x`.
     Ref(Handle<Local>),
+    /// An element of a caller's array passed as `&mut a[i]`: by index into the lowerer's
+    /// borrowed elements.
+    Elem(usize),
     /// An immutable variable of the caller passed to an immutable scalar parameter.
     Alias(Handle<Expr>, Handle<Local>),
     /// Reported already.
