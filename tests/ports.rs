@@ -97,6 +97,12 @@ fn reduce_input() -> Vec<f32> {
     (0..256 * 7 - 30).map(|i| (i % 7) as f32 - 3.0).collect()
 }
 
+fn sub_slice_input() -> Vec<f32> {
+    (0..64 * 5 + 8)
+        .map(|i| ((i * 7) % 13) as f32 * 0.25)
+        .collect()
+}
+
 fn borrow_input() -> Vec<u32> {
     (0..128u32).map(|i| (i * 37 + 11) % 23).collect()
 }
@@ -107,6 +113,38 @@ fn short_circuit_input() -> Vec<f32> {
 
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "sub_slices",
+        run: |dev| {
+            let inp = dev.upload(&sub_slice_input())?;
+            let mut out = dev.zeros::<f32>(64)?;
+            let mut counts = dev.zeros::<u32>(16)?;
+            ports::sub_slices.launch(dev, Launch::new(1, 64), &mut out, &mut counts, &inp, 5u32)?;
+            let mut v: Vec<u64> = out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect();
+            v.extend(counts.to_vec()?.iter().map(|x| u64::from(*x)));
+            Ok(v)
+        },
+        expected: || {
+            let inp = sub_slice_input();
+            let n = inp.len();
+            let mut v: Vec<u64> = (0..64usize)
+                .map(|t| {
+                    let x = &inp[t * 5..];
+                    let s = x[0] + x[1] + x[2] + x[3];
+                    let mine_len = 16 - (t / 32) * 8;
+                    let r = s + x[1] + (n - t * 5 - 1) as f32 + mine_len as f32;
+                    u64::from(r.to_bits())
+                })
+                .collect();
+            // Warp w counts `t % 8` into bins 8w..8w+8: each bin gets 4 threads.
+            v.extend([4u64; 16]);
+            v
+        },
+    });
     v.push(Case {
         name: "borrowed_elements",
         run: |dev| {

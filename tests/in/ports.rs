@@ -40,6 +40,43 @@ pub fn borrowed_elements(out: &mut [u32], xs: &[u32]) {
     bump(&mut out[t], i + 1);
 }
 
+/// C's pointer arithmetic as sub-slices: a row of a global matrix (`float* x = inp + i * c`),
+/// a sub-slice of it, a warp's part of a shared array passed to a helper, and `len()`.
+#[device]
+fn row_sum(x: &[f32]) -> f32 {
+    let mut s = 0.0f32;
+    let mut j = 0usize;
+    while j < 4 {
+        s += x[j];
+        j += 1;
+    }
+    s
+}
+
+#[device]
+fn count(part: &mut [u32], v: u32) {
+    part.atomic_add(v % 8, 1);
+}
+
+#[kernel(block = 64)]
+pub fn sub_slices(out: &mut [f32], counts: &mut [u32], inp: &[f32], c: u32) {
+    let bins = shared::<[u32; 16]>();
+    let t = thread_idx().x;
+    if t < 16 {
+        bins[t] = 0;
+    }
+    sync_block_threads();
+    let x = &inp[(t * c) as usize..];
+    let tail = &x[1..];
+    let mine = &mut bins[((t / 32) * 8) as usize..];
+    count(mine, t);
+    out[t] = row_sum(x) + tail[0] + (tail.len() as f32) + (mine.len() as f32);
+    sync_block_threads();
+    if t < 16 {
+        counts[t] = bins[t];
+    }
+}
+
 /// Every float constant kernels know, and tuple bindings (a swap among them).
 #[kernel]
 pub fn float_consts(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {

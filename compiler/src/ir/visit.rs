@@ -141,6 +141,28 @@ pub fn for_each_block_mut(b: &mut Block, f: &mut impl FnMut(&mut Block)) {
     }
 }
 
+/// Which locals the kernel's statements read (through the expressions they evaluate), by
+/// handle: a local no statement reads is only written (an inlined helper may ignore the
+/// argument a caller computed for it).
+pub fn read_locals(k: &Kernel) -> Vec<bool> {
+    fn mark(k: &Kernel, e: Handle<Expr>, read: &mut [bool]) {
+        let expr = k.exprs.get(e);
+        if let Expr::Local(l) = expr {
+            read[l.index()] = true;
+        }
+        for o in expr.operands() {
+            mark(k, o, read);
+        }
+    }
+    let mut read = vec![false; k.locals.len()];
+    for_each_stmt(&k.body, false, &mut |s, _| {
+        for e in s.operands() {
+            mark(k, e, &mut read);
+        }
+    });
+    read
+}
+
 /// Whether `e` or one of the expressions it is computed from satisfies `f`.
 pub fn any_expr(k: &Kernel, e: Handle<Expr>, f: &mut impl FnMut(&Expr) -> bool) -> bool {
     let expr = k.exprs.get(e);

@@ -20,36 +20,27 @@ const TAG_MASK: u32 = 0xFFFF_FFFF;
 /// Threads per block of `merge_histogram256_kernel`.
 pub const MERGE_THREADBLOCK_SIZE: u32 = 256;
 
-// changed from the original: the sample passes `s_WarpHist = s_Hist + warp * 256`, a pointer
-// into the shared array; here the helpers take the whole array and the warp's offset
-// `s_warp_hist` (a kernel has no references into an array, nor sub-slices).
-
 /// `addByte`: one shared atomic increment of the warp's bin `data`.
 #[device]
-fn add_byte(s_hist: &mut [u32], s_warp_hist: u32, data: u32, thread_tag: u32) {
-    // changed from the original: `let _ = thread_tag;`. The tag is unused, as in the sample
-    // (a leftover of its pre-atomics version); without this use the inlined call leaves the
-    // kernel's `tag` unreferenced and NVRTC warns (PENDING.md).
-    let _ = thread_tag;
-    s_hist.atomic_add(s_warp_hist + data, 1);
+fn add_byte(s_warp_hist: &mut [u32], data: u32, _thread_tag: u32) {
+    s_warp_hist.atomic_add(data, 1);
 }
 
 /// `addWord`: the four bytes of a word.
 #[device]
-fn add_word(s_hist: &mut [u32], s_warp_hist: u32, data: u32, tag: u32) {
-    add_byte(s_hist, s_warp_hist, data & 0xFF, tag);
-    add_byte(s_hist, s_warp_hist, (data >> 8) & 0xFF, tag);
-    add_byte(s_hist, s_warp_hist, (data >> 16) & 0xFF, tag);
-    add_byte(s_hist, s_warp_hist, (data >> 24) & 0xFF, tag);
+fn add_word(s_warp_hist: &mut [u32], data: u32, tag: u32) {
+    add_byte(s_warp_hist, data & 0xFF, tag);
+    add_byte(s_warp_hist, (data >> 8) & 0xFF, tag);
+    add_byte(s_warp_hist, (data >> 16) & 0xFF, tag);
+    add_byte(s_warp_hist, (data >> 24) & 0xFF, tag);
 }
 
 /// `histogram256Kernel`: one partial histogram per block in `d_partial_histograms`.
-// changed from the original: `s_WarpHist` is an offset into `s_hist` (see `add_byte`, also
-// for the use of the thread's tag).
 #[kernel(block = 192)]
 pub fn histogram256_kernel(d_partial_histograms: &mut [u32], d_data: &[u32], data_count: u32) {
     let s_hist = shared::<[u32; HISTOGRAM256_THREADBLOCK_MEMORY]>();
-    let s_warp_hist = (thread_idx().x >> LOG2_WARP_SIZE) * HISTOGRAM256_BIN_COUNT;
+    let warp_base = (thread_idx().x >> LOG2_WARP_SIZE) * HISTOGRAM256_BIN_COUNT;
+    let s_warp_hist = &mut s_hist[warp_base as usize..];
     for i in 0..(HISTOGRAM256_THREADBLOCK_MEMORY as u32 / HISTOGRAM256_THREADBLOCK_SIZE) {
         s_hist[thread_idx().x + i * HISTOGRAM256_THREADBLOCK_SIZE] = 0;
     }
@@ -58,7 +49,7 @@ pub fn histogram256_kernel(d_partial_histograms: &mut [u32], d_data: &[u32], dat
     let mut pos = block_idx().x * block_dim().x + thread_idx().x;
     while pos < data_count {
         let data = d_data[pos];
-        add_word(s_hist, s_warp_hist, data, tag);
+        add_word(s_warp_hist, data, tag);
         pos += block_dim().x * grid_dim().x;
     }
     sync_block_threads();

@@ -193,6 +193,10 @@ impl Writer<'_> {
                         let v = self.expr(*e);
                         let constness = if l.mutable { "" } else { "const " };
                         self.line(&format!("{constness}{} {name} = {};", c_type(t), v.text));
+                        // (Read by nothing: an argument an inlined helper ignores.)
+                        if !self.read[local.index()] {
+                            self.line(&format!("(void){name};"));
+                        }
                     }
                     None => self.line(&format!("{} {name};", c_type(t))),
                 }

@@ -87,6 +87,9 @@ pub(super) struct Writer<'a> {
     pub(super) sites: Vec<FaultSite>,
     /// The statement being written evaluates a check inline.
     pub(super) inline_check: bool,
+    /// The locals some statement reads (the others are marked used where declared, so
+    /// that NVRTC does not warn about them).
+    pub(super) read: Vec<bool>,
 }
 
 impl<'a> Writer<'a> {
@@ -133,6 +136,7 @@ impl<'a> Writer<'a> {
             uses_half: false,
             sites: Vec::new(),
             inline_check: false,
+            read: crate::ir::visit::read_locals(k),
         }
     }
 

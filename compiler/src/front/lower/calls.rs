@@ -19,15 +19,20 @@ impl Lowerer<'_> {
         let Some(op) = AtomicOp::from_method(&m.method.to_string()) else {
             return Value::Error;
         };
+        let mut through = None;
         let array = match strip_parens(&m.receiver) {
             syn::Expr::Path(p) => {
                 match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                     Some(Binding::Array(a)) => a,
-                    Some(Binding::View(_)) => {
+                    Some(Binding::Sub(b)) if self.subs[b].writable => {
+                        through = Some(b);
+                        self.subs[b].array
+                    }
+                    Some(Binding::View(_) | Binding::Sub(_)) => {
                         self.err(
                             m.receiver.src(),
                             format!(
-                                "`{}` writes, but this parameter of the helper is a read-only `&[T]`; declare it `&mut`",
+                                "`{}` writes, but this is read-only (a helper's `&[T]` parameter or a `&a[s..]` sub-slice); make it `&mut`",
                                 op.method()
                             ),
                         );
@@ -137,9 +142,12 @@ impl Lowerer<'_> {
         let (Some(index), Some(value)) = (m.args.first(), m.args.get(1)) else {
             return Value::Error;
         };
-        let Some(index) = self.value_or_none(index, out) else {
+        let Some(mut index) = self.value_or_none(index, out) else {
             return Value::Error;
         };
+        if let Some(b) = through {
+            index = self.sub_index(b, index, span).1;
+        }
         let Some(value) = self.value_or_none(value, out) else {
             return Value::Error;
         };
@@ -195,6 +203,9 @@ impl Lowerer<'_> {
         if m.method == "len" && m.args.is_empty() {
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(id) = p.path.get_ident() {
+                    if let Some(Binding::Sub(b)) = self.lookup(&id.to_string()) {
+                        return Value::Expr(self.sub_len(b, span));
+                    }
                     if let Some(Binding::Array(a) | Binding::View(a)) = self.lookup(&id.to_string())
                     {
                         if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. })

@@ -39,10 +39,21 @@ pub(super) enum Binding {
     /// A helper's `&mut T` parameter bound to an element of a caller's array
     /// (`&mut s[i]`), used as `*p`: by index into the lowerer's borrowed elements.
     Elem(usize),
+    /// A sub-slice `&a[s..]` of an array: by index into the lowerer's sub-slices.
+    Sub(usize),
     /// A name whose declaration was reported as an error: uses report nothing more.
     Poisoned,
     /// A local closure, by index into the lowerer's closures.
     Closure(usize),
+}
+
+/// A sub-slice: its array and the variable holding its start (a `usize`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SubSlice {
+    pub(super) array: Handle<Array>,
+    pub(super) start: Handle<Local>,
+    /// Taken `&mut` of a writable array.
+    pub(super) writable: bool,
 }
 
 /// A local closure: its syntax and the bindings it sees (those where it was written).
@@ -86,6 +97,8 @@ pub(super) struct Lowerer<'c> {
     /// The array elements borrowed by `&mut a[i]` arguments: the array, and the variables
     /// that hold the indices (evaluated once, when the element is borrowed).
     pub(super) borrows: Vec<(Handle<Array>, Vec<Handle<Local>>)>,
+    /// The sub-slices taken (`&a[s..]`).
+    pub(super) subs: Vec<SubSlice>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

@@ -437,7 +437,7 @@ impl Lowerer<'_> {
                     );
                     Value::Error
                 }
-                Some(Binding::Array(_) | Binding::View(_)) => {
+                Some(Binding::Array(_) | Binding::View(_) | Binding::Sub(_)) => {
                     self.err(
                         span,
                         format!("`{name}` is an array; index it (`{name}[i]`) or take its length"),

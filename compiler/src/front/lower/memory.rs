@@ -413,7 +413,7 @@ impl Lowerer<'_> {
                         }
                         Some(Place::Local(h))
                     }
-                    Some(Binding::Array(_) | Binding::View(_)) => {
+                    Some(Binding::Array(_) | Binding::View(_) | Binding::Sub(_)) => {
                         self.err(
                             e.src(),
                             "cannot assign to a whole array; assign its elements",
@@ -473,6 +473,18 @@ impl Lowerer<'_> {
             }
             syn::Expr::Index(_) => {
                 if let Some(name) = index_base(e) {
+                    if let Some(Binding::Sub(b)) = self.lookup(&name) {
+                        if !self.subs[b].writable {
+                            self.cx.push(
+                                Diagnostic::new(
+                                    e.src(),
+                                    format!("cannot assign to `{name}[..]`: `{name}` is a read-only sub-slice"),
+                                )
+                                .note("take it with `&mut a[s..]` of a writable array"),
+                            );
+                            return None;
+                        }
+                    }
                     if let Some(Binding::View(_)) = self.lookup(&name) {
                         self.cx.push(
                             Diagnostic::new(
@@ -552,6 +564,22 @@ impl Lowerer<'_> {
                     .unwrap_or_default();
                 match self.lookup(&name) {
                     Some(Binding::Array(a) | Binding::View(a)) => a,
+                    Some(Binding::Sub(b)) => {
+                        let [ix] = indices[..] else {
+                            self.err(
+                                e.src(),
+                                format!("`{name}` is a sub-slice, indexed with one index"),
+                            );
+                            return None;
+                        };
+                        if let syn::Expr::Range(r) = ix {
+                            self.err(r.src(), "take a sub-slice of a sub-slice with `&a[s..]`");
+                            return None;
+                        }
+                        let i = self.value_or_none(ix, out)?;
+                        let (array, index) = self.sub_index(b, i, ix.src());
+                        return Some((array, vec![index]));
+                    }
                     Some(Binding::Poisoned) => return None,
                     Some(Binding::Closure(_)) => {
                         self.err(

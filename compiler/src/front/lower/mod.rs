@@ -9,7 +9,7 @@
 //!
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
-//! `memory` (arrays and places), `calls` (the language's operations), `inline` (helper
+//! `memory` (arrays and places), `slices` (sub-slices `&a[s..]`), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
@@ -19,6 +19,7 @@ mod expr;
 mod inline;
 mod memory;
 mod signature;
+mod slices;
 mod stmt;
 mod syntax;
 
@@ -50,6 +51,7 @@ pub fn lower_kernel(
         closure: options.closure,
         closures: Vec::new(),
         borrows: Vec::new(),
+        subs: Vec::new(),
         const_params: func
             .sig
             .generics

@@ -248,6 +248,15 @@ impl Lowerer<'_> {
             }
         }
         if let Some(init) = &local.init {
+            // `let row = &inp[i * c..];`: a sub-slice.
+            if let Some(sub) = self.try_sub_slice(&init.expr, &name, out) {
+                if let Some(ty) = annotated_ty {
+                    self.err(ty.src(), "leave out the type of a sub-slice binding");
+                }
+                let b = sub.map_or(Binding::Poisoned, Binding::Sub);
+                self.bind(name, b);
+                return;
+            }
             if let syn::Expr::Closure(cl) = strip_parens(&init.expr) {
                 if let Some(ty) = annotated_ty {
                     self.err(ty.src(), "leave out the type of a closure binding");

@@ -18,6 +18,13 @@ impl Lowerer<'_> {
     ) -> Arg {
         match &*pt.ty {
             syn::Type::Reference(r) if array_type(&r.elem).is_some() => {
+                let param = match &*pt.pat {
+                    syn::Pat::Ident(pi) => pi.ident.to_string(),
+                    _ => "slice".to_string(),
+                };
+                if let Some(sub) = self.try_sub_slice(arg, &param, out) {
+                    return sub.map_or(Arg::Error, Arg::Sub);
+                }
                 let target = match strip_parens(arg) {
                     syn::Expr::Reference(ar) => strip_parens(&ar.expr),
                     other => other,
@@ -29,6 +36,7 @@ impl Lowerer<'_> {
                 match name.as_deref().and_then(|n| self.lookup(n)) {
                     Some(Binding::Array(a)) => Arg::Array(a, false),
                     Some(Binding::View(a)) => Arg::Array(a, true),
+                    Some(Binding::Sub(b)) => Arg::Sub(b),
                     _ => {
                         self.err(arg.src(), "this parameter takes an array: pass a slice parameter, a shared array or a thread-local array by name");
                         Arg::Error
@@ -190,6 +198,9 @@ impl Lowerer<'_> {
         let name = index_base(e)?;
         let a = match self.lookup(&name)? {
             Binding::View(_) => return Some(format!("`{name}` is a read-only `&[T]` parameter")),
+            Binding::Sub(b) if !self.subs[b].writable => {
+                return Some(format!("`{name}` is a read-only sub-slice"))
+            }
             Binding::Array(a) => self.arrays.get(a),
             _ => return None,
         };
@@ -206,7 +217,13 @@ impl Lowerer<'_> {
 
     /// `e` in a variable of its own, unless it is an immutable variable already: an index of
     /// a borrowed element, fixed when the element is borrowed.
-    fn hold(&mut self, e: Handle<Expr>, name: &str, span: Span, out: &mut Block) -> Handle<Local> {
+    pub(in crate::front::lower) fn hold(
+        &mut self,
+        e: Handle<Expr>,
+        name: &str,
+        span: Span,
+        out: &mut Block,
+    ) -> Handle<Local> {
         if let Expr::Local(l) = self.exprs.get(e) {
             if !self.locals.get(*l).mutable {
                 return *l;
@@ -340,6 +357,50 @@ impl Lowerer<'_> {
                     Binding::Array(*a)
                 };
                 Some((name, b))
+            }
+            (Arg::Sub(b), syn::Type::Reference(r)) => {
+                let s = self.subs[*b];
+                let (elem_ty, dims) = array_type(&r.elem)?;
+                let arr = self.arrays.get(s.array);
+                if !dims.is_empty() {
+                    self.err(
+                        syn_arg.src(),
+                        format!("this is a sub-slice of `{}`, but the parameter `{name}` is an array of fixed size; make it a slice `&[T]`", arr.name),
+                    );
+                    return None;
+                }
+                let Some(elem) = type_to_scalar(elem_ty) else {
+                    self.cx.push(unsupported_type(elem_ty));
+                    return None;
+                };
+                if elem != arr.elem {
+                    self.err(
+                        syn_arg.src(),
+                        format!(
+                            "`{}` holds `{}`, but the parameter `{name}` holds `{elem}`",
+                            arr.name, arr.elem
+                        ),
+                    );
+                    return None;
+                }
+                let want_mut = r.mutability.is_some();
+                if want_mut && !s.writable {
+                    self.err(
+                        syn_arg.src(),
+                        format!(
+                            "this sub-slice is read-only, but the parameter `{name}` is `&mut`"
+                        ),
+                    );
+                    return None;
+                }
+                if s.writable && !want_mut {
+                    self.subs.push(SubSlice {
+                        writable: false,
+                        ..s
+                    });
+                    return Some((name, Binding::Sub(self.subs.len() - 1)));
+                }
+                Some((name, Binding::Sub(*b)))
             }
             (Arg::Ref(l), _) => Some((name, Binding::Ref(*l))),
             (Arg::Elem(b), syn::Type::Reference(r)) => {

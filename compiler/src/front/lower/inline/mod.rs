@@ -38,6 +38,9 @@ pub(super) enum Arg {
     Value(Handle<Expr>, Handle<Local>),
     /// An array named by the argument.
     Array(Handle<Array>, bool),
+    /// A sub-slice (`&mut a[s..]`, or a name bound to one): by index into the lowerer's
+    /// sub-slices.
+    Sub(usize),
     /// A caller's variable passed as `&mut x`.
     Ref(Handle<Local>),
     /// An element of a caller's array passed as `&mut a[i]`: by index into the lowerer's
