@@ -174,7 +174,7 @@ pub fn cases() -> Vec<Case> {
         name: "tuple_discard",
         run: |dev| {
             let mut out = dev.zeros::<u32>(70)?;
-            let mut counter = dev.zeros::<u32>(1)?;
+            let mut counter = dev.zeros::<u32>(2)?;
             ports::tuple_discard.launch(
                 dev,
                 Launch::new(1, 96),
@@ -187,8 +187,23 @@ pub fn cases() -> Vec<Case> {
             v.extend(counter.to_vec()?.iter().map(|x| u64::from(*x)));
             Ok(v)
         },
-        // Each thread bumps its `n` twice and the counter once.
-        expected: || (0..70u64).map(|i| i + 2).chain([70]).collect(),
+        // Each thread adds one to the first counter and its index to the second.
+        expected: || {
+            (0..70u64)
+                .map(|i| i + 7)
+                .chain([70, (0..70).sum()])
+                .collect()
+        },
+    });
+    v.push(Case {
+        name: "tuple_discard_helper",
+        run: |dev| {
+            let mut out = dev.zeros::<u32>(70)?;
+            ports::tuple_discard_helper.launch(dev, Launch::new(1, 96), &mut out)?;
+            Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+        },
+        // Each thread bumps its `n` twice.
+        expected: || (0..70u64).map(|i| i + 2).collect(),
     });
     v.push(Case {
         name: "shared_alias",

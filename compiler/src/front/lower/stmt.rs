@@ -361,18 +361,28 @@ impl Lowerer<'_> {
     /// to right, each dropped as `let _ = a; let _ = b;` would drop it. `false` when control
     /// does not come back (the rest is not lowered).
     fn discard(&mut self, e: &syn::Expr, span: Span, out: &mut Block) -> bool {
-        if let syn::Expr::Tuple(t) = strip_parens(e) {
-            return t
-                .elems
-                .iter()
-                .all(|elem| self.discard(elem, elem.src(), out));
-        }
-        match self.lower_value(e, out) {
-            Value::Expr(v) => out.push(Stmt::Eval(v), span),
-            Value::Diverges => return false,
-            Value::Error => {}
-        }
-        true
+        let value = match strip_parens(e) {
+            syn::Expr::Tuple(t) => {
+                return t
+                    .elems
+                    .iter()
+                    .all(|elem| self.discard(elem, elem.src(), out));
+            }
+            // A helper call or an atomic whose result is dropped is the call as a statement
+            // (no variable that is set and never read, which NVRTC warns about).
+            syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, false),
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, false)
+            }
+            other => match self.lower_value(other, out) {
+                Value::Expr(v) => {
+                    out.push(Stmt::Eval(v), span);
+                    Value::Expr(v)
+                }
+                v => v,
+            },
+        };
+        !matches!(value, Value::Diverges)
     }
 
     /// `let (a, mut b, _) = (x, y, z);`: the values are evaluated left to right, then the
