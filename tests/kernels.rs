@@ -226,5 +226,17 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ports::deferred_init.name(),
             ports::deferred_init.cuda_source(),
         ),
+        (
+            ports::deferred_tuple.name(),
+            ports::deferred_tuple.cuda_source(),
+        ),
+        (
+            ports::tuple_discard.name(),
+            ports::tuple_discard.cuda_source(),
+        ),
+        (
+            ports::shared_alias.name(),
+            ports::shared_alias.cuda_source(),
+        ),
     ]
 }

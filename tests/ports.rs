@@ -164,7 +164,7 @@ pub fn cases() -> Vec<Case> {
                 .map(|t| {
                     let (mut lo, mut hi) = (xs[2 * t], xs[2 * t + 1]);
                     order(&mut lo, &mut hi);
-                    // bump(&mut pair[0], 1): add one, and at least 7.
+                    // bump_by(&mut pair[0], 1): add one, and at least 7.
                     let first = (lo + 1).max(7);
                     u64::from((first * 1000 + hi + 1).max(7))
                 })
@@ -200,6 +200,112 @@ pub fn cases() -> Vec<Case> {
             short_circuit_input()
                 .iter()
                 .map(|x| u64::from((x * if *x > 0.0 { 2.0f32 } else { -1.0 }).to_bits()))
+                .collect()
+        },
+    });
+    v.push(Case {
+        name: "deferred_tuple",
+        run: |dev| {
+            let xs = dev.upload(&short_circuit_input())?;
+            let mut out = dev.zeros::<f32>(100)?;
+            let mut steps = dev.zeros::<u32>(100)?;
+            ports::deferred_tuple.launch(dev, Launch::new(1, 128), &mut out, &mut steps, &xs)?;
+            let mut v: Vec<u64> = out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect();
+            v.extend(steps.to_vec()?.iter().map(|x| u64::from(*x)));
+            Ok(v)
+        },
+        expected: || {
+            let xs = short_circuit_input();
+            let mut out = Vec::new();
+            let mut steps = Vec::new();
+            for (i, &x) in xs.iter().enumerate() {
+                let (lo, mut hi, count, bias) = if x > 0.0 {
+                    (x - 1.0, x + 1.0, 2u32, 0.5f32)
+                } else if x < 0.0 {
+                    (x * 2.0, 0.0, 1, -0.5)
+                } else {
+                    (0.0, 0.0, 0, 0.0)
+                };
+                hi += bias;
+                out.push(u64::from((lo + hi).to_bits()));
+                steps.push(u64::from(count + i as u32));
+            }
+            out.extend(steps);
+            out
+        },
+    });
+    v.push(Case {
+        name: "tuple_discard",
+        run: |dev| {
+            let mut out = dev.zeros::<u32>(70)?;
+            let mut counter = dev.zeros::<u32>(2)?;
+            ports::tuple_discard.launch(
+                dev,
+                Launch::new(1, 96),
+                &mut out,
+                &mut counter,
+                1.5f32,
+                7u32,
+            )?;
+            let mut v: Vec<u64> = out.to_vec()?.iter().map(|x| u64::from(*x)).collect();
+            v.extend(counter.to_vec()?.iter().map(|x| u64::from(*x)));
+            Ok(v)
+        },
+        // Each thread adds one to the first counter and its index to the second.
+        expected: || {
+            (0..70u64)
+                .map(|i| i + 7)
+                .chain([70, (0..70).sum()])
+                .collect()
+        },
+    });
+    v.push(Case {
+        name: "tuple_discard_helper",
+        run: |dev| {
+            let mut out = dev.zeros::<u32>(70)?;
+            ports::tuple_discard_helper.launch(dev, Launch::new(1, 96), &mut out)?;
+            Ok(out.to_vec()?.iter().map(|x| u64::from(*x)).collect())
+        },
+        // Each thread bumps its `n` twice.
+        expected: || (0..70u64).map(|i| i + 2).collect(),
+    });
+    v.push(Case {
+        name: "shared_alias",
+        run: |dev| {
+            let xs = dev.upload(&short_circuit_input()[..70])?;
+            let mut out = dev.zeros::<f32>(80)?;
+            ports::shared_alias.launch(
+                dev,
+                Launch::new(3, 32).shared_bytes(24 * 4),
+                &mut out,
+                &xs,
+            )?;
+            Ok(out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect())
+        },
+        expected: || {
+            let xs = &short_circuit_input()[..70];
+            let v = |j: usize| xs.get(j).copied().unwrap_or(0.0);
+            (0..80usize)
+                .map(|i| {
+                    let (b, t) = (i / 32, i % 32);
+                    if t >= 24 {
+                        return 0;
+                    }
+                    let mut before = 0.0f32;
+                    for k in 0..=t {
+                        before += v(b * 32 + k);
+                    }
+                    let r = before + v(b * 32 + 23 - t) + (t / 2) as f32 + 24.0;
+                    u64::from(r.to_bits())
+                })
                 .collect()
         },
     });

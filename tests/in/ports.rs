@@ -16,7 +16,7 @@ fn order(a: &mut u32, b: &mut u32) {
 }
 
 #[device]
-fn bump(x: &mut u32, by: u32) {
+fn bump_by(x: &mut u32, by: u32) {
     *x += by;
     order(&mut 7, x);
 }
@@ -35,9 +35,9 @@ pub fn borrowed_elements(out: &mut [u32], xs: &[u32]) {
     let mut pair = [0u32; 2];
     pair[0] = s[2 * t];
     pair[1] = s[2 * t + 1];
-    bump(&mut pair[i as usize], 1);
+    bump_by(&mut pair[i as usize], 1);
     out[t] = pair[0] * 1000 + pair[1];
-    bump(&mut out[t], i + 1);
+    bump_by(&mut out[t], i + 1);
 }
 
 /// C's pointer arithmetic as sub-slices: a row of a global matrix (`float* x = inp + i * c`),
@@ -279,5 +279,104 @@ pub fn unnamed_counter(out: &mut [u32], n: u32) {
             acc = acc * 3 + 1;
         }
         out[i] = acc;
+    }
+}
+
+/// Deferred tuple initialisation (Rodinia's srad: `float n, s, w, e; if (..) { n = ..; .. }`):
+/// `let (a, mut b);` is `let a; let mut b;`, each assigned once on each path; with a tuple
+/// type the names take its types.
+#[kernel]
+pub fn deferred_tuple(out: &mut [f32], steps: &mut [u32], xs: &[f32]) {
+    let i = global_idx().x;
+    if i < xs.len() as u32 {
+        let (lo, mut hi);
+        let (count, bias): (u32, f32);
+        if xs[i] > 0.0 {
+            lo = xs[i] - 1.0;
+            hi = xs[i] + 1.0;
+            count = 2;
+            bias = 0.5;
+        } else if xs[i] < 0.0 {
+            lo = xs[i] * 2.0;
+            hi = 0.0f32;
+            count = 1;
+            bias = -0.5;
+        } else {
+            lo = 0.0;
+            hi = 0.0;
+            count = 0;
+            bias = 0.0;
+        }
+        hi += bias;
+        out[i] = lo + hi;
+        steps[i] = count + i;
+    }
+}
+
+/// `let _ = (a, b);` drops each element, as `let _ = a; let _ = b;` (the C original's unused
+/// parameters); an element with an effect still has it.
+#[kernel]
+pub fn tuple_discard(out: &mut [u32], counter: &mut [u32], a: f32, b: u32) {
+    let _ = (a, b);
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        let _ = (counter.atomic_add(0, 1), (a, counter.atomic_add(1, i)));
+        out[i] = i + b;
+    }
+}
+
+/// Adds one to `*n` and returns its old value.
+#[device]
+fn bump(n: &mut u32) -> u32 {
+    let old = *n;
+    *n = old + 1;
+    old
+}
+
+/// A helper call dropped in a tuple (`let _ = (f(&mut n), ..)`) still runs. (Not in NVRTC's
+/// list: any dropped helper result, `f(x);` too, leaves a variable NVRTC warns is set and
+/// never used.)
+#[kernel]
+pub fn tuple_discard_helper(out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        let mut n = i;
+        let _ = (bump(&mut n), (1.0f32, bump(&mut n)));
+        out[i] = n;
+    }
+}
+
+/// Sums `xs[..n]` by one thread.
+#[device(trailing_sync = false)]
+fn prefix_sum(xs: &[f32], n: u32) -> f32 {
+    let mut s = 0.0f32;
+    for k in 0..n {
+        s += xs[k];
+    }
+    s
+}
+
+/// A shared array under a second name (llm.c's softmax 4: `extern __shared__ float shared[];
+/// float* max_or_sum_storage = shared;`): the same array, indexed, measured and passed to a
+/// helper through either name.
+#[kernel]
+pub fn shared_alias(out: &mut [f32], xs: &[f32]) {
+    let shared = shared_slice::<f32>();
+    let storage = shared;
+    let tile = shared::<[f32; 64]>();
+    let rows = tile;
+    let t = thread_idx().x;
+    let i = block_idx().x * block_dim().x + t;
+    let len = storage.len() as u32;
+    if t < len {
+        storage[t] = if i < xs.len() as u32 { xs[i] } else { 0.0 };
+    }
+    if t < 64 {
+        rows[t] = t as f32;
+    }
+    sync_block_threads();
+    if i < out.len() as u32 && t < len {
+        let before = prefix_sum(storage, t + 1);
+        out[i] = before + shared[len - 1 - t] + tile[t / 2] + len as f32;
     }
 }

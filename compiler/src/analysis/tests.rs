@@ -698,3 +698,52 @@ fn helper_verdicts() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `let alias = tile;` is a second name of the same shared array: the race analysis sees the
+/// accesses through either name as accesses of one array.
+#[test]
+fn a_second_name_of_a_shared_array_is_the_same_array_to_the_race_analysis() {
+    let cases: &[(&str, &str, bool, &str)] = &[
+        (
+            "write through the alias, neighbour read through the original",
+            "let t = thread_idx().x; let alias = tile; alias[t] = 1.0; out[t] = tile[t + 1];",
+            false,
+            "data race on shared array `tile`: read-after-write",
+        ),
+        (
+            "write through the original, neighbour read through the alias",
+            "let t = thread_idx().x; let alias = tile; tile[t] = 1.0; out[t] = alias[(t + 1) % 64];",
+            false,
+            "data race on shared array `tile`: read-after-write",
+        ),
+        (
+            "read through the alias, write elsewhere through the original",
+            "let t = thread_idx().x; let alias = tile; let v = alias[t]; tile[t + 32] = v;",
+            false,
+            "write-after-read",
+        ),
+        (
+            "an alias of an alias",
+            "let t = thread_idx().x; let a = tile; let b = a; b[t] = 1.0; out[t] = tile[t + 1];",
+            false,
+            "read-after-write",
+        ),
+        (
+            "the same with a barrier in between",
+            "let t = thread_idx().x; let alias = tile; alias[t] = 1.0; sync_block_threads(); out[t] = tile[t + 1];",
+            true,
+            "",
+        ),
+        (
+            "each thread its own element through both names",
+            "let t = thread_idx().x; let alias = tile; alias[t] = 1.0; out[t] = tile[t];",
+            true,
+            "",
+        ),
+    ];
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(name, body, accept, needle)| expect(name, body, *accept, needle))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -172,16 +172,15 @@ pub fn softmax_forward_kernel3(out: &mut [f32], inp: &[f32], n: i32, c: i32) {
 #[kernel]
 pub fn softmax_forward_kernel4(out: &mut [f32], inp: &[f32], n: i32, c: i32) {
     let _ = n;
-    // changed from the original: the dynamic shared array is bound as `max_or_sum_storage`
-    // directly (C names it `shared` and aliases it by a pointer; a shared array cannot be
-    // bound to a second name).
-    let max_or_sum_storage = shared_slice::<f32>();
+    let shared = shared_slice::<f32>();
     let idx = block_idx().x as i32;
     let tid = thread_idx().x as i32;
     let warp_id = thread_idx().x / 32;
     let lane_id = thread_idx().x % 32;
 
     let warps_per_block = block_dim().x / 32;
+
+    let max_or_sum_storage = shared;
 
     let mut x = idx * c;
 

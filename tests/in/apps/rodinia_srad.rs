@@ -86,13 +86,7 @@ pub fn srad_cuda_1(
     sync_block_threads();
 
     let jc = temp[y][x];
-    // changed from the original: the four are declared `let mut` (C declares them and
-    // assigns each once in every branch; `let n: f32;` is rejected, "cannot assign twice to
-    // immutable variable").
-    let mut n: f32;
-    let mut s: f32;
-    let mut w: f32;
-    let mut e: f32;
+    let (n, s, w, e);
 
     if ty == 0 && tx == 0 {
         // nw
@@ -251,11 +245,7 @@ pub fn srad_cuda_2(
     sync_block_threads();
 
     let cc = c_cuda_temp[y][x];
-    // changed from the original: `let mut`, as in `srad_cuda_1`.
-    let mut cn: f32;
-    let mut cs: f32;
-    let mut cw: f32;
-    let mut ce: f32;
+    let (cn, cs, cw, ce);
 
     if ty == bs - 1 && tx == bs - 1 {
         // se

@@ -413,6 +413,18 @@ impl Lowerer<'_> {
                         }
                         Some(Place::Local(h))
                     }
+                    Some(Binding::Array(a) | Binding::View(a))
+                        if matches!(self.arrays.get(a).kind, ArrayKind::Shared { .. }) =>
+                    {
+                        self.cx.push(
+                            Diagnostic::new(
+                                e.src(),
+                                format!("cannot assign to `{ident}`: it names a shared array, and a shared array's name cannot be bound to another array"),
+                            )
+                            .note(format!("assign its elements (`{ident}[i] = ..`), or give the other array a name of its own")),
+                        );
+                        None
+                    }
                     Some(Binding::Array(_) | Binding::View(_) | Binding::Sub(_)) => {
                         self.err(
                             e.src(),

@@ -166,9 +166,7 @@ impl Lowerer<'_> {
         let span = local.src();
         // `let _ = e;` evaluates `e` and drops it.
         if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
-            if let Value::Expr(v) = self.lower_value(&init.expr, out) {
-                out.push(Stmt::Eval(v), span);
-            }
+            self.discard(&init.expr, span, out);
             return;
         }
         // `let (a, mut b) = (x, y);` and `let (a, b): (u32, f32) = (x, y);`
@@ -212,6 +210,19 @@ impl Lowerer<'_> {
         if let Some(init) = &local.init {
             if let Some((_, diverge)) = &init.diverge {
                 self.err(diverge.src(), "`let ... else` is not supported in kernels");
+                return;
+            }
+            if let Some(alias) = self.shared_alias(&init.expr) {
+                if mutable {
+                    self.err(ident.src(), "a second name of a shared array must not be `mut`: it always names the same array; its elements are assignable as they are");
+                }
+                if let Some(ty) = annotated_ty {
+                    self.err(
+                        ty.src(),
+                        "leave out the type: a second name of a shared array has the array's type",
+                    );
+                }
+                self.bind(name, alias);
                 return;
             }
             if let Some(shared) = self.try_shared_decl(&init.expr) {
@@ -335,6 +346,54 @@ impl Lowerer<'_> {
         self.bind(name, Binding::Local(h));
     }
 
+    /// `let storage = shared;` where `shared` names a shared array: the binding to give the
+    /// second name (the same array, as the C original's `float* storage = shared;`).
+    fn shared_alias(&self, e: &syn::Expr) -> Option<Binding> {
+        let syn::Expr::Path(p) = strip_parens(e) else {
+            return None;
+        };
+        if p.qself.is_some() {
+            return None;
+        }
+        let b = self.lookup(&p.path.get_ident()?.to_string())?;
+        match b {
+            Binding::Array(a) | Binding::View(a)
+                if matches!(self.arrays.get(a).kind, ArrayKind::Shared { .. }) =>
+            {
+                Some(b)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of `let _ = e;`: evaluated and dropped. A tuple `(a, b)` is its elements, left
+    /// to right, each dropped as `let _ = a; let _ = b;` would drop it. `false` when control
+    /// does not come back (the rest is not lowered).
+    fn discard(&mut self, e: &syn::Expr, span: Span, out: &mut Block) -> bool {
+        let value = match strip_parens(e) {
+            syn::Expr::Tuple(t) => {
+                return t
+                    .elems
+                    .iter()
+                    .all(|elem| self.discard(elem, elem.src(), out));
+            }
+            // A helper call or an atomic whose result is dropped is the call as a statement
+            // (no variable that is set and never read, which NVRTC warns about).
+            syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, false),
+            syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
+                self.lower_atomic(m, out, false)
+            }
+            other => match self.lower_value(other, out) {
+                Value::Expr(v) => {
+                    out.push(Stmt::Eval(v), span);
+                    Value::Expr(v)
+                }
+                v => v,
+            },
+        };
+        !matches!(value, Value::Diverges)
+    }
+
     /// `let (a, mut b, _) = (x, y, z);`: the values are evaluated left to right, then the
     /// names are bound (so `let (a, b) = (b, a);` swaps, as in Rust). Each element is a name,
     /// `mut name` or `_`; the value is a tuple expression of as many scalars.
@@ -345,18 +404,6 @@ impl Lowerer<'_> {
         ty: Option<&syn::Type>,
         out: &mut Block,
     ) {
-        let span = local.src();
-        let Some(init) = &local.init else {
-            self.err(
-                span,
-                "a tuple `let` needs its values: `let (a, b) = (x, y);`",
-            );
-            return;
-        };
-        if let Some((_, diverge)) = &init.diverge {
-            self.err(diverge.src(), "`let ... else` is not supported in kernels");
-            return;
-        }
         let names: Vec<Option<(syn::Ident, bool)>> = pat
             .elems
             .iter()
@@ -373,6 +420,10 @@ impl Lowerer<'_> {
                     pat.src(),
                     "the elements of a tuple `let` are names, `mut` names or `_`: `let (a, mut b) = (x, y);`",
                 );
+                // Reported: later uses of the names add nothing.
+                for elem in &pat.elems {
+                    self.poison_names(elem);
+                }
                 Vec::new()
             });
         let types: Vec<Option<Scalar>> = match ty {
@@ -398,9 +449,20 @@ impl Lowerer<'_> {
                         names.len()
                     ),
                 );
+                for (name, _) in names.iter().flatten() {
+                    self.bind(name.to_string(), Binding::Poisoned);
+                }
                 return;
             }
         };
+        let Some(init) = &local.init else {
+            self.deferred_tuple_let(&names, types, out);
+            return;
+        };
+        if let Some((_, diverge)) = &init.diverge {
+            self.err(diverge.src(), "`let ... else` is not supported in kernels");
+            return;
+        }
         let syn::Expr::Tuple(values) = strip_parens(&init.expr) else {
             self.err(
                 init.expr.src(),
@@ -478,6 +540,69 @@ impl Lowerer<'_> {
         // The names come into scope after every value is evaluated.
         for (name, b) in bound {
             self.bind(name, b);
+        }
+    }
+
+    /// Binds every name in a pattern that was reported as unsupported, so that its uses report
+    /// nothing more.
+    fn poison_names(&mut self, pat: &syn::Pat) {
+        match pat {
+            syn::Pat::Ident(pi) => {
+                self.bind(pi.ident.to_string(), Binding::Poisoned);
+                if let Some((_, sub)) = &pi.subpat {
+                    self.poison_names(sub);
+                }
+            }
+            syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| self.poison_names(p)),
+            syn::Pat::Paren(p) => self.poison_names(&p.pat),
+            syn::Pat::Type(t) => self.poison_names(&t.pat),
+            syn::Pat::Reference(r) => self.poison_names(&r.pat),
+            syn::Pat::Slice(s) => s.elems.iter().for_each(|p| self.poison_names(p)),
+            syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| self.poison_names(p)),
+            _ => {}
+        }
+    }
+
+    /// `let (a, mut b, _);` (or `let (a, b): (f32, u32);`): each name is a `let` without a
+    /// value, as `let a; let mut b;` would be, assigned later on each path (rustc checks the
+    /// simulator's code for definite initialisation). `_` binds nothing.
+    fn deferred_tuple_let(
+        &mut self,
+        names: &[Option<(syn::Ident, bool)>],
+        types: Vec<Option<Scalar>>,
+        out: &mut Block,
+    ) {
+        let mut seen: Vec<String> = Vec::new();
+        for (name, annotated) in names.iter().zip(types) {
+            let Some((ident, mutable)) = name else {
+                continue;
+            };
+            let key = ident.to_string();
+            if seen.contains(&key) {
+                self.err(
+                    ident.src(),
+                    format!("identifier `{key}` is bound more than once in this pattern"),
+                );
+                continue;
+            }
+            seen.push(key.clone());
+            let h = self.locals.append(
+                Local {
+                    name: key.clone(),
+                    mutable: *mutable,
+                    annotated,
+                    origin: LocalOrigin::Let,
+                },
+                ident.src(),
+            );
+            out.push(
+                Stmt::Let {
+                    local: h,
+                    init: None,
+                },
+                ident.src(),
+            );
+            self.bind(key, Binding::Local(h));
         }
     }
 
