@@ -238,5 +238,14 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ports::shared_alias.name(),
             ports::shared_alias.cuda_source(),
         ),
+        (
+            ports::tuple_discard_helper.name(),
+            ports::tuple_discard_helper.cuda_source(),
+        ),
+        (
+            ports::borrowed_elements.name(),
+            ports::borrowed_elements.cuda_source(),
+        ),
+        (ports::sub_slices.name(), ports::sub_slices.cuda_source()),
     ]
 }

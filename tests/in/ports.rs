@@ -333,9 +333,7 @@ fn bump(n: &mut u32) -> u32 {
     old
 }
 
-/// A helper call dropped in a tuple (`let _ = (f(&mut n), ..)`) still runs. (Not in NVRTC's
-/// list: any dropped helper result, `f(x);` too, leaves a variable NVRTC warns is set and
-/// never used.)
+/// A helper call dropped in a tuple (`let _ = (f(&mut n), ..)`) still runs.
 #[kernel]
 pub fn tuple_discard_helper(out: &mut [u32]) {
     let i = global_idx().x;

@@ -1192,39 +1192,33 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
-#line 340 "tests/in/ports.rs"
+#line 338 "tests/in/ports.rs"
 extern "C" __global__ void tuple_discard_helper(
     unsigned int* __restrict__ out,
     unsigned long long out_len,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
-#line 341 "tests/in/ports.rs"
+#line 339 "tests/in/ports.rs"
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < (unsigned int)out_len) {
         unsigned int n = i;
-        unsigned int bump;
-#line 344 "tests/in/ports.rs"
         {
 #line 331 "tests/in/ports.rs"
             const unsigned int old = n;
             n = old + 1u;
-            bump = old;
         }
-#line 344 "tests/in/ports.rs"
+#line 342 "tests/in/ports.rs"
         (void)(1.0f);
-#line 344 "tests/in/ports.rs"
-        unsigned int bump_1;
-#line 344 "tests/in/ports.rs"
+#line 342 "tests/in/ports.rs"
         {
 #line 331 "tests/in/ports.rs"
             const unsigned int old_1 = n;
             n = old_1 + 1u;
-            bump_1 = old_1;
         }
-#line 345 "tests/in/ports.rs"
+#line 343 "tests/in/ports.rs"
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 0u, (unsigned long long)i, out_len); return; }
-#line 345 "tests/in/ports.rs"
+#line 343 "tests/in/ports.rs"
         out[i] = n;
     }
 }
@@ -1275,7 +1269,7 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 }
 }  // namespace cuphase
 
-#line 363 "tests/in/ports.rs"
+#line 361 "tests/in/ports.rs"
 extern "C" __global__ void shared_alias(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -1283,53 +1277,53 @@ extern "C" __global__ void shared_alias(
     unsigned long long xs_len,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
-#line 364 "tests/in/ports.rs"
+#line 362 "tests/in/ports.rs"
     extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
-#line 364 "tests/in/ports.rs"
+#line 362 "tests/in/ports.rs"
     float* const shared = reinterpret_cast<float*>(cuphase_dynamic_shared);
-#line 364 "tests/in/ports.rs"
+#line 362 "tests/in/ports.rs"
     [[maybe_unused]] const unsigned long long shared_len = cuphase::dynamic_shared_bytes() / sizeof(float);
-#line 366 "tests/in/ports.rs"
+#line 364 "tests/in/ports.rs"
     __shared__ float tile[64];
-#line 366 "tests/in/ports.rs"
+#line 364 "tests/in/ports.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
-#line 368 "tests/in/ports.rs"
+#line 366 "tests/in/ports.rs"
     const unsigned int t = threadIdx.x;
     const unsigned int i = blockIdx.x * blockDim.x + t;
     const unsigned int len = (unsigned int)shared_len;
     if (t < len) {
         if ((unsigned long long)t >= shared_len) { cuphase::report(cuphase_faults, 0u, (unsigned long long)t, shared_len); return; }
-#line 372 "tests/in/ports.rs"
+#line 370 "tests/in/ports.rs"
         shared[t] = i < (unsigned int)xs_len ? xs[cuphase::idx(cuphase_faults, i, xs_len, 1u)] : 0.0f;
-#line 372 "tests/in/ports.rs"
+#line 370 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
     }
     if (t < 64u) {
         if ((unsigned long long)t >= 64ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)t, 64ull); return; }
-#line 375 "tests/in/ports.rs"
+#line 373 "tests/in/ports.rs"
         tile[t] = (float)t;
     }
     __syncthreads();
     if ((i < (unsigned int)out_len) && (t < len)) {
         const unsigned int n = t + 1u;
-#line 379 "tests/in/ports.rs"
+#line 377 "tests/in/ports.rs"
         float before;
-#line 379 "tests/in/ports.rs"
+#line 377 "tests/in/ports.rs"
         {
-#line 352 "tests/in/ports.rs"
+#line 350 "tests/in/ports.rs"
             float s = 0.0f;
             for (unsigned int k = 0u; k < n; ++k) {
                 s += shared[cuphase::idx(cuphase_faults, k, shared_len, 3u)];
-#line 354 "tests/in/ports.rs"
+#line 352 "tests/in/ports.rs"
                 if (cuphase_faults.hit) return;
             }
             before = s;
         }
-#line 380 "tests/in/ports.rs"
+#line 378 "tests/in/ports.rs"
         if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 4u, (unsigned long long)i, out_len); return; }
-#line 380 "tests/in/ports.rs"
+#line 378 "tests/in/ports.rs"
         out[i] = before + shared[cuphase::idx(cuphase_faults, len - 1u - t, shared_len, 5u)] + tile[cuphase::idx(cuphase_faults, t / 2u, 64ull, 6u)] + (float)len;
-#line 380 "tests/in/ports.rs"
+#line 378 "tests/in/ports.rs"
         if (cuphase_faults.hit) return;
     }
 }

@@ -239,10 +239,18 @@ impl Lowerer<'_> {
         {
             return Value::Expr(v);
         }
+        // A value no one uses (`f(x);`) is evaluated and dropped, with no variable to hold it.
+        // (A variable or a literal has nothing to evaluate.)
+        if let (None, false, Some((v, vspan))) = (result, want_value, value) {
+            if !matches!(self.exprs.get(v), Expr::Local(_) | Expr::Literal(_)) {
+                body.push(Stmt::Eval(v), vspan);
+            }
+            value = None;
+        }
         let result = match (result, ret) {
             (Some(r), _) => Some(r),
-            (None, Some(t)) => Some(make_result(self, t)),
-            (None, None) => None,
+            (None, Some(t)) if want_value => Some(make_result(self, t)),
+            (None, _) => None,
         };
         if let (Some(r), Some((v, vspan))) = (result, value) {
             body.push(
