@@ -76,3 +76,10 @@ fn barriers_still_need_block_uniform_control_flow() {
         "{e}"
     );
 }
+
+#[test]
+fn a_divergent_assert_before_a_barrier_is_named_as_one() {
+    let e = verdict("assert!(t < n); sync_block_threads(); out[t] = 1;").expect_err("divergent");
+    assert!(e.contains("a failed `assert!`"), "{e}");
+    assert!(!e.contains("`return`"), "{e}");
+}

@@ -140,6 +140,8 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
     Return,
+    /// A `panic!` or a failed `assert!`: the thread stops, as at a `return`.
+    Panic,
     Break(usize),
     Continue(usize),
 }
@@ -326,6 +328,7 @@ impl Analyzer<'_, '_> {
                     if here.is_none() {
                         let kind = match e.target {
                             Target::Return => "`return`",
+                            Target::Panic => "panic (a failed `assert!` or a `panic!`)",
                             Target::Break(_) => "`break`",
                             Target::Continue(_) => "`continue`",
                         };
@@ -533,7 +536,8 @@ impl Analyzer<'_, '_> {
                 Flow::default()
             }
             Stmt::Fence(_) => Flow::default(),
-            Stmt::Return | Stmt::Panic { .. } => self.jump(Target::Return, span, cf, st),
+            Stmt::Return => self.jump(Target::Return, span, cf, st),
+            Stmt::Panic { .. } => self.jump(Target::Panic, span, cf, st),
             Stmt::Break { label } => {
                 let id = self.loop_id(*label);
                 self.jump(Target::Break(id), span, cf, st)
