@@ -7,8 +7,10 @@
 //!
 //! Every access records its index as an affine form over symbols: per-thread symbols (thread
 //! ids, the index of a `threads_in_*` loop, values the analysis cannot model) and
-//! block-uniform ones (parameters, block ids, loop counters, uniform variables). It also records
-//! its guards, the conditions of the `if`s and loops around it, as linear constraints. A pair of
+//! block-uniform ones (parameters, block ids, loop counters, uniform variables; a loop's
+//! iteration number, through which an induction variable `v += step` is `v0 + n * step`). It
+//! also records its guards, the conditions of the `if`s and loops around it, as linear
+//! constraints. A pair of
 //! accesses conflicts when two distinct threads can satisfy both guards and reach one element;
 //! [`super::affine::feasible`] decides that over the integers. Phases come from a dataflow over the
 //! structured control flow, as in Triton's membar analysis: the accesses since the last barrier
