@@ -21,6 +21,8 @@ pub mod uniformity;
 #[cfg(test)]
 mod gpuverify_tests;
 #[cfg(test)]
+mod induction_tests;
+#[cfg(test)]
 mod ordering_tests;
 #[cfg(test)]
 mod precision_tests;

@@ -40,15 +40,9 @@ pub fn lud_diagonal(m: &mut [f32], matrix_dim: i32, offset: i32) {
 
     // The first row is not modified: it is not written back.
     array_offset = (offset + 1) * matrix_dim + offset;
-    // changed from the original: the write-back is in `unsafe { }`. Thread `tx` writes column
-    // `tx` of rows `matrix_dim` apart, through an offset that grows by `matrix_dim` each
-    // step: the proof does not relate that accumulator to the loop counter, and reports a
-    // collision of rows 1 apart (`matrix_dim = 1`) even under `assert!(matrix_dim >= 16)`.
-    unsafe {
-        for i in 1..bs {
-            m[array_offset as u32 + tx] = shadow[i][tx];
-            array_offset += matrix_dim;
-        }
+    for i in 1..bs {
+        m[array_offset as u32 + tx] = shadow[i][tx];
+        array_offset += matrix_dim;
     }
 }
 

@@ -7,8 +7,10 @@
 //!
 //! Every access records its index as an affine form over symbols: per-thread symbols (thread
 //! ids, the index of a `threads_in_*` loop, values the analysis cannot model) and
-//! block-uniform ones (parameters, block ids, loop counters, uniform variables). It also records
-//! its guards, the conditions of the `if`s and loops around it, as linear constraints. A pair of
+//! block-uniform ones (parameters, block ids, loop counters, uniform variables; a loop's
+//! iteration number, through which an induction variable `v += step` is `v0 + n * step`). It
+//! also records its guards, the conditions of the `if`s and loops around it, as linear
+//! constraints. A pair of
 //! accesses conflicts when two distinct threads can satisfy both guards and reach one element;
 //! [`super::affine::feasible`] decides that over the integers. Phases come from a dataflow over the
 //! structured control flow, as in Triton's membar analysis: the accesses since the last barrier
@@ -25,10 +27,12 @@
 //!
 //! The walker is split by concern: `walker` holds its state and the typed keys of symbols
 //! and accesses, `sym` evaluates expressions and conditions to affine forms, `phase` is the
-//! dataflow over statements, `pair` decides a pair of accesses and where a barrier fixes it.
+//! dataflow over statements, `induction` gives a loop's induction variables (`v += step`)
+//! their value at the head, `pair` decides a pair of accesses and where a barrier fixes it.
 //! Everything about statements is keyed by [`StmtId`], so the results hold for any clone of
 //! the kernel (the auto pass analyses clones with one barrier removed).
 
+mod induction;
 mod pair;
 mod phase;
 mod sym;

@@ -1,6 +1,7 @@
 //! Phases: the dataflow over the structured control flow that keeps the accesses pending
 //! since the last barrier, checks each new access against them, and carries them around loops.
 
+use super::induction::{inductions, CounterTie};
 use super::walker::*;
 use crate::analysis::affine::{Affine, Constraint};
 use crate::ir::*;
@@ -356,6 +357,24 @@ impl Walker<'_> {
             }],
             _ => Vec::new(),
         };
+        // Induction variables (`v += step` once per iteration): `v0 + n * step` at the head.
+        // (Not in thread-distributed loops, whose iterations each thread counts for itself.)
+        let distributed = matches!(
+            kind,
+            LoopKind::For {
+                distribution: Distribution::ThreadsInBlock | Distribution::ThreadsInGrid,
+                ..
+            }
+        );
+        let inductions = if distributed {
+            Vec::new()
+        } else {
+            inductions(self.k, body, &assigned)
+        };
+        let starts: Vec<Option<Val>> = inductions
+            .iter()
+            .map(|i| self.env[i.local.index()].clone())
+            .collect();
         let entry = pend.clone();
         let mut head = entry.clone();
         let mut last = (Pend::default(), Vec::new(), Pend::default());
@@ -370,6 +389,10 @@ impl Walker<'_> {
                 |l, pt| SymKey::LoopHead(id, l, pt),
             );
             let depth = self.guards.len();
+            // The counter's value as `start + stride * n` of the iteration number `n`, where
+            // the loop counts up by a constant; whether the range is uniform.
+            let mut tie: Option<CounterTie> = None;
+            let mut counter_uniform = true;
             if let (
                 LoopKind::For {
                     var,
@@ -448,6 +471,17 @@ impl Walker<'_> {
                         }
                     }
                 };
+                counter_uniform = range_uniform;
+                // (A step that is neither one nor a constant leaves the counter a plain symbol.)
+                let unit = match (step, sp) {
+                    (None, _) => true,
+                    (Some(_), Some(v)) => v.aff.as_constant() == Some(1),
+                    _ => false,
+                };
+                let counts_up = *distribution == Distribution::Sequential && reverse.is_none();
+                if counts_up && st.exact && (unit || stride.is_some()) {
+                    tie = Some((value.clone(), st.aff.clone(), stride.unwrap_or(1)));
+                }
                 if st.exact && en.exact {
                     self.guards.push(Constraint::le(&st.aff, &value));
                     self.guards.push(if *inclusive {
@@ -461,6 +495,7 @@ impl Walker<'_> {
                     exact: true,
                 });
             }
+            self.induction_values(id, &inductions, &starts, tie.as_ref(), counter_uniform);
             let mut cur = head.clone();
             if let LoopKind::While { cond } = kind {
                 let _ = self.eval(*cond);

@@ -118,6 +118,9 @@ pub(super) enum SymKey {
     LoopVar(StmtId),
     /// A variable the loop assigns, after the loop, per thread or not.
     LoopExit(StmtId, Handle<Local>, bool),
+    /// The number of iterations of a loop before the current one, per thread or not: what
+    /// its induction variables are at the head (`v0 + n * step`, see `induction`).
+    Iterations(StmtId, bool),
 }
 
 /// Where an operation is: an expression, or a compound assignment (`d >>= 1`).
