@@ -247,5 +247,6 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ports::borrowed_elements.cuda_source(),
         ),
         (ports::sub_slices.name(), ports::sub_slices.cuda_source()),
+        (ports::path_calls.name(), ports::path_calls.cuda_source()),
     ]
 }

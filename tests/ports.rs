@@ -97,6 +97,12 @@ fn reduce_input() -> Vec<f32> {
     (0..256 * 7 - 30).map(|i| (i % 7) as f32 - 3.0).collect()
 }
 
+fn path_call_input() -> Vec<f32> {
+    (0..128)
+        .map(|i| ((i * 29) % 23) as f32 * 0.25 - 1.5)
+        .collect()
+}
+
 fn sub_slice_input() -> Vec<f32> {
     (0..64 * 5 + 8)
         .map(|i| ((i * 7) % 13) as f32 * 0.25)
@@ -113,6 +119,41 @@ fn short_circuit_input() -> Vec<f32> {
 
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
+    v.push(Case {
+        name: "path_calls",
+        run: |dev| {
+            let xs = dev.upload(&path_call_input())?;
+            let small: Vec<u16> = (0..128u16).map(|i| i * 3 % 17).collect();
+            let small = dev.upload(&small)?;
+            let mut out = dev.zeros::<f32>(128)?;
+            let mut wide = dev.zeros::<f64>(128)?;
+            ports::path_calls.launch(dev, Launch::new(2, 64), &mut out, &mut wide, &xs, &small)?;
+            let mut v: Vec<u64> = out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect();
+            v.extend(wide.to_vec()?.iter().map(|x| x.to_bits()));
+            Ok(v)
+        },
+        expected: || {
+            let xs = path_call_input();
+            let (mut out, mut wide) = (Vec::new(), Vec::new());
+            for g in 0..128usize {
+                let (blk, t) = (g / 64 * 64, g % 64);
+                let a = f32::max(xs[g], xs[blk + (t + 1) % 64]);
+                let b = f32::min(a, 2.5);
+                let c = f32::mul_add(a, b, 1.0);
+                let s = (g as u16) * 3 % 17;
+                let n = u32::from(s) + u32::min(g as u32, 7) + u32::from(g > 3);
+                out.push(c + n as f32 + f32::from(s) + f32::from(a > 1.0));
+                wide.push(f64::from(a) * 0.5 + f64::from(n));
+            }
+            let mut v: Vec<u64> = out.iter().map(|x: &f32| u64::from(x.to_bits())).collect();
+            v.extend(wide.iter().map(|x: &f64| x.to_bits()));
+            v
+        },
+    });
     v.push(Case {
         name: "sub_slices",
         run: |dev| {

@@ -40,6 +40,27 @@ pub fn borrowed_elements(out: &mut [u32], xs: &[u32]) {
     bump_by(&mut out[t], i + 1);
 }
 
+/// Ordinary Rust (issue 12 §3): a `Dim3` bound by `let`, scalar methods called through their
+/// type's path (`f32::max(a, b)`), lossless `From` conversions, a `const` in the body sizing a
+/// shared array.
+#[kernel]
+pub fn path_calls(out: &mut [f32], wide: &mut [f64], xs: &[f32], small: &[u16]) {
+    const B: usize = 64;
+    let tile = shared::<[f32; B]>();
+    let g = global_idx();
+    let t = thread_idx();
+    tile[t.x] = xs[g.x];
+    sync_block_threads();
+    if g.x < xs.len() as u32 {
+        let a = f32::max(xs[g.x], tile[(t.x + 1) % B as u32]);
+        let b = f32::min(a, 2.5);
+        let c = f32::mul_add(a, b, 1.0);
+        let n = u32::from(small[g.x]) + u32::min(g.x, 7) + u32::from(g.x > 3);
+        out[g.x] = c + n as f32 + f32::from(small[g.x]) + f32::from(a > 1.0);
+        wide[g.x] = f64::from(a) * 0.5 + f64::from(n);
+    }
+}
+
 /// C's pointer arithmetic as sub-slices: a row of a global matrix (`float* x = inp + i * c`),
 /// a sub-slice of it, a warp's part of a shared array passed to a helper, and `len()`.
 #[device]

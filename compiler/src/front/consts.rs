@@ -76,50 +76,54 @@ impl ModuleConsts {
     /// The value of an integer expression of literals and known constants (`BLOCK + 2 *
     /// HALO`, `(R as usize) << 1`), with the constants it used added to `used`.
     pub fn eval(&self, e: &syn::Expr, used: &mut Vec<String>) -> Option<i128> {
-        match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }) => i.base10_parse::<i128>().ok(),
-            syn::Expr::Paren(p) => self.eval(&p.expr, used),
-            syn::Expr::Group(g) => self.eval(&g.expr, used),
-            syn::Expr::Path(p) if p.qself.is_none() => {
-                let name = p.path.get_ident()?.to_string();
-                let (_, v) = self.get(&name)?;
-                used.push(name);
-                Some(v)
-            }
-            syn::Expr::Cast(c) => {
-                let v = self.eval(&c.expr, used)?;
-                let ty = type_scalar(&c.ty)?;
-                ty.holds_int(v).then_some(v)
-            }
-            syn::Expr::Unary(syn::ExprUnary {
-                op: syn::UnOp::Neg(_),
-                expr,
-                ..
-            }) => self.eval(expr, used).map(|v| -v),
-            syn::Expr::Binary(b) => {
-                let (l, r) = (self.eval(&b.left, used)?, self.eval(&b.right, used)?);
-                match b.op {
-                    syn::BinOp::Add(_) => l.checked_add(r),
-                    syn::BinOp::Sub(_) => l.checked_sub(r),
-                    syn::BinOp::Mul(_) => l.checked_mul(r),
-                    syn::BinOp::Div(_) if r != 0 => Some(l / r),
-                    syn::BinOp::Rem(_) if r != 0 => Some(l % r),
-                    syn::BinOp::Shl(_) => u32::try_from(r)
-                        .ok()
-                        .filter(|r| *r < 64)
-                        .and_then(|r| l.checked_shl(r)),
-                    syn::BinOp::Shr(_) => u32::try_from(r).ok().filter(|r| *r < 64).map(|r| l >> r),
-                    syn::BinOp::BitAnd(_) => Some(l & r),
-                    syn::BinOp::BitOr(_) => Some(l | r),
-                    syn::BinOp::BitXor(_) => Some(l ^ r),
-                    _ => None,
-                }
-            }
-            _ => None,
+        eval_by(e, &mut |name| {
+            let (_, v) = self.get(name)?;
+            used.push(name.to_string());
+            Some(v)
+        })
+    }
+}
+
+/// The value of an integer expression of literals and names, `resolve` giving each name's.
+pub fn eval_by(e: &syn::Expr, resolve: &mut dyn FnMut(&str) -> Option<i128>) -> Option<i128> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i128>().ok(),
+        syn::Expr::Paren(p) => eval_by(&p.expr, resolve),
+        syn::Expr::Group(g) => eval_by(&g.expr, resolve),
+        syn::Expr::Path(p) if p.qself.is_none() => resolve(&p.path.get_ident()?.to_string()),
+        syn::Expr::Cast(c) => {
+            let v = eval_by(&c.expr, resolve)?;
+            let ty = type_scalar(&c.ty)?;
+            ty.holds_int(v).then_some(v)
         }
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => eval_by(expr, resolve).map(|v| -v),
+        syn::Expr::Binary(b) => {
+            let (l, r) = (eval_by(&b.left, resolve)?, eval_by(&b.right, resolve)?);
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) if r != 0 => Some(l / r),
+                syn::BinOp::Rem(_) if r != 0 => Some(l % r),
+                syn::BinOp::Shl(_) => u32::try_from(r)
+                    .ok()
+                    .filter(|r| *r < 64)
+                    .and_then(|r| l.checked_shl(r)),
+                syn::BinOp::Shr(_) => u32::try_from(r).ok().filter(|r| *r < 64).map(|r| l >> r),
+                syn::BinOp::BitAnd(_) => Some(l & r),
+                syn::BinOp::BitOr(_) => Some(l | r),
+                syn::BinOp::BitXor(_) => Some(l ^ r),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

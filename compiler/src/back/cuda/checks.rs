@@ -201,10 +201,17 @@ impl Writer<'_> {
         if !matches!(op, BinaryOp::Div | BinaryOp::Rem) || !t.is_int() {
             return None;
         }
-        if let Expr::Literal(Literal::Int { value, .. }) = self.k.exprs.get(divisor) {
-            if *value != 0 && *value != -1 {
-                return None;
-            }
+        // (A literal cast to an integer type that holds it, `B as u32`, is that literal.)
+        let literal = match self.k.exprs.get(divisor) {
+            Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+            Expr::Cast { expr, to } => match self.k.exprs.get(*expr) {
+                Expr::Literal(Literal::Int { value, .. }) if to.holds_int(*value) => Some(*value),
+                _ => None,
+            },
+            _ => None,
+        };
+        if literal.is_some_and(|v| v != 0 && v != -1) {
+            return None;
         }
         let (kind, f) = if op == BinaryOp::Div {
             (FaultKind::Div, "div")

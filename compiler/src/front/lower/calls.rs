@@ -286,6 +286,146 @@ impl Lowerer<'_> {
         Value::Error
     }
 
+    /// `f32::max(a, b)` is `a.max(b)` with `a` a `f32`; `u32::from(x)` is `x as u32` where
+    /// Rust converts without loss.
+    pub(super) fn lower_path_method(&mut self, c: &syn::ExprCall, out: &mut Block) -> Value {
+        let span = c.src();
+        let Some((ty, name)) = scalar_path_call(c) else {
+            return Value::Error;
+        };
+        let Some(first) = c.args.first() else {
+            self.err(
+                span,
+                format!("`{ty}::{name}` takes its receiver first: `{ty}::{name}(x, ..)`"),
+            );
+            return Value::Error;
+        };
+        let Value::Expr(x) = self.lower_value(first, out) else {
+            return Value::Error;
+        };
+        if name == "from" && c.args.len() == 1 {
+            return match self.guess_type(x, 0) {
+                Some(from) if from == ty => Value::Expr(x),
+                Some(from) if lossless(from, ty) => {
+                    // (`bool` becomes a float through an integer, as `as` allows.)
+                    let x = if from == Scalar::Bool && ty.is_float() {
+                        self.expr(
+                            Expr::Cast {
+                                expr: x,
+                                to: Scalar::U8,
+                            },
+                            span,
+                        )
+                    } else {
+                        x
+                    };
+                    Value::Expr(self.expr(Expr::Cast { expr: x, to: ty }, span))
+                }
+                Some(from) => {
+                    self.err(span, format!("`{ty}: From<{from}>` does not hold: the conversion can lose information; write `x as {ty}`"));
+                    Value::Error
+                }
+                None => {
+                    self.err(
+                        span,
+                        format!("`{ty}::from` needs its argument's type: write `x as {ty}`"),
+                    );
+                    Value::Error
+                }
+            };
+        }
+        let x = match self.as_type(x, ty, first.src(), &format!("{ty}::{name}"), out) {
+            Some(x) => x,
+            None => return Value::Error,
+        };
+        let Some(method) = Method::from_name(&name) else {
+            self.err(
+                span,
+                format!("`{ty}::{name}` is not supported in kernels yet"),
+            );
+            return Value::Error;
+        };
+        if c.args.len() != method.arity() + 1 {
+            self.err(
+                span,
+                format!("`{ty}::{name}` takes {} argument(s)", method.arity() + 1),
+            );
+            return Value::Error;
+        }
+        let mut args = Vec::new();
+        for a in c.args.iter().skip(1) {
+            match self.lower_value(a, out) {
+                Value::Expr(v) => args.push(v),
+                other => return other,
+            }
+        }
+        Value::Expr(self.expr(
+            Expr::Method {
+                method,
+                receiver: x,
+                args,
+            },
+            span,
+        ))
+    }
+
+    /// `x` as a value of type `ty` where a path call (`f32::max`) names it: an unsuffixed
+    /// literal takes the type, a value of another type is an error, and a value whose type
+    /// lowering cannot tell is held in a variable of `ty` (inference checks it).
+    fn as_type(
+        &mut self,
+        x: Handle<Expr>,
+        ty: Scalar,
+        span: Span,
+        what: &str,
+        out: &mut Block,
+    ) -> Option<Handle<Expr>> {
+        match self.exprs.get_mut(x) {
+            Expr::Literal(Literal::Int {
+                suffix: s @ None, ..
+            }) if ty.is_int() => {
+                *s = Some(ty);
+                return Some(x);
+            }
+            Expr::Literal(Literal::Float {
+                suffix: s @ None, ..
+            }) if ty.is_float() => {
+                *s = Some(ty);
+                return Some(x);
+            }
+            _ => {}
+        }
+        match self.guess_type(x, 0) {
+            Some(t) if t == ty => Some(x),
+            Some(t) => {
+                self.err(
+                    span,
+                    format!("mismatched types: `{what}` takes a `{ty}`, found `{t}`"),
+                );
+                None
+            }
+            None => {
+                let h = self.locals.append(
+                    Local {
+                        name: "value".to_string(),
+                        mutable: false,
+                        annotated: Some(ty),
+                        origin: LocalOrigin::Let,
+                    },
+                    span,
+                );
+                out.push(
+                    Stmt::Let {
+                        local: h,
+                        init: Some(x),
+                    },
+                    span,
+                );
+                Some(self.expr(Expr::Local(h), span))
+            }
+        }
+    }
+
     pub(super) fn lower_unsafe_value(
         &mut self,
         b: &syn::Block,
@@ -446,4 +586,28 @@ impl Lowerer<'_> {
         );
         Value::Expr(self.expr(Expr::Local(tmp), span))
     }
+}
+
+/// Whether Rust's `From` converts `from` into `to` (lossless: every value of `from` is one of
+/// `to`; `bool` into the integers and floats; small integers into the floats that hold them).
+fn lossless(from: Scalar, to: Scalar) -> bool {
+    if from == Scalar::Bool {
+        return to.is_int() || matches!(to, Scalar::F32 | Scalar::F64);
+    }
+    if from.is_int() && to.is_int() {
+        // (`usize` converts from and to nothing wider than 16 bits in Rust.)
+        if from == Scalar::Usize || to == Scalar::Usize {
+            return matches!(from, Scalar::U8 | Scalar::U16) && to == Scalar::Usize;
+        }
+        let (lo, hi) = from.int_range().unwrap_or((0, 0));
+        return to.holds_int(lo) && to.holds_int(hi);
+    }
+    matches!(
+        (from, to),
+        (
+            Scalar::I8 | Scalar::U8 | Scalar::I16 | Scalar::U16,
+            Scalar::F32 | Scalar::F64
+        ) | (Scalar::I32 | Scalar::U32 | Scalar::F32, Scalar::F64)
+            | (Scalar::F16 | Scalar::Bf16, Scalar::F32 | Scalar::F64)
+    )
 }

@@ -41,6 +41,12 @@ pub(super) enum Binding {
     Elem(usize),
     /// A sub-slice `&a[s..]` of an array: by index into the lowerer's sub-slices.
     Sub(usize),
+    /// `const B: usize = 64;` in the body, of an integer type and a value known from literals
+    /// and other constants: uses are that literal, and array lengths may name it.
+    Const(Scalar, i128),
+    /// `let g = global_idx();`: a name for an index builtin, whose components (`g.x`) are
+    /// the builtin's (the same in every read: a thread's ids do not change).
+    Dim3(Builtin),
     /// A name whose declaration was reported as an error: uses report nothing more.
     Poisoned,
     /// A local closure, by index into the lowerer's closures.
@@ -128,14 +134,18 @@ impl Lowerer<'_> {
     /// kernel's file (the constants it uses are recorded, for the glue to assert).
     pub(super) fn module_const_value(&mut self, e: &syn::Expr) -> Option<i128> {
         let mut used = Vec::new();
-        let v = self.consts.eval(e, &mut used)?;
-        // A const parameter, or a variable, of the name shadows the module's constant.
-        if used
-            .iter()
-            .any(|n| self.const_params.contains(n) || self.lookup(n).is_some())
-        {
-            return None;
-        }
+        // A `const` of the body is known; a const parameter, or a variable, of the name
+        // shadows the module's constant.
+        let v = crate::front::consts::eval_by(e, &mut |n| match self.lookup(n) {
+            Some(Binding::Const(_, v)) => Some(v),
+            Some(_) => None,
+            None if self.const_params.iter().any(|c| c == n) => None,
+            None => {
+                let (_, v) = self.consts.get(n)?;
+                used.push(n.to_string());
+                Some(v)
+            }
+        })?;
         for name in used {
             let (_, value) = self.consts.get(&name)?;
             self.assumed.push(AssumedConst {

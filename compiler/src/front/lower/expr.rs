@@ -278,6 +278,7 @@ impl Lowerer<'_> {
                     other => other,
                 }
             }
+            syn::Expr::Call(c) if scalar_path_call(c).is_some() => self.lower_path_method(c, out),
             syn::Expr::Call(c) if is_helper_call(c) => self.lower_call(c, out, span, true),
             syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Warp(_))) => {
                 match builtin_of(c) {
@@ -423,6 +424,20 @@ impl Lowerer<'_> {
             return match self.lookup(&name) {
                 Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
                 Some(Binding::Poisoned) => Value::Error,
+                Some(Binding::Dim3(_)) => {
+                    self.err(
+                        span,
+                        format!("`{name}` is a `Dim3`; take one component: `{name}.x`"),
+                    );
+                    Value::Error
+                }
+                Some(Binding::Const(ty, value)) => Value::Expr(self.expr(
+                    Expr::Literal(Literal::Int {
+                        value,
+                        suffix: Some(ty),
+                    }),
+                    span,
+                )),
                 Some(Binding::Closure(_)) => {
                     self.err(
                         span,
@@ -582,6 +597,17 @@ impl Lowerer<'_> {
             }
         };
         let builtin = match strip_parens(&f.base) {
+            syn::Expr::Path(p)
+                if matches!(
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                    Some(Binding::Dim3(_))
+                ) =>
+            {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Dim3(b)) => b,
+                    _ => return Value::Error,
+                }
+            }
             syn::Expr::Call(c) if c.args.is_empty() => match builtin_of(c) {
                 Some(b @ BuiltinFn::Index(builtin)) if b.is_dim3() => builtin,
                 _ => {
@@ -590,7 +616,7 @@ impl Lowerer<'_> {
                 }
             },
             other => {
-                self.err(other.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`");
+                self.err(other.src(), "fields can only be read from `thread_idx()`, `block_idx()`, `block_dim()`, `grid_dim()` and `global_idx()`, or a name bound to one (`let g = global_idx();`)");
                 return Value::Error;
             }
         };

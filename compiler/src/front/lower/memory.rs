@@ -391,6 +391,20 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) => {
                 let ident = p.path.get_ident()?;
                 match self.lookup(&ident.to_string()) {
+                    Some(Binding::Dim3(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` names a thread's index, which cannot be assigned"),
+                        );
+                        None
+                    }
+                    Some(Binding::Const(..)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a constant; it cannot be assigned"),
+                        );
+                        None
+                    }
                     Some(Binding::Local(h)) => {
                         let local = self.locals.get(h);
                         // `let n: f32;` is assigned later, as in Rust (rustc's own check of
@@ -600,7 +614,13 @@ impl Lowerer<'_> {
                         );
                         return None;
                     }
-                    Some(Binding::Local(_) | Binding::Ref(_) | Binding::Elem(_)) => {
+                    Some(
+                        Binding::Local(_)
+                        | Binding::Ref(_)
+                        | Binding::Elem(_)
+                        | Binding::Dim3(_)
+                        | Binding::Const(..),
+                    ) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
                         return None;
                     }

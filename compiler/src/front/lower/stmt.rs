@@ -27,6 +27,17 @@ impl Lowerer<'_> {
                 // `const R: u32 = 4;` in the body: a scalar constant is an immutable binding
                 // of its (constant) value.
                 syn::Stmt::Item(syn::Item::Const(c)) if c.generics.params.is_empty() => {
+                    // An integer constant whose value is known: a constant of the body.
+                    let ty = type_to_scalar(&c.ty).filter(|t| t.is_int());
+                    if let Some(ty) = ty {
+                        if let Some(v) = self
+                            .module_const_value(&c.expr)
+                            .filter(|v| ty.holds_int(*v))
+                        {
+                            self.bind(c.ident.to_string(), Binding::Const(ty, v));
+                            continue;
+                        }
+                    }
                     let local = syn::Local {
                         attrs: Vec::new(),
                         let_token: syn::Token![let](c.const_token.span),
@@ -259,6 +270,24 @@ impl Lowerer<'_> {
             }
         }
         if let Some(init) = &local.init {
+            // `let g = global_idx();`: a name for the builtin.
+            if let syn::Expr::Call(c) = strip_parens(&init.expr) {
+                if let Some(b @ BuiltinFn::Index(builtin)) = builtin_of(c) {
+                    if b.is_dim3() && c.args.is_empty() {
+                        if mutable {
+                            self.err(ident.src(), format!("`{name}` names a thread's index, which does not change; bind it without `mut`"));
+                        }
+                        if let Some(ty) = annotated_ty {
+                            self.err(
+                                ty.src(),
+                                "leave out the type: the binding is the builtin's `Dim3`",
+                            );
+                        }
+                        self.bind(name, Binding::Dim3(builtin));
+                        return;
+                    }
+                }
+            }
             // `let row = &inp[i * c..];`: a sub-slice.
             if let Some(sub) = self.try_sub_slice(&init.expr, &name, out) {
                 if let Some(ty) = annotated_ty {

@@ -208,6 +208,23 @@ pub(super) fn half_conversion(p: &syn::Path) -> Option<(Scalar, Scalar)> {
 }
 
 /// Whether `c` calls a path that is not one of the language's functions: a `#[device]` helper.
+/// `f32::max(a, b)`, `u32::from(x)`: a call through a scalar type's path, as the type and the
+/// function's name.
+pub(super) fn scalar_path_call(c: &syn::ExprCall) -> Option<(Scalar, String)> {
+    let syn::Expr::Path(p) = strip_parens(&c.func) else {
+        return None;
+    };
+    if p.qself.is_some() || p.path.leading_colon.is_some() || p.path.segments.len() != 2 {
+        return None;
+    }
+    let (ty, f) = (&p.path.segments[0], &p.path.segments[1]);
+    if !ty.arguments.is_none() {
+        return None;
+    }
+    let t = Scalar::from_rust_name(&ty.ident.to_string())?;
+    Some((t, f.ident.to_string()))
+}
+
 pub(super) fn is_helper_call(c: &syn::ExprCall) -> bool {
     match &*c.func {
         syn::Expr::Path(p) => p.qself.is_none() && !crate::front::helpers::is_builtin(&p.path),
