@@ -248,5 +248,9 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         ),
         (ports::sub_slices.name(), ports::sub_slices.cuda_source()),
         (ports::path_calls.name(), ports::path_calls.cuda_source()),
+        (
+            ports::array_literals.name(),
+            ports::array_literals.cuda_source(),
+        ),
     ]
 }

@@ -120,6 +120,41 @@ fn short_circuit_input() -> Vec<f32> {
 pub fn cases() -> Vec<Case> {
     let mut v = range_cases();
     v.push(Case {
+        name: "array_literals",
+        run: |dev| {
+            let xs = dev.upload(&path_call_input())?;
+            let mut out = dev.zeros::<f32>(128)?;
+            let mut counts = dev.zeros::<u32>(100)?;
+            ports::array_literals.launch(dev, Launch::new(2, 64), &mut out, &mut counts, &xs)?;
+            let mut v: Vec<u64> = out
+                .to_vec()?
+                .iter()
+                .map(|x| u64::from(x.to_bits()))
+                .collect();
+            v.extend(counts.to_vec()?.iter().map(|x| u64::from(*x)));
+            Ok(v)
+        },
+        expected: || {
+            let xs = path_call_input();
+            let w = [0.25f32, 0.5, 0.25];
+            let mut v: Vec<u64> = (0..128usize)
+                .map(|i| {
+                    if i >= 1 && i + 1 < 128 {
+                        let mut acc = 0.0f32;
+                        for k in 0..3 {
+                            acc += w[k] * xs[i + k - 1];
+                        }
+                        u64::from(acc.to_bits())
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            v.extend((0..100u64).map(|i| i * 100 + (i + 1) * 10 + (i % 7 + 3)));
+            v
+        },
+    });
+    v.push(Case {
         name: "path_calls",
         run: |dev| {
             let xs = dev.upload(&path_call_input())?;

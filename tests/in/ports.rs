@@ -61,6 +61,28 @@ pub fn path_calls(out: &mut [f32], wide: &mut [f64], xs: &[f32], small: &[u16]) 
     }
 }
 
+/// Array literals (issue 12 §2): a 3-tap stencil's weights, a 2-D table with a computed
+/// element, a mutable list changed afterwards.
+#[kernel]
+pub fn array_literals(out: &mut [f32], counts: &mut [u32], xs: &[f32]) {
+    let i = global_idx().x;
+    let n = xs.len() as u32;
+    if i >= 1 && i + 1 < n {
+        let w = [0.25f32, 0.5, 0.25];
+        let mut acc = 0.0;
+        for k in 0..3u32 {
+            acc += w[k] * xs[i + k - 1];
+        }
+        out[i] = acc;
+    }
+    if i < counts.len() as u32 {
+        let table = [[1u32, 2, 3], [4, i % 7, 6]];
+        let mut picks = [i, i + 1, 2];
+        picks[2] = table[1][1] + table[0][2];
+        counts[i] = picks[0] * 100 + picks[1] * 10 + picks[2];
+    }
+}
+
 /// C's pointer arithmetic as sub-slices: a row of a global matrix (`float* x = inp + i * c`),
 /// a sub-slice of it, a warp's part of a shared array passed to a helper, and `len()`.
 #[device]

@@ -172,6 +172,140 @@ impl Lowerer<'_> {
         self.bind(name.to_string(), Binding::Array(array));
     }
 
+    /// `let w = [0.25f32, 0.5, 0.25];` or `[[a, b], [c, d]]`: a thread-local array of these
+    /// elements, evaluated in order and stored one by one.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn lower_array_literal(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        mutable: bool,
+        annotated: Option<&syn::Type>,
+        list: &syn::ExprArray,
+        out: &mut Block,
+        span: Span,
+    ) {
+        // The rows: one for a one-dimensional literal.
+        let nested = list
+            .elems
+            .iter()
+            .all(|e| matches!(strip_parens(e), syn::Expr::Array(_)));
+        let rows: Vec<Vec<&syn::Expr>> = if nested && !list.elems.is_empty() {
+            list.elems
+                .iter()
+                .filter_map(|e| match strip_parens(e) {
+                    syn::Expr::Array(r) => Some(r.elems.iter().collect()),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            vec![list.elems.iter().collect()]
+        };
+        let cols = rows.first().map_or(0, Vec::len);
+        if let Some(r) = rows.iter().find(|r| r.len() != cols) {
+            let at = r.first().map_or(list.src(), |e| e.src());
+            self.err(
+                at,
+                format!(
+                    "the rows of an array have one length: this one has {}, the first {cols}",
+                    r.len()
+                ),
+            );
+            return;
+        }
+        let total = rows.len() * cols;
+        if total == 0 || total > 64 {
+            self.err(
+                list.src(),
+                "a thread-local array holds 1 to 64 elements (it lives in registers); use a shared array or a slice for more",
+            );
+            return;
+        }
+        let dims: Vec<u64> = if nested {
+            vec![rows.len() as u64, cols as u64]
+        } else {
+            vec![cols as u64]
+        };
+        let mut elem = None;
+        if let Some(ty) = annotated {
+            let mut cur = ty;
+            for _ in 0..dims.len() {
+                match cur {
+                    syn::Type::Array(a) => cur = &a.elem,
+                    _ => {
+                        self.err(
+                            ty.src(),
+                            "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
+                        );
+                        return;
+                    }
+                }
+            }
+            match type_to_scalar(cur) {
+                Some(t) => elem = Some(t),
+                None => {
+                    self.cx.push(unsupported_type(cur));
+                    return;
+                }
+            }
+        }
+        // Every element, in order (Rust evaluates them all before the array exists).
+        let mut values = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, e) in row.iter().enumerate() {
+                match self.lower_value(e, out) {
+                    Value::Expr(v) => values.push((r as u64, c as u64, v, e.src())),
+                    _ => return,
+                }
+            }
+        }
+        // The element type: the annotation's, else the first an element shows.
+        if elem.is_none() {
+            elem = values
+                .iter()
+                .find_map(|(_, _, v, _)| self.guess_type(*v, 0));
+        }
+        let Some(elem) = elem else {
+            self.err(
+                list.src(),
+                format!("give the element type: `[1.0f32, 2.0]`, or annotate `let {name}: [f32; N] = ..`"),
+            );
+            return;
+        };
+        let array = self.arrays.append(
+            Array {
+                name: name.to_string(),
+                elem,
+                kind: ArrayKind::Local {
+                    dims: dims.clone(),
+                    mutable,
+                },
+            },
+            name_span,
+        );
+        for (r, c, value, vspan) in values {
+            let mut index = Vec::new();
+            for i in if dims.len() == 2 { vec![r, c] } else { vec![c] } {
+                index.push(self.expr(
+                    Expr::Literal(Literal::Int {
+                        value: i128::from(i),
+                        suffix: None,
+                    }),
+                    vspan,
+                ));
+            }
+            out.push(
+                Stmt::Assign {
+                    place: Place::Element { array, index },
+                    op: None,
+                    value,
+                },
+                span,
+            );
+        }
+        self.bind(name.to_string(), Binding::Array(array));
+    }
+
     /// `shared_slice::<T>()`: the kernel's dynamic shared array (one per kernel).
     pub(super) fn shared_slice_decl(
         &mut self,

@@ -309,6 +309,22 @@ impl Lowerer<'_> {
                 self.bind(name, Binding::Closure(idx));
                 return;
             }
+            if let syn::Expr::Array(list) = strip_parens(&init.expr) {
+                let before = self.arrays.len();
+                self.lower_array_literal(
+                    &name,
+                    ident.src(),
+                    mutable,
+                    annotated_ty,
+                    list,
+                    out,
+                    span,
+                );
+                if self.arrays.len() == before {
+                    self.bind(name, Binding::Poisoned);
+                }
+                return;
+            }
             if let syn::Expr::Repeat(rep) = strip_parens(&init.expr) {
                 let before = self.arrays.len();
                 self.lower_local_array(&name, ident.src(), mutable, annotated_ty, rep, out, span);
