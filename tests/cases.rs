@@ -202,6 +202,7 @@ pub fn all() -> Vec<Case> {
     let mut cases = classic();
     cases.extend(original::cases());
     cases.extend(crate::edges::cases());
+    cases.extend(crate::methods::cases());
     cases.extend(crate::ports::cases());
     cases.extend(crate::samples::cases());
     cases.extend(crate::apps::cases());

@@ -12,6 +12,7 @@ mod edges;
 mod gpu;
 mod kernels;
 mod layering;
+mod methods;
 mod nvrtc;
 mod ports;
 mod runtime;

@@ -28,6 +28,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
     for (name, source) in kernels::all_sources()
         .into_iter()
         .chain(crate::edges::sources())
+        .chain(crate::methods::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -53,7 +54,9 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
     );
     assert_eq!(
         compiled,
-        2 * (kernels::all_sources().len() + crate::edges::sources().len())
+        2 * (kernels::all_sources().len()
+            + crate::edges::sources().len()
+            + crate::methods::sources().len())
     );
 }
 

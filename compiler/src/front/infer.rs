@@ -254,12 +254,9 @@ impl Infer<'_, '_> {
                 if method.int_only() {
                     self.constrain(rv, Class::Int { index: false }, rspan);
                 }
-                match method {
-                    Method::CountOnes | Method::LeadingZeros | Method::TrailingZeros => {
-                        self.constrain(v, Class::Known(Scalar::U32), span)
-                    }
-                    Method::IsPowerOfTwo => self.constrain(v, Class::Known(Scalar::Bool), span),
-                    _ => self.unify(v, rv, span),
+                match method.fixed_result() {
+                    Some(t) => self.constrain(v, Class::Known(t), span),
+                    None => self.unify(v, rv, span),
                 }
                 for a in args {
                     let av = self.ev(a);

@@ -429,6 +429,32 @@ pub enum Method {
     WrappingMul,
     RotateLeft,
     RotateRight,
+    IsNan,
+    IsInfinite,
+    IsFinite,
+    IsSignPositive,
+    IsSignNegative,
+    Signum,
+    Copysign,
+    Fract,
+    Hypot,
+    Atan2,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    ExpM1,
+    Ln1p,
+    Cbrt,
+    SaturatingAdd,
+    SaturatingSub,
+    ReverseBits,
+    LeadingOnes,
+    TrailingOnes,
 }
 
 impl Method {
@@ -466,6 +492,32 @@ impl Method {
         ("wrapping_mul", Method::WrappingMul),
         ("rotate_left", Method::RotateLeft),
         ("rotate_right", Method::RotateRight),
+        ("is_nan", Method::IsNan),
+        ("is_infinite", Method::IsInfinite),
+        ("is_finite", Method::IsFinite),
+        ("is_sign_positive", Method::IsSignPositive),
+        ("is_sign_negative", Method::IsSignNegative),
+        ("signum", Method::Signum),
+        ("copysign", Method::Copysign),
+        ("fract", Method::Fract),
+        ("hypot", Method::Hypot),
+        ("atan2", Method::Atan2),
+        ("asin", Method::Asin),
+        ("acos", Method::Acos),
+        ("atan", Method::Atan),
+        ("sinh", Method::Sinh),
+        ("cosh", Method::Cosh),
+        ("asinh", Method::Asinh),
+        ("acosh", Method::Acosh),
+        ("atanh", Method::Atanh),
+        ("exp_m1", Method::ExpM1),
+        ("ln_1p", Method::Ln1p),
+        ("cbrt", Method::Cbrt),
+        ("saturating_add", Method::SaturatingAdd),
+        ("saturating_sub", Method::SaturatingSub),
+        ("reverse_bits", Method::ReverseBits),
+        ("leading_ones", Method::LeadingOnes),
+        ("trailing_ones", Method::TrailingOnes),
     ];
     /// The method named `name`.
     pub fn from_name(name: &str) -> Option<Method> {
@@ -484,8 +536,28 @@ impl Method {
             Method::Powf | Method::Powi | Method::Min | Method::Max | Method::Pow => 1,
             Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => 1,
             Method::RotateLeft | Method::RotateRight => 1,
+            Method::Copysign | Method::Hypot | Method::Atan2 => 1,
+            Method::SaturatingAdd | Method::SaturatingSub => 1,
             Method::MulAdd | Method::Clamp => 2,
             _ => 0,
+        }
+    }
+    /// The result's type where it is not the receiver's: `bool` for the float tests
+    /// (`is_nan`), `u32` for the bit counts.
+    pub fn fixed_result(self) -> Option<Scalar> {
+        match self {
+            Method::IsPowerOfTwo
+            | Method::IsNan
+            | Method::IsInfinite
+            | Method::IsFinite
+            | Method::IsSignPositive
+            | Method::IsSignNegative => Some(Scalar::Bool),
+            Method::CountOnes
+            | Method::LeadingZeros
+            | Method::TrailingZeros
+            | Method::LeadingOnes
+            | Method::TrailingOnes => Some(Scalar::U32),
+            _ => None,
         }
     }
     /// Only on floats.
@@ -510,6 +582,27 @@ impl Method {
                 | Method::Trunc
                 | Method::MulAdd
                 | Method::Recip
+                | Method::IsNan
+                | Method::IsInfinite
+                | Method::IsFinite
+                | Method::IsSignPositive
+                | Method::IsSignNegative
+                | Method::Signum
+                | Method::Copysign
+                | Method::Fract
+                | Method::Hypot
+                | Method::Atan2
+                | Method::Asin
+                | Method::Acos
+                | Method::Atan
+                | Method::Sinh
+                | Method::Cosh
+                | Method::Asinh
+                | Method::Acosh
+                | Method::Atanh
+                | Method::ExpM1
+                | Method::Ln1p
+                | Method::Cbrt
         )
     }
     /// Only on integers.
@@ -526,6 +619,11 @@ impl Method {
                 | Method::WrappingMul
                 | Method::RotateLeft
                 | Method::RotateRight
+                | Method::SaturatingAdd
+                | Method::SaturatingSub
+                | Method::ReverseBits
+                | Method::LeadingOnes
+                | Method::TrailingOnes
         )
     }
 }

@@ -47,6 +47,12 @@ pub(super) enum Helper {
     WrappingPow,
     /// `-` of a signed integer, wrapping.
     WrappingSub,
+    /// `x.saturating_add(y)`.
+    SaturatingAdd,
+    /// `x.saturating_sub(y)`.
+    SaturatingSub,
+    /// `f.signum()`: NaN for NaN, else one with the sign of `f`.
+    Signum,
 }
 
 /// The helpers a kernel uses, each with the type it is written for; iterated in output order.
@@ -62,7 +68,7 @@ struct Text {
 impl Helper {
     /// Every helper, in declaration order.
     #[cfg(test)]
-    const ALL: [Helper; 13] = [
+    const ALL: [Helper; 16] = [
         Helper::F32ToInt,
         Helper::F64ToInt,
         Helper::Fmax,
@@ -76,6 +82,9 @@ impl Helper {
         Helper::WrappingNeg,
         Helper::WrappingPow,
         Helper::WrappingSub,
+        Helper::SaturatingAdd,
+        Helper::SaturatingSub,
+        Helper::Signum,
     ];
 
     /// The helper's name and C text for type `t`: its operand type, or for the
@@ -161,6 +170,44 @@ impl Helper {
                 format!(
                     "{ct} r = 1; bool recip = n < 0; unsigned int e = recip ? 0u - (unsigned int)n : (unsigned int)n; for (;;) {{ if (e & 1u) r *= a; e >>= 1; if (e == 0) break; a *= a; }} return recip ? 1 / r : r;"
                 ),
+            ),
+            // Saturating arithmetic: the wrapped result, unless it overflowed (for signed
+            // operands: it has the other sign than operands of one sign).
+            Helper::SaturatingAdd if t.is_signed_int() => (
+                "saturating_add",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "{ct} r = ({ct})(({ut})a + ({ut})b); if ((a < 0) == (b < 0) && (r < 0) != (a < 0)) return a < 0 ? {} : {}; return r;",
+                    int_min(t), int_max(t)
+                ),
+            ),
+            Helper::SaturatingAdd => (
+                "saturating_add",
+                format!("{ct} a, {ct} b"),
+                format!("{ct} r = ({ct})(a + b); return r < a ? {} : r;", int_max(t)),
+            ),
+            Helper::SaturatingSub if t.is_signed_int() => (
+                "saturating_sub",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "{ct} r = ({ct})(({ut})a - ({ut})b); if ((a < 0) != (b < 0) && (r < 0) != (a < 0)) return a < 0 ? {} : {}; return r;",
+                    int_min(t), int_max(t)
+                ),
+            ),
+            Helper::SaturatingSub => (
+                "saturating_sub",
+                format!("{ct} a, {ct} b"),
+                format!("return a > b ? ({ct})(a - b) : ({ct})0;"),
+            ),
+            // Rust returns its NaN constant for a NaN, not the operand.
+            Helper::Signum => (
+                "signum",
+                format!("{ct} a"),
+                if t == Scalar::F32 {
+                    "return isnan(a) ? __int_as_float(0x7fc00000) : copysignf(1.0f, a);".to_string()
+                } else {
+                    "return isnan(a) ? __longlong_as_double(0x7ff8000000000000ll) : copysign(1.0, a);".to_string()
+                },
             ),
             // `fmin`/`fmax` with -0.0 ordered below +0.0, which neither the instruction nor
             // NVVM's constant folding promises on its own.
@@ -296,5 +343,27 @@ mod tests {
             Helper::F32ToInt.definition(Scalar::U8),
             "__device__ __forceinline__ unsigned char f32_to_u8(float a) { return a != a ? 0 : a <= 0.0f ? 0 : a >= 255.0f ? 255 : (unsigned char)__float2uint_rz(a); }"
         );
+    }
+}
+
+/// The least value of integer type `t`, as a C expression of that type.
+fn int_min(t: Scalar) -> String {
+    let ct = c_type(t);
+    if t.is_signed_int() {
+        let ut = c_type(unsigned_of(t));
+        format!("({ct})(~((({ut})~({ut})0) >> 1))")
+    } else {
+        format!("({ct})0")
+    }
+}
+
+/// The greatest value of integer type `t`, as a C expression of that type.
+fn int_max(t: Scalar) -> String {
+    let ct = c_type(t);
+    let ut = c_type(unsigned_of(t));
+    if t.is_signed_int() {
+        format!("({ct})((({ut})~({ut})0) >> 1)")
+    } else {
+        format!("({ct})~({ut})0")
     }
 }

@@ -65,6 +65,48 @@ impl Writer<'_> {
                 },
                 Method::Powi => self.helper_cast(Helper::Powi, t, &[x.text, arg(0)]),
                 Method::Clamp => self.clamp(h, t, x, &a),
+                Method::IsNan => call("isnan", &[x.text]),
+                Method::IsInfinite => call("isinf", &[x.text]),
+                Method::IsFinite => call("isfinite", &[x.text]),
+                Method::IsSignNegative | Method::IsSignPositive => Rendered {
+                    text: format!(
+                        "{} {} 0",
+                        call("signbit", &[x.text]).text,
+                        if m == Method::IsSignNegative {
+                            "!="
+                        } else {
+                            "=="
+                        }
+                    ),
+                    prec: prec::EQUALITY,
+                    op: Some(BinaryOp::Ne),
+                },
+                Method::Signum => self.helper_cast(Helper::Signum, t, &[x.text]),
+                Method::Copysign => call(&libm("copysign"), &[x.text, arg(0)]),
+                // Rust's `fract` is `x - x.trunc()`.
+                Method::Fract => Rendered {
+                    text: format!(
+                        "{} - {}",
+                        x.at_least(prec::ADDITIVE),
+                        call(&libm("trunc"), &[x.text.clone()]).text
+                    ),
+                    prec: prec::ADDITIVE,
+                    op: Some(BinaryOp::Sub),
+                },
+                Method::Hypot => call(&libm("hypot"), &[x.text, arg(0)]),
+                Method::Atan2 => call(&libm("atan2"), &[x.text, arg(0)]),
+                Method::Asin => call(&libm("asin"), &[x.text]),
+                Method::Acos => call(&libm("acos"), &[x.text]),
+                Method::Atan => call(&libm("atan"), &[x.text]),
+                Method::Sinh => call(&libm("sinh"), &[x.text]),
+                Method::Cosh => call(&libm("cosh"), &[x.text]),
+                Method::Asinh => call(&libm("asinh"), &[x.text]),
+                Method::Acosh => call(&libm("acosh"), &[x.text]),
+                Method::Atanh => call(&libm("atanh"), &[x.text]),
+                Method::ExpM1 => call(&libm("expm1"), &[x.text]),
+                Method::Ln1p => call(&libm("log1p"), &[x.text]),
+                Method::Cbrt => call(&libm("cbrt"), &[x.text]),
+                // (Inference admits no other method on a float.)
                 _ => x,
             };
         }
@@ -121,7 +163,13 @@ impl Writer<'_> {
                 let f = if bits == 64 { "__popcll" } else { "__popc" };
                 cast_text(Scalar::U32, &call(f, &[as_uint(&x)]))
             }
-            Method::LeadingZeros => {
+            Method::LeadingZeros | Method::LeadingOnes => {
+                // `leading_ones` is the leading zeros of `!x`.
+                let x = if m == Method::LeadingOnes {
+                    cast_text(t, &Rendered::atom(format!("~{}", x.at_least(prec::UNARY))))
+                } else {
+                    x
+                };
                 let f = if bits == 64 { "__clzll" } else { "__clz" };
                 let c = cast_text(Scalar::U32, &call(f, &[as_int(&x)]));
                 if bits < 32 {
@@ -134,7 +182,12 @@ impl Writer<'_> {
                     c
                 }
             }
-            Method::TrailingZeros => {
+            Method::TrailingZeros | Method::TrailingOnes => {
+                let x = if m == Method::TrailingOnes {
+                    cast_text(t, &Rendered::atom(format!("~{}", x.at_least(prec::UNARY))))
+                } else {
+                    x
+                };
                 let f = if bits == 64 { "__ffsll" } else { "__ffs" };
                 Rendered {
                     text: format!(
@@ -159,6 +212,28 @@ impl Writer<'_> {
                 self.binary(op, t, t, x, r)
             }
             Method::Clamp => self.clamp(h, t, x, &a),
+            Method::SaturatingAdd => self.helper_cast(Helper::SaturatingAdd, t, &[x.text, arg(0)]),
+            Method::SaturatingSub => self.helper_cast(Helper::SaturatingSub, t, &[x.text, arg(0)]),
+            // `__brev` reverses 32 bits: a narrower value's bits end up at the top.
+            Method::ReverseBits => {
+                let r = if bits == 64 {
+                    call("__brevll", &[as_uint(&x)])
+                } else if bits == 32 {
+                    call("__brev", &[as_uint(&x)])
+                } else {
+                    Rendered {
+                        text: format!("{} >> {}u", call("__brev", &[as_uint(&x)]).text, 32 - bits),
+                        prec: prec::SHIFT,
+                        op: Some(BinaryOp::Shr),
+                    }
+                };
+                if matches!(t, Scalar::U32 | Scalar::U64) {
+                    r
+                } else {
+                    cast_text(t, &r)
+                }
+            }
+            // (Inference admits no other method on an integer.)
             _ => x,
         }
     }

@@ -349,13 +349,9 @@ impl Lowerer<'_> {
                 .or_else(|| self.guess_type(*reject, d)),
             Expr::Method {
                 method, receiver, ..
-            } => match method {
-                Method::CountOnes | Method::LeadingZeros | Method::TrailingZeros => {
-                    Some(Scalar::U32)
-                }
-                Method::IsPowerOfTwo => Some(Scalar::Bool),
-                _ => self.guess_type(*receiver, d),
-            },
+            } => method
+                .fixed_result()
+                .or_else(|| self.guess_type(*receiver, d)),
         }
     }
 

@@ -1,0 +1,281 @@
+//! The scalar methods added for ordinary Rust (issue 12 §4), table-driven like `edges`: the
+//! exact ones (float tests and sign operations, `fract`, saturating arithmetic, bit reversal,
+//! leading and trailing ones) over all pairs of edge values, compared with rustc's results on
+//! the host; they join `cases::all()`, so the GPU is compared with the simulator bit for bit.
+//! The library functions (`asin` .. `cbrt`, `hypot`, `atan2`) are Rust's own on the simulator
+//! (checked here exactly) and CUDA's libm on the GPU.
+
+use crate::cases::Case;
+use cuphase::prelude::*;
+
+/// Results per pair of inputs.
+const INT_OPS: usize = 6;
+const FLOAT_OPS: usize = 8;
+
+macro_rules! int_more {
+    ($kernel:ident, $case:ident, $t:ident) => {
+        /// The saturating and bit methods of one integer type on a pair of inputs per thread.
+        #[kernel]
+        pub fn $kernel(out: &mut [$t], xs: &[$t], ys: &[$t]) {
+            let i = global_idx().x;
+            if i < xs.len() as u32 {
+                let (x, y) = (xs[i], ys[i]);
+                let o = i * 6;
+                out[o] = x.saturating_add(y);
+                out[o + 1] = x.saturating_sub(y);
+                out[o + 2] = x.reverse_bits();
+                out[o + 3] = x.leading_ones() as $t;
+                out[o + 4] = x.trailing_ones() as $t;
+                out[o + 5] = $t::max(x, y).saturating_add($t::min(x, y));
+            }
+        }
+
+        /// The case: all pairs of the type's edge values.
+        pub fn $case() -> Case {
+            fn pairs() -> (Vec<$t>, Vec<$t>) {
+                let edges = [0, 1, 2, 7, $t::MAX, $t::MAX - 1, $t::MIN, $t::MIN + 1, 0x55];
+                let xs = edges
+                    .iter()
+                    .flat_map(|x| edges.iter().map(move |_| *x))
+                    .collect();
+                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+                (xs, ys)
+            }
+            Case {
+                name: stringify!($kernel),
+                run: |dev| {
+                    let (xs, ys) = pairs();
+                    let n = xs.len();
+                    let mut out = dev.zeros::<$t>(n * INT_OPS)?;
+                    let (xs, ys) = (dev.upload(&xs)?, dev.upload(&ys)?);
+                    $kernel.launch(dev, Launch::cover(n, 64), &mut out, &xs, &ys)?;
+                    Ok(out.to_vec()?.iter().map(|v| *v as u64).collect())
+                },
+                expected: || {
+                    let (xs, ys) = pairs();
+                    let mut v = Vec::new();
+                    for (x, y) in xs.iter().zip(&ys) {
+                        let (x, y) = (*x, *y);
+                        let r: [$t; INT_OPS] = [
+                            x.saturating_add(y),
+                            x.saturating_sub(y),
+                            x.reverse_bits(),
+                            x.leading_ones() as $t,
+                            x.trailing_ones() as $t,
+                            x.max(y).saturating_add(x.min(y)),
+                        ];
+                        v.extend(r.iter().map(|r| *r as u64));
+                    }
+                    v
+                },
+            }
+        }
+    };
+}
+
+int_more!(i8_more, i8_more_case, i8);
+int_more!(u8_more, u8_more_case, u8);
+int_more!(i16_more, i16_more_case, i16);
+int_more!(u16_more, u16_more_case, u16);
+int_more!(i32_more, i32_more_case, i32);
+int_more!(u32_more, u32_more_case, u32);
+int_more!(i64_more, i64_more_case, i64);
+int_more!(u64_more, u64_more_case, u64);
+
+macro_rules! float_more {
+    ($kernel:ident, $case:ident, $t:ident) => {
+        /// The exact float methods on a pair of inputs per thread.
+        #[kernel]
+        pub fn $kernel(out: &mut [$t], xs: &[$t], ys: &[$t]) {
+            let i = global_idx().x;
+            if i < xs.len() as u32 {
+                let (x, y) = (xs[i], ys[i]);
+                let o = i * 8;
+                out[o] = x.signum();
+                out[o + 1] = x.copysign(y);
+                out[o + 2] = x.fract();
+                out[o + 3] = x.is_nan() as u32 as $t;
+                out[o + 4] = x.is_infinite() as u32 as $t;
+                out[o + 5] = x.is_finite() as u32 as $t;
+                out[o + 6] = (x.is_sign_negative() as u32 * 2 + x.is_sign_positive() as u32) as $t;
+                out[o + 7] = $t::copysign(1.5, x);
+            }
+        }
+
+        /// The case: all pairs of the type's edge values.
+        pub fn $case() -> Case {
+            fn pairs() -> (Vec<$t>, Vec<$t>) {
+                let edges = [
+                    0.0,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    2.75,
+                    -3.5,
+                    1e30,
+                    $t::MIN_POSITIVE,
+                    $t::INFINITY,
+                    $t::NEG_INFINITY,
+                    $t::NAN,
+                ];
+                let xs = edges
+                    .iter()
+                    .flat_map(|x| edges.iter().map(move |_| *x))
+                    .collect();
+                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+                (xs, ys)
+            }
+            Case {
+                name: stringify!($kernel),
+                run: |dev| {
+                    let (xs, ys) = pairs();
+                    let n = xs.len();
+                    let mut out = dev.zeros::<$t>(n * FLOAT_OPS)?;
+                    let (xs, ys) = (dev.upload(&xs)?, dev.upload(&ys)?);
+                    $kernel.launch(dev, Launch::cover(n, 64), &mut out, &xs, &ys)?;
+                    // (A NaN's payload is not promised: every NaN compares as one.)
+                    Ok(out
+                        .to_vec()?
+                        .iter()
+                        .map(|v| {
+                            if v.is_nan() {
+                                u64::MAX
+                            } else {
+                                u64::from(v.to_bits())
+                            }
+                        })
+                        .collect())
+                },
+                expected: || {
+                    let (xs, ys) = pairs();
+                    let mut v = Vec::new();
+                    for (x, y) in xs.iter().zip(&ys) {
+                        let (x, y) = (*x, *y);
+                        let r: [$t; FLOAT_OPS] = [
+                            x.signum(),
+                            x.copysign(y),
+                            x.fract(),
+                            x.is_nan() as u32 as $t,
+                            x.is_infinite() as u32 as $t,
+                            x.is_finite() as u32 as $t,
+                            (x.is_sign_negative() as u32 * 2 + x.is_sign_positive() as u32) as $t,
+                            (1.5 as $t).copysign(x),
+                        ];
+                        v.extend(r.iter().map(|v| {
+                            if v.is_nan() {
+                                u64::MAX
+                            } else {
+                                u64::from(v.to_bits())
+                            }
+                        }));
+                    }
+                    v
+                },
+            }
+        }
+    };
+}
+
+float_more!(f32_more, f32_more_case, f32);
+float_more!(f64_more, f64_more_case, f64);
+
+/// The library functions of floats, one per output.
+#[kernel]
+pub fn float_library(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
+    let i = global_idx().x;
+    if i < xs.len() as u32 {
+        let x = xs[i];
+        let o = i * 12;
+        out[o] = x.asin();
+        out[o + 1] = x.acos();
+        out[o + 2] = x.atan();
+        out[o + 3] = x.sinh();
+        out[o + 4] = x.cosh();
+        out[o + 5] = x.asinh();
+        out[o + 6] = (x + 2.0).acosh();
+        out[o + 7] = (x * 0.5).atanh();
+        out[o + 8] = x.exp_m1();
+        out[o + 9] = (x + 1.5).ln_1p();
+        out[o + 10] = x.cbrt() + x.hypot(0.5);
+        out[o + 11] = x.atan2(-0.25);
+        wide[i] = f64::from(x).asinh() + f64::from(x).atan2(2.0);
+    }
+}
+
+/// The cases of the exact tables.
+pub fn cases() -> Vec<Case> {
+    vec![
+        i8_more_case(),
+        u8_more_case(),
+        i16_more_case(),
+        u16_more_case(),
+        i32_more_case(),
+        u32_more_case(),
+        i64_more_case(),
+        u64_more_case(),
+        f32_more_case(),
+        f64_more_case(),
+    ]
+}
+
+#[test]
+fn library_functions_are_rusts_on_the_simulator() {
+    let dev = Device::cpu().unwrap();
+    let xs: Vec<f32> = (0..40).map(|i| i as f32 * 0.05 - 1.0).collect();
+    let mut out = dev.zeros::<f32>(xs.len() * 12).unwrap();
+    let mut wide = dev.zeros::<f64>(xs.len()).unwrap();
+    let input = dev.upload(&xs).unwrap();
+    float_library
+        .launch(
+            &dev,
+            Launch::cover(xs.len(), 32),
+            &mut out,
+            &mut wide,
+            &input,
+        )
+        .unwrap();
+    let (out, wide) = (out.to_vec().unwrap(), wide.to_vec().unwrap());
+    for (i, x) in xs.iter().enumerate() {
+        let x = *x;
+        let want = [
+            x.asin(),
+            x.acos(),
+            x.atan(),
+            x.sinh(),
+            x.cosh(),
+            x.asinh(),
+            (x + 2.0).acosh(),
+            (x * 0.5).atanh(),
+            x.exp_m1(),
+            (x + 1.5).ln_1p(),
+            x.cbrt() + x.hypot(0.5),
+            x.atan2(-0.25),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(
+                out[i * 12 + k].to_bits(),
+                w.to_bits(),
+                "x = {x}, output {k}"
+            );
+        }
+        let w = f64::from(x).asinh() + f64::from(x).atan2(2.0);
+        assert_eq!(wide[i].to_bits(), w.to_bits(), "x = {x}");
+    }
+}
+
+/// The tables' CUDA C, for NVRTC.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (i8_more.name(), i8_more.cuda_source()),
+        (u8_more.name(), u8_more.cuda_source()),
+        (i16_more.name(), i16_more.cuda_source()),
+        (u16_more.name(), u16_more.cuda_source()),
+        (i32_more.name(), i32_more.cuda_source()),
+        (u32_more.name(), u32_more.cuda_source()),
+        (i64_more.name(), i64_more.cuda_source()),
+        (u64_more.name(), u64_more.cuda_source()),
+        (f32_more.name(), f32_more.cuda_source()),
+        (f64_more.name(), f64_more.cuda_source()),
+        (float_library.name(), float_library.cuda_source()),
+    ]
+}
