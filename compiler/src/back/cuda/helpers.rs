@@ -35,6 +35,12 @@ pub(super) enum Helper {
     RotateLeft,
     /// `x.rotate_right(n)`.
     RotateRight,
+    /// `x.saturating_add(y)`.
+    SaturatingAdd,
+    /// `x.saturating_sub(y)`.
+    SaturatingSub,
+    /// `f.signum()`: NaN for NaN, else one with the sign of `f`.
+    Signum,
     /// `x.abs()` of a signed integer, wrapping at `MIN`.
     WrappingAbs,
     /// `+` of a signed integer, wrapping.
@@ -47,12 +53,6 @@ pub(super) enum Helper {
     WrappingPow,
     /// `-` of a signed integer, wrapping.
     WrappingSub,
-    /// `x.saturating_add(y)`.
-    SaturatingAdd,
-    /// `x.saturating_sub(y)`.
-    SaturatingSub,
-    /// `f.signum()`: NaN for NaN, else one with the sign of `f`.
-    Signum,
 }
 
 /// The helpers a kernel uses, each with the type it is written for; iterated in output order.
@@ -76,15 +76,15 @@ impl Helper {
         Helper::Powi,
         Helper::RotateLeft,
         Helper::RotateRight,
+        Helper::SaturatingAdd,
+        Helper::SaturatingSub,
+        Helper::Signum,
         Helper::WrappingAbs,
         Helper::WrappingAdd,
         Helper::WrappingMul,
         Helper::WrappingNeg,
         Helper::WrappingPow,
         Helper::WrappingSub,
-        Helper::SaturatingAdd,
-        Helper::SaturatingSub,
-        Helper::Signum,
     ];
 
     /// The helper's name and C text for type `t`: its operand type, or for the
@@ -308,6 +308,28 @@ fn float_to_int(f: &str, fsuf: &str, to: Scalar) -> String {
     )
 }
 
+/// The least value of integer type `t`, as a C expression of that type.
+fn int_min(t: Scalar) -> String {
+    let ct = c_type(t);
+    if t.is_signed_int() {
+        let ut = c_type(unsigned_of(t));
+        format!("({ct})(~((({ut})~({ut})0) >> 1))")
+    } else {
+        format!("({ct})0")
+    }
+}
+
+/// The greatest value of integer type `t`, as a C expression of that type.
+fn int_max(t: Scalar) -> String {
+    let ct = c_type(t);
+    let ut = c_type(unsigned_of(t));
+    if t.is_signed_int() {
+        format!("({ct})((({ut})~({ut})0) >> 1)")
+    } else {
+        format!("({ct})~({ut})0")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,27 +365,5 @@ mod tests {
             Helper::F32ToInt.definition(Scalar::U8),
             "__device__ __forceinline__ unsigned char f32_to_u8(float a) { return a != a ? 0 : a <= 0.0f ? 0 : a >= 255.0f ? 255 : (unsigned char)__float2uint_rz(a); }"
         );
-    }
-}
-
-/// The least value of integer type `t`, as a C expression of that type.
-fn int_min(t: Scalar) -> String {
-    let ct = c_type(t);
-    if t.is_signed_int() {
-        let ut = c_type(unsigned_of(t));
-        format!("({ct})(~((({ut})~({ut})0) >> 1))")
-    } else {
-        format!("({ct})0")
-    }
-}
-
-/// The greatest value of integer type `t`, as a C expression of that type.
-fn int_max(t: Scalar) -> String {
-    let ct = c_type(t);
-    let ut = c_type(unsigned_of(t));
-    if t.is_signed_int() {
-        format!("({ct})((({ut})~({ut})0) >> 1)")
-    } else {
-        format!("({ct})~({ut})0")
     }
 }

@@ -88,7 +88,7 @@ impl Writer<'_> {
                     text: format!(
                         "{} - {}",
                         x.at_least(prec::ADDITIVE),
-                        call(&libm("trunc"), &[x.text.clone()]).text
+                        call(&libm("trunc"), std::slice::from_ref(&x.text)).text
                     ),
                     prec: prec::ADDITIVE,
                     op: Some(BinaryOp::Sub),
