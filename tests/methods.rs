@@ -179,6 +179,19 @@ macro_rules! float_more {
 float_more!(f32_more, f32_more_case, f32);
 float_more!(f64_more, f64_more_case, f64);
 
+/// Bits of floats and floats of bits (`to_bits`, `f32::from_bits`), for both widths. (The
+/// inputs keep the flipped `f64` bits clear of NaN, whose payload a conversion need not keep.)
+#[kernel]
+pub fn float_bits(bits: &mut [u32], wide_bits: &mut [u64], back: &mut [f32], xs: &[f32]) {
+    let i = global_idx().x;
+    if i < xs.len() as u32 {
+        let x = xs[i];
+        bits[i] = x.to_bits();
+        wide_bits[i] = f64::from(x).to_bits() ^ f64::to_bits(-1.5);
+        back[i] = f32::from_bits(bits[i] ^ 0x8000_0000) + f64::from_bits(wide_bits[i]) as f32;
+    }
+}
+
 /// The library functions of floats, one per output.
 #[kernel]
 pub fn float_library(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
@@ -202,9 +215,57 @@ pub fn float_library(out: &mut [f32], wide: &mut [f64], xs: &[f32]) {
     }
 }
 
+fn bits_input() -> Vec<f32> {
+    vec![
+        0.0,
+        -0.0,
+        1.0,
+        -0.75,
+        1e-40,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        5.25,
+    ]
+}
+
 /// The cases of the exact tables.
 pub fn cases() -> Vec<Case> {
     vec![
+        Case {
+            name: "float_bits",
+            run: |dev| {
+                let xs = bits_input();
+                let n = xs.len();
+                let (mut b, mut w, mut back) = (
+                    dev.zeros::<u32>(n)?,
+                    dev.zeros::<u64>(n)?,
+                    dev.zeros::<f32>(n)?,
+                );
+                let xs = dev.upload(&xs)?;
+                float_bits.launch(dev, Launch::cover(n, 32), &mut b, &mut w, &mut back, &xs)?;
+                let mut v: Vec<u64> = b.to_vec()?.iter().map(|x| u64::from(*x)).collect();
+                v.extend(w.to_vec()?);
+                v.extend(back.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                Ok(v)
+            },
+            expected: || {
+                let xs = bits_input();
+                let b: Vec<u32> = xs.iter().map(|x| x.to_bits()).collect();
+                let w: Vec<u64> = xs
+                    .iter()
+                    .map(|x| f64::from(*x).to_bits() ^ (-1.5f64).to_bits())
+                    .collect();
+                let back = b
+                    .iter()
+                    .zip(&w)
+                    .map(|(b, w)| f32::from_bits(b ^ 0x8000_0000) + f64::from_bits(*w) as f32);
+                let mut v: Vec<u64> = b.iter().map(|x| u64::from(*x)).collect();
+                v.extend(&w);
+                v.extend(back.map(|x| u64::from(x.to_bits())));
+                v
+            },
+        },
         i8_more_case(),
         u8_more_case(),
         i16_more_case(),
@@ -277,5 +338,6 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (f32_more.name(), f32_more.cuda_source()),
         (f64_more.name(), f64_more.cuda_source()),
         (float_library.name(), float_library.cuda_source()),
+        (float_bits.name(), float_bits.cuda_source()),
     ]
 }

@@ -551,6 +551,8 @@ impl<'a> Writer<'a> {
                         quote_spanned!(site(span.lo)=> (#x).wrapping_abs())
                     }
                     Method::Pow => quote_spanned!(site(span.lo)=> (#x).wrapping_pow(#(#a),*)),
+                    Method::FromBits32 => quote_spanned!(site(span.lo)=> f32::from_bits(#x)),
+                    Method::FromBits64 => quote_spanned!(site(span.lo)=> f64::from_bits(#x)),
                     Method::Min | Method::Max if rt.is_int() => {
                         quote_spanned!(site(span.lo)=> ::core::cmp::Ord::#name(#x, #(#a),*))
                     }

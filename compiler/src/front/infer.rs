@@ -248,6 +248,9 @@ impl Infer<'_, '_> {
             } => {
                 let rv = self.ev(receiver);
                 let rspan = self.k.exprs.span(receiver);
+                if let Some(t) = method.receiver_type() {
+                    self.constrain(rv, Class::Known(t), rspan);
+                }
                 if method.float_only() {
                     self.constrain(rv, Class::Float, rspan);
                 }

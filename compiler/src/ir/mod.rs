@@ -455,6 +455,14 @@ pub enum Method {
     ReverseBits,
     LeadingOnes,
     TrailingOnes,
+    /// `f32::to_bits`.
+    ToBits32,
+    /// `f64::to_bits`.
+    ToBits64,
+    /// `f32::from_bits(u)` (the receiver is the `u32`).
+    FromBits32,
+    /// `f64::from_bits(u)`.
+    FromBits64,
 }
 
 impl Method {
@@ -518,6 +526,10 @@ impl Method {
         ("reverse_bits", Method::ReverseBits),
         ("leading_ones", Method::LeadingOnes),
         ("trailing_ones", Method::TrailingOnes),
+        ("to_bits", Method::ToBits32),
+        ("to_bits", Method::ToBits64),
+        ("from_bits", Method::FromBits32),
+        ("from_bits", Method::FromBits64),
     ];
     /// The method named `name`.
     pub fn from_name(name: &str) -> Option<Method> {
@@ -557,7 +569,30 @@ impl Method {
             | Method::TrailingZeros
             | Method::LeadingOnes
             | Method::TrailingOnes => Some(Scalar::U32),
+            Method::ToBits32 => Some(Scalar::U32),
+            Method::ToBits64 => Some(Scalar::U64),
+            Method::FromBits32 => Some(Scalar::F32),
+            Method::FromBits64 => Some(Scalar::F64),
             _ => None,
+        }
+    }
+    /// The one type the receiver has, for the methods of one type (`to_bits` of a `f32`).
+    pub fn receiver_type(self) -> Option<Scalar> {
+        match self {
+            Method::ToBits32 => Some(Scalar::F32),
+            Method::ToBits64 => Some(Scalar::F64),
+            Method::FromBits32 => Some(Scalar::U32),
+            Method::FromBits64 => Some(Scalar::U64),
+            _ => None,
+        }
+    }
+    /// The method of this name for a receiver of type `t`, where the name stands for one per
+    /// type (`to_bits` of a `f64` is [`Method::ToBits64`]).
+    pub fn for_receiver(self, t: Scalar) -> Method {
+        match (self, t) {
+            (Method::ToBits32, Scalar::F64) => Method::ToBits64,
+            (Method::FromBits32, Scalar::F64) => Method::FromBits64,
+            (m, _) => m,
         }
     }
     /// Only on floats.

@@ -106,6 +106,10 @@ impl Writer<'_> {
                 Method::ExpM1 => call(&libm("expm1"), &[x.text]),
                 Method::Ln1p => call(&libm("log1p"), &[x.text]),
                 Method::Cbrt => call(&libm("cbrt"), &[x.text]),
+                Method::ToBits32 => call("__float_as_uint", &[x.text]),
+                Method::ToBits64 => {
+                    cast_text(Scalar::U64, &call("__double_as_longlong", &[x.text]))
+                }
                 // (Inference admits no other method on a float.)
                 _ => x,
             };
@@ -233,6 +237,11 @@ impl Writer<'_> {
                     cast_text(t, &r)
                 }
             }
+            Method::FromBits32 => call("__uint_as_float", &[x.text]),
+            Method::FromBits64 => call(
+                "__longlong_as_double",
+                &[format!("(long long){}", x.at_least(prec::UNARY))],
+            ),
             // (Inference admits no other method on an integer.)
             _ => x,
         }

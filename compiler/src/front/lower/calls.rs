@@ -259,9 +259,21 @@ impl Lowerer<'_> {
                 self.err(t.src(), "kernel methods take no type arguments");
                 return Value::Error;
             }
+            if matches!(method, Method::FromBits32 | Method::FromBits64) {
+                self.err(
+                    span,
+                    "`from_bits` makes a float of an integer: `f32::from_bits(u)`",
+                );
+                return Value::Error;
+            }
             let receiver = match self.lower_value(&m.receiver, out) {
                 Value::Expr(r) => r,
                 other => return other,
+            };
+            // `to_bits` of a `f64` is another method than of a `f32`.
+            let method = match self.guess_type(receiver, 0) {
+                Some(t) => method.for_receiver(t),
+                None => method,
             };
             let mut args = Vec::new();
             for a in &m.args {
@@ -334,11 +346,23 @@ impl Lowerer<'_> {
                 }
             };
         }
+        // `f32::from_bits(u)`: the receiver is the integer.
+        if name == "from_bits" && c.args.len() == 1 && ty.is_float() {
+            let method = Method::FromBits32.for_receiver(ty);
+            return Value::Expr(self.expr(
+                Expr::Method {
+                    method,
+                    receiver: x,
+                    args: Vec::new(),
+                },
+                span,
+            ));
+        }
         let x = match self.as_type(x, ty, first.src(), &format!("{ty}::{name}"), out) {
             Some(x) => x,
             None => return Value::Error,
         };
-        let Some(method) = Method::from_name(&name) else {
+        let Some(method) = Method::from_name(&name).map(|m| m.for_receiver(ty)) else {
             self.err(
                 span,
                 format!("`{ty}::{name}` is not supported in kernels yet"),
