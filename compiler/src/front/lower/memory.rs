@@ -54,29 +54,9 @@ impl Lowerer<'_> {
             return;
         }
         // The element type: from the annotation, else from the value's literal suffix.
-        let mut elem = None;
-        if let Some(ty) = annotated {
-            let mut cur = ty;
-            for _ in 0..dims.len() {
-                match cur {
-                    syn::Type::Array(a) => cur = &a.elem,
-                    _ => {
-                        self.err(
-                            ty.src(),
-                            "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
-                        );
-                        return;
-                    }
-                }
-            }
-            match type_to_scalar(cur) {
-                Some(t) => elem = Some(t),
-                None => {
-                    self.cx.push(unsupported_type(cur));
-                    return;
-                }
-            }
-        }
+        let Some(mut elem) = self.annotated_elem(annotated, dims.len()) else {
+            return;
+        };
         let v = match self.lower_value(value, out) {
             Value::Expr(e) => e,
             _ => return,
@@ -226,29 +206,9 @@ impl Lowerer<'_> {
         } else {
             vec![cols as u64]
         };
-        let mut elem = None;
-        if let Some(ty) = annotated {
-            let mut cur = ty;
-            for _ in 0..dims.len() {
-                match cur {
-                    syn::Type::Array(a) => cur = &a.elem,
-                    _ => {
-                        self.err(
-                            ty.src(),
-                            "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
-                        );
-                        return;
-                    }
-                }
-            }
-            match type_to_scalar(cur) {
-                Some(t) => elem = Some(t),
-                None => {
-                    self.cx.push(unsupported_type(cur));
-                    return;
-                }
-            }
-        }
+        let Some(mut elem) = self.annotated_elem(annotated, dims.len()) else {
+            return;
+        };
         // Every element, in order (Rust evaluates them all before the array exists).
         let mut values = Vec::new();
         for (r, row) in rows.iter().enumerate() {
@@ -304,6 +264,39 @@ impl Lowerer<'_> {
             );
         }
         self.bind(name.to_string(), Binding::Array(array));
+    }
+
+    /// The element type a thread-local array's annotation (`[T; N]`, `[[T; W]; H]`) gives:
+    /// `Some(None)` without one, `None` after an error.
+    #[allow(clippy::option_option)]
+    fn annotated_elem(
+        &mut self,
+        annotated: Option<&syn::Type>,
+        rank: usize,
+    ) -> Option<Option<Scalar>> {
+        let Some(ty) = annotated else {
+            return Some(None);
+        };
+        let mut cur = ty;
+        for _ in 0..rank {
+            match cur {
+                syn::Type::Array(a) => cur = &a.elem,
+                _ => {
+                    self.err(
+                        ty.src(),
+                        "the annotation of a thread-local array is `[T; N]` or `[[T; W]; H]`",
+                    );
+                    return None;
+                }
+            }
+        }
+        match type_to_scalar(cur) {
+            Some(t) => Some(Some(t)),
+            None => {
+                self.cx.push(unsupported_type(cur));
+                None
+            }
+        }
     }
 
     /// `shared_slice::<T>()`: the kernel's dynamic shared array (one per kernel).
