@@ -264,6 +264,30 @@ impl Lowerer<'_> {
         (array, index)
     }
 
+    /// Checks that the parameter's element type `elem_ty` is array `a`'s.
+    fn same_elem(
+        &mut self,
+        elem_ty: &syn::Type,
+        a: Handle<Array>,
+        name: &str,
+        syn_arg: &syn::Expr,
+    ) -> Option<()> {
+        let Some(elem) = type_to_scalar(elem_ty) else {
+            self.cx.push(unsupported_type(elem_ty));
+            return None;
+        };
+        let arr = self.arrays.get(a);
+        if elem != arr.elem {
+            let msg = format!(
+                "`{}` holds `{}`, but the parameter `{name}` holds `{elem}`",
+                arr.name, arr.elem
+            );
+            self.err(syn_arg.src(), msg);
+            return None;
+        }
+        Some(())
+    }
+
     /// Binds parameter `pt` to its evaluated argument; returns the name and the binding.
     pub(in crate::front::lower) fn bind_param(
         &mut self,
@@ -280,20 +304,7 @@ impl Lowerer<'_> {
             (Arg::Array(a, is_view), syn::Type::Reference(r)) => {
                 let (elem_ty, dims) = array_type(&r.elem)?;
                 let arr = self.arrays.get(*a).clone();
-                let Some(elem) = type_to_scalar(elem_ty) else {
-                    self.cx.push(unsupported_type(elem_ty));
-                    return None;
-                };
-                if elem != arr.elem {
-                    self.err(
-                        syn_arg.src(),
-                        format!(
-                            "`{}` holds `{}`, but the parameter `{name}` holds `{elem}`",
-                            arr.name, arr.elem
-                        ),
-                    );
-                    return None;
-                }
+                self.same_elem(elem_ty, *a, &name, syn_arg)?;
                 let adims = match &arr.kind {
                     ArrayKind::Shared { dynamic: true, .. } => None,
                     ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => {
@@ -369,20 +380,7 @@ impl Lowerer<'_> {
                     );
                     return None;
                 }
-                let Some(elem) = type_to_scalar(elem_ty) else {
-                    self.cx.push(unsupported_type(elem_ty));
-                    return None;
-                };
-                if elem != arr.elem {
-                    self.err(
-                        syn_arg.src(),
-                        format!(
-                            "`{}` holds `{}`, but the parameter `{name}` holds `{elem}`",
-                            arr.name, arr.elem
-                        ),
-                    );
-                    return None;
-                }
+                self.same_elem(elem_ty, s.array, &name, syn_arg)?;
                 let want_mut = r.mutability.is_some();
                 if want_mut && !s.writable {
                     self.err(
