@@ -35,6 +35,7 @@
 mod induction;
 mod pair;
 mod phase;
+mod pow2;
 mod sym;
 mod walker;
 

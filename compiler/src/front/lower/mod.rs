@@ -9,7 +9,8 @@
 //!
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
-//! `memory` (arrays and places), `slices` (sub-slices `&a[s..]`), `calls` (the language's operations), `inline` (helper
+//! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
+//! (sub-slices `&a[s..]`), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
@@ -17,6 +18,7 @@ mod control;
 mod cx;
 mod expr;
 mod inline;
+mod local_arrays;
 mod memory;
 mod signature;
 mod slices;

@@ -1,0 +1,273 @@
+//! The scalar methods kernels call (`x.sqrt()`, `x.count_ones()`): their names, arities,
+//! the types they take and give.
+
+use super::Scalar;
+
+/// The scalar methods kernels support, with Rust's meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Sqrt,
+    Exp,
+    Exp2,
+    Ln,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Powf,
+    Powi,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    MulAdd,
+    Recip,
+    Abs,
+    Min,
+    Max,
+    Clamp,
+    Pow,
+    CountOnes,
+    IsPowerOfTwo,
+    LeadingZeros,
+    TrailingZeros,
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    RotateLeft,
+    RotateRight,
+    IsNan,
+    IsInfinite,
+    IsFinite,
+    IsSignPositive,
+    IsSignNegative,
+    Signum,
+    Copysign,
+    Fract,
+    Hypot,
+    Atan2,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    ExpM1,
+    Ln1p,
+    Cbrt,
+    SaturatingAdd,
+    SaturatingSub,
+    ReverseBits,
+    LeadingOnes,
+    TrailingOnes,
+    /// `f32::to_bits`.
+    ToBits32,
+    /// `f64::to_bits`.
+    ToBits64,
+    /// `f32::from_bits(u)` (the receiver is the `u32`).
+    FromBits32,
+    /// `f64::from_bits(u)`.
+    FromBits64,
+}
+
+impl Method {
+    /// Every method with its Rust name.
+    pub const ALL: &'static [(&'static str, Method)] = &[
+        ("sqrt", Method::Sqrt),
+        ("exp", Method::Exp),
+        ("exp2", Method::Exp2),
+        ("ln", Method::Ln),
+        ("log2", Method::Log2),
+        ("log10", Method::Log10),
+        ("sin", Method::Sin),
+        ("cos", Method::Cos),
+        ("tan", Method::Tan),
+        ("tanh", Method::Tanh),
+        ("powf", Method::Powf),
+        ("powi", Method::Powi),
+        ("floor", Method::Floor),
+        ("ceil", Method::Ceil),
+        ("round", Method::Round),
+        ("trunc", Method::Trunc),
+        ("mul_add", Method::MulAdd),
+        ("recip", Method::Recip),
+        ("abs", Method::Abs),
+        ("min", Method::Min),
+        ("max", Method::Max),
+        ("clamp", Method::Clamp),
+        ("pow", Method::Pow),
+        ("count_ones", Method::CountOnes),
+        ("is_power_of_two", Method::IsPowerOfTwo),
+        ("leading_zeros", Method::LeadingZeros),
+        ("trailing_zeros", Method::TrailingZeros),
+        ("wrapping_add", Method::WrappingAdd),
+        ("wrapping_sub", Method::WrappingSub),
+        ("wrapping_mul", Method::WrappingMul),
+        ("rotate_left", Method::RotateLeft),
+        ("rotate_right", Method::RotateRight),
+        ("is_nan", Method::IsNan),
+        ("is_infinite", Method::IsInfinite),
+        ("is_finite", Method::IsFinite),
+        ("is_sign_positive", Method::IsSignPositive),
+        ("is_sign_negative", Method::IsSignNegative),
+        ("signum", Method::Signum),
+        ("copysign", Method::Copysign),
+        ("fract", Method::Fract),
+        ("hypot", Method::Hypot),
+        ("atan2", Method::Atan2),
+        ("asin", Method::Asin),
+        ("acos", Method::Acos),
+        ("atan", Method::Atan),
+        ("sinh", Method::Sinh),
+        ("cosh", Method::Cosh),
+        ("asinh", Method::Asinh),
+        ("acosh", Method::Acosh),
+        ("atanh", Method::Atanh),
+        ("exp_m1", Method::ExpM1),
+        ("ln_1p", Method::Ln1p),
+        ("cbrt", Method::Cbrt),
+        ("saturating_add", Method::SaturatingAdd),
+        ("saturating_sub", Method::SaturatingSub),
+        ("reverse_bits", Method::ReverseBits),
+        ("leading_ones", Method::LeadingOnes),
+        ("trailing_ones", Method::TrailingOnes),
+        ("to_bits", Method::ToBits32),
+        ("to_bits", Method::ToBits64),
+        ("from_bits", Method::FromBits32),
+        ("from_bits", Method::FromBits64),
+    ];
+    /// The method named `name`.
+    pub fn from_name(name: &str) -> Option<Method> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+    }
+    /// The Rust name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("?", |(n, _)| n)
+    }
+    /// Number of arguments besides the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            Method::Powf | Method::Powi | Method::Min | Method::Max | Method::Pow => 1,
+            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => 1,
+            Method::RotateLeft | Method::RotateRight => 1,
+            Method::Copysign | Method::Hypot | Method::Atan2 => 1,
+            Method::SaturatingAdd | Method::SaturatingSub => 1,
+            Method::MulAdd | Method::Clamp => 2,
+            _ => 0,
+        }
+    }
+    /// The result's type where it is not the receiver's: `bool` for the float tests
+    /// (`is_nan`), `u32` for the bit counts.
+    pub fn fixed_result(self) -> Option<Scalar> {
+        match self {
+            Method::IsPowerOfTwo
+            | Method::IsNan
+            | Method::IsInfinite
+            | Method::IsFinite
+            | Method::IsSignPositive
+            | Method::IsSignNegative => Some(Scalar::Bool),
+            Method::CountOnes
+            | Method::LeadingZeros
+            | Method::TrailingZeros
+            | Method::LeadingOnes
+            | Method::TrailingOnes => Some(Scalar::U32),
+            Method::ToBits32 => Some(Scalar::U32),
+            Method::ToBits64 => Some(Scalar::U64),
+            Method::FromBits32 => Some(Scalar::F32),
+            Method::FromBits64 => Some(Scalar::F64),
+            _ => None,
+        }
+    }
+    /// The one type the receiver has, for the methods of one type (`to_bits` of a `f32`).
+    pub fn receiver_type(self) -> Option<Scalar> {
+        match self {
+            Method::ToBits32 => Some(Scalar::F32),
+            Method::ToBits64 => Some(Scalar::F64),
+            Method::FromBits32 => Some(Scalar::U32),
+            Method::FromBits64 => Some(Scalar::U64),
+            _ => None,
+        }
+    }
+    /// The method of this name for a receiver of type `t`, where the name stands for one per
+    /// type (`to_bits` of a `f64` is [`Method::ToBits64`]).
+    pub fn for_receiver(self, t: Scalar) -> Method {
+        match (self, t) {
+            (Method::ToBits32, Scalar::F64) => Method::ToBits64,
+            (Method::FromBits32, Scalar::F64) => Method::FromBits64,
+            (m, _) => m,
+        }
+    }
+    /// Only on floats.
+    pub fn float_only(self) -> bool {
+        matches!(
+            self,
+            Method::Sqrt
+                | Method::Exp
+                | Method::Exp2
+                | Method::Ln
+                | Method::Log2
+                | Method::Log10
+                | Method::Sin
+                | Method::Cos
+                | Method::Tan
+                | Method::Tanh
+                | Method::Powf
+                | Method::Powi
+                | Method::Floor
+                | Method::Ceil
+                | Method::Round
+                | Method::Trunc
+                | Method::MulAdd
+                | Method::Recip
+                | Method::IsNan
+                | Method::IsInfinite
+                | Method::IsFinite
+                | Method::IsSignPositive
+                | Method::IsSignNegative
+                | Method::Signum
+                | Method::Copysign
+                | Method::Fract
+                | Method::Hypot
+                | Method::Atan2
+                | Method::Asin
+                | Method::Acos
+                | Method::Atan
+                | Method::Sinh
+                | Method::Cosh
+                | Method::Asinh
+                | Method::Acosh
+                | Method::Atanh
+                | Method::ExpM1
+                | Method::Ln1p
+                | Method::Cbrt
+        )
+    }
+    /// Only on integers.
+    pub fn int_only(self) -> bool {
+        matches!(
+            self,
+            Method::Pow
+                | Method::CountOnes
+                | Method::IsPowerOfTwo
+                | Method::LeadingZeros
+                | Method::TrailingZeros
+                | Method::WrappingAdd
+                | Method::WrappingSub
+                | Method::WrappingMul
+                | Method::RotateLeft
+                | Method::RotateRight
+                | Method::SaturatingAdd
+                | Method::SaturatingSub
+                | Method::ReverseBits
+                | Method::LeadingOnes
+                | Method::TrailingOnes
+        )
+    }
+}
