@@ -35,18 +35,18 @@
 //!
 //! The kernel language, the barrier rules and the host API are described in the README.
 
-pub use cuphase_macros::{device, kernel, kernel_closure};
+pub use cuphase_macros::{device, kernel, kernel_closure, DeviceStruct};
 /// The `half` crate, whose `f16` and `bf16` kernels compute with.
 pub use cuphase_runtime::half;
 pub use cuphase_runtime::{
-    Buffer, Device, Dim3, Error, Float, Int, Launch, LaunchTarget, Num, Scalar, Stream,
+    Buffer, Device, Dim3, Element, Error, Float, Int, Launch, LaunchTarget, Num, Scalar, Stream,
 };
 
 /// Everything a kernel file needs: `use cuphase::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        device, kernel, kernel_closure, Buffer, Device, Dim3, Error, Float, Int, Launch,
-        LaunchTarget, Num, Scalar, Stream,
+        device, kernel, kernel_closure, Buffer, Device, DeviceStruct, Dim3, Element, Error, Float,
+        Int, Launch, LaunchTarget, Num, Scalar, Stream,
     };
 }
 
@@ -72,10 +72,14 @@ pub mod __private {
     pub use cuphase_macros::kernel_continue;
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
-        assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,
+        assert_element, assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,
     };
+    pub use cudarc_driver::{DeviceRepr, ValidAsZeroBits};
 
     mod cudarc_reexport {
         pub use cuphase_runtime::cuda_driver::PushKernelArg;
+    }
+    mod cudarc_driver {
+        pub use cuphase_runtime::cuda_driver::{DeviceRepr, ValidAsZeroBits};
     }
 }

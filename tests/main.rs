@@ -19,3 +19,4 @@ mod runtime;
 mod samples;
 pub mod sim;
 mod snapshots;
+mod structs;

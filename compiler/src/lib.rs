@@ -23,5 +23,7 @@ pub mod front;
 pub mod ir;
 pub mod pipeline;
 
-pub use expand::{expand_continue, expand_device, expand_kernel, expand_kernel_closure};
+pub use expand::{
+    expand_continue, expand_device, expand_device_struct, expand_kernel, expand_kernel_closure,
+};
 pub use pipeline::{compile, compile_str, compile_str_with_helpers, compile_with, Compiled};

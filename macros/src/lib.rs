@@ -51,6 +51,22 @@ pub fn kernel_closure(input: TokenStream) -> TokenStream {
     cuphase_compiler::expand_kernel_closure(input.into()).into()
 }
 
+/// Makes a `#[repr(C)]` struct of scalars (and of other such structs) a buffer element and a
+/// kernel type: `&[P]` parameters, `ps[i].x`, struct variables and literals in kernels.
+///
+/// ```text
+/// #[repr(C)]
+/// #[derive(Clone, Copy, DeviceStruct)]
+/// struct Particle { pos: Vec2, mass: f32 }
+/// ```
+///
+/// Kernels read the struct's fields from the kernel's source file, so the struct must be
+/// defined there; each kernel checks at compile time that the layout it assumed is rustc's.
+#[proc_macro_derive(DeviceStruct)]
+pub fn device_struct(item: TokenStream) -> TokenStream {
+    cuphase_compiler::expand_device_struct(item.into()).into()
+}
+
 /// Internal: the continuation of a kernel's helper fetch. Not called directly.
 #[doc(hidden)]
 #[proc_macro]

@@ -1,4 +1,4 @@
-//! Buffers: arrays of scalars on a device.
+//! Buffers: arrays of scalars (or of `#[derive(DeviceStruct)]` structs) on a device.
 //!
 //! Takes a [`Device`] and its back end's storage (cudarc device memory, or the simulator's
 //! atomic cells). Gives [`Buffer`], the [`Device::upload`] and [`Device::zeros`] that make one,
@@ -10,12 +10,12 @@
 use crate::cuda::CudaBackend;
 use crate::device::{Backend, Device};
 use crate::error::Error;
-use crate::scalar::Scalar;
+use crate::scalar::Element;
 use crate::sim::race::GlobalShadow;
 use crate::sim::{Global, SimBackend};
 use cudarc::driver::CudaSlice;
 
-enum Storage<T: Scalar> {
+enum Storage<T: Element> {
     /// Device memory; at least one element is allocated so that empty buffers need no special
     /// pointer.
     Cuda(CudaSlice<T>),
@@ -24,13 +24,13 @@ enum Storage<T: Scalar> {
 
 /// A typed array on a [`Device`]: `&Buffer<T>` is passed for a kernel's `&[T]` parameter,
 /// `&mut Buffer<T>` for `&mut [T]`.
-pub struct Buffer<T: Scalar> {
+pub struct Buffer<T: Element> {
     storage: Storage<T>,
     len: usize,
     device: Device,
 }
 
-impl<T: Scalar> std::fmt::Debug for Buffer<T> {
+impl<T: Element> std::fmt::Debug for Buffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -51,17 +51,17 @@ fn copy_err(context: &str, e: cudarc::driver::DriverError) -> Error {
 
 impl Device {
     /// Copies host data into a new buffer.
-    pub fn upload<T: Scalar>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<Buffer<T>, Error> {
         Buffer::upload(self, data)
     }
 
     /// A new buffer of `len` zeros.
-    pub fn zeros<T: Scalar>(&self, len: usize) -> Result<Buffer<T>, Error> {
+    pub fn zeros<T: Element>(&self, len: usize) -> Result<Buffer<T>, Error> {
         Buffer::zeros(self, len)
     }
 }
 
-impl<T: Scalar> Buffer<T> {
+impl<T: Element> Buffer<T> {
     fn upload(device: &Device, data: &[T]) -> Result<Self, Error> {
         let storage = match &*device.inner {
             Backend::Cuda(cu) => {
@@ -88,7 +88,7 @@ impl<T: Scalar> Buffer<T> {
                     .alloc_zeros::<T>(len.max(1))
                     .map_err(|e| copy_err("allocating device memory", e))?,
             ),
-            Backend::Sim(_) => Storage::Sim((0..len).map(|_| T::new_cell(T::default())).collect()),
+            Backend::Sim(_) => Storage::Sim((0..len).map(|_| T::new_cell(T::zero())).collect()),
         };
         Ok(Buffer {
             storage,
@@ -258,7 +258,7 @@ impl<T: Scalar> Buffer<T> {
         match &self.storage {
             Storage::Sim(cells) if self.device.same_as_sim(sim) => {
                 let shadow = (written && sim.options().race_detection)
-                    .then(|| GlobalShadow::new(cells.len()));
+                    .then(|| GlobalShadow::new(cells.len().saturating_mul(T::LEAVES)));
                 Ok(SimArg {
                     cells,
                     name,
@@ -272,13 +272,13 @@ impl<T: Scalar> Buffer<T> {
 
 /// A buffer passed to a kernel on the simulator, with its race-detection shadow for one launch.
 #[doc(hidden)]
-pub struct SimArg<'a, T: Scalar> {
+pub struct SimArg<'a, T: Element> {
     cells: &'a [T::Cell],
     name: &'static str,
     shadow: Option<GlobalShadow>,
 }
 
-impl<T: Scalar> SimArg<'_, T> {
+impl<T: Element> SimArg<'_, T> {
     /// The kernel's view.
     pub fn view(&self) -> Global<'_, T> {
         Global::new(self.cells, self.name, self.shadow.as_ref())

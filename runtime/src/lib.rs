@@ -34,11 +34,15 @@ pub use error::Error;
 pub use half;
 pub use kernel::{FaultKind, FaultSite, KernelInfo};
 pub use launch::Launch;
-pub use scalar::{Float, Int, Num, Scalar};
+pub use scalar::{Element, Float, Int, Num, Scalar};
 
 /// A compile-time check that `T` is a kernel scalar; used by generated code.
 #[doc(hidden)]
 pub fn assert_scalar<T: Scalar>() {}
+
+/// A compile-time check that `T` can be a buffer's element; used by generated code.
+#[doc(hidden)]
+pub fn assert_element<T: Element>() {}
 
 /// The error of a kernel that did not compile; used by generated code.
 #[doc(hidden)]
@@ -49,5 +53,5 @@ pub fn not_compiled(name: &str) -> Error {
 /// cudarc's driver layer, for generated code.
 #[doc(hidden)]
 pub mod cuda_driver {
-    pub use cudarc::driver::PushKernelArg;
+    pub use cudarc::driver::{DeviceRepr, PushKernelArg, ValidAsZeroBits};
 }

@@ -1,4 +1,5 @@
-//! The element and parameter types kernels compute with: [`Scalar`], and the marker traits of
+//! The element and parameter types kernels compute with: [`Element`] (what a buffer holds),
+//! [`Scalar`], and the marker traits of
 //! the bounds of generic kernels and helpers, [`Num`], [`Int`], [`Float`].
 //!
 //! Takes the bounds' type lists from `cuphase-contract` (`Bound::admitted`). Gives the sealed
@@ -19,35 +20,42 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A scalar type a kernel can take as a parameter or hold in a buffer: `bool`, `i8`..`i64`,
-/// `u8`..`u64`, `usize`, `f32`, `f64`, `half::f16`, `half::bf16`.
+/// A type a [`Buffer`](crate::Buffer) can hold and a kernel's slice parameter can index:
+/// every [`Scalar`], and `#[repr(C)]` structs of them marked `#[derive(cuphase::DeviceStruct)]`.
 ///
-/// The simulator keeps buffer elements in atomic cells (`Cell`), accessed with relaxed
-/// ordering, so that blocks can run on several CPU threads without undefined behaviour even
-/// when a kernel races; on x86-64 relaxed loads and stores are plain moves.
-pub trait Scalar:
-    sealed::Sealed
-    + Copy
-    + Debug
-    + Default
-    + PartialEq
-    + Send
-    + Sync
-    + 'static
-    + cudarc::driver::DeviceRepr
-    + cudarc::driver::ValidAsZeroBits
+/// Implement it with the derive, never by hand: the kernel compiler reads the struct's fields
+/// from its source file, and generated code relies on the derive's storage (one cell per
+/// scalar field, in declaration order) and the layout checks it emits.
+pub trait Element:
+    Copy + Send + Sync + 'static + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits
 {
     /// The simulator's storage for one element.
     #[doc(hidden)]
     type Cell: Send + Sync;
     /// The Rust name of the type.
     const NAME: &'static str;
+    /// The scalars one element holds (1 for a scalar; a struct's fields, nested ones
+    /// flattened): the simulator's race detection tracks each on its own.
+    #[doc(hidden)]
+    const LEAVES: usize;
+    /// The all-zero value.
+    #[doc(hidden)]
+    fn zero() -> Self;
     #[doc(hidden)]
     fn new_cell(v: Self) -> Self::Cell;
     #[doc(hidden)]
     fn load(c: &Self::Cell) -> Self;
     #[doc(hidden)]
     fn store(c: &Self::Cell, v: Self);
+}
+
+/// A scalar type a kernel can take as a parameter or hold in a buffer: `bool`, `i8`..`i64`,
+/// `u8`..`u64`, `usize`, `f32`, `f64`, `half::f16`, `half::bf16`.
+///
+/// The simulator keeps buffer elements in atomic cells (`Cell`), accessed with relaxed
+/// ordering, so that blocks can run on several CPU threads without undefined behaviour even
+/// when a kernel races; on x86-64 relaxed loads and stores are plain moves.
+pub trait Scalar: sealed::Sealed + Element + Debug + Default + PartialEq {
     /// Atomically replaces the element with `f(old)`; returns the old value.
     #[doc(hidden)]
     fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self;
@@ -81,15 +89,19 @@ from_lane_bits!(i8, i16, i32, i64, u8, u16, u32, u64, usize);
 macro_rules! int_scalar {
     ($($t:ty => $cell:ty),* $(,)?) => {$(
         impl sealed::Sealed for $t {}
-        impl Scalar for $t {
+        impl Element for $t {
             type Cell = $cell;
             const NAME: &'static str = stringify!($t);
+            const LEAVES: usize = 1;
+            fn zero() -> Self { <$t>::default() }
             #[inline(always)]
             fn new_cell(v: Self) -> Self::Cell { <$cell>::new(v) }
             #[inline(always)]
             fn load(c: &Self::Cell) -> Self { c.load(Ordering::Relaxed) }
             #[inline(always)]
             fn store(c: &Self::Cell, v: Self) { c.store(v, Ordering::Relaxed) }
+        }
+        impl Scalar for $t {
             #[inline(always)]
             fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
                 match c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| Some(f(old))) {
@@ -114,15 +126,19 @@ int_scalar! {
 macro_rules! float_scalar {
     ($($t:ty => $cell:ty, $name:literal),* $(,)?) => {$(
         impl sealed::Sealed for $t {}
-        impl Scalar for $t {
+        impl Element for $t {
             type Cell = $cell;
             const NAME: &'static str = $name;
+            const LEAVES: usize = 1;
+            fn zero() -> Self { <$t>::default() }
             #[inline(always)]
             fn new_cell(v: Self) -> Self::Cell { <$cell>::new(v.to_bits()) }
             #[inline(always)]
             fn load(c: &Self::Cell) -> Self { <$t>::from_bits(c.load(Ordering::Relaxed)) }
             #[inline(always)]
             fn store(c: &Self::Cell, v: Self) { c.store(v.to_bits(), Ordering::Relaxed) }
+        }
+        impl Scalar for $t {
             #[inline(always)]
             fn rmw(c: &Self::Cell, f: impl Fn(Self) -> Self) -> Self {
                 let r = c.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {

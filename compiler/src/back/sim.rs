@@ -40,6 +40,8 @@ struct Writer<'a> {
     file: String,
     local_names: Vec<Ident>,
     array_names: Vec<Ident>,
+    /// For the first field of a `&[P]` parameter, the parameter's name.
+    base_names: Vec<Option<Ident>>,
 }
 
 /// A span at `at`'s source location that resolves names at the macro's call site. Tokens of
@@ -73,17 +75,26 @@ impl<'a> Writer<'a> {
             .iter()
             .map(|(h, l)| Ident::new(&namer.call(&l.name), site(k.locals.span(h).lo)))
             .collect();
-        let array_names = k
-            .arrays
-            .iter()
-            .map(|(h, a)| Ident::new(&namer.call(&a.name), site(k.arrays.span(h).lo)))
-            .collect();
+        // A `&[P]` parameter is passed whole under its name; each field's view (`ps.x`) gets
+        // a name of its own.
+        let mut base_names = Vec::new();
+        let mut array_names = Vec::new();
+        for (h, a) in k.arrays.iter() {
+            let span = site(k.arrays.span(h).lo);
+            base_names.push(match &a.field {
+                Some(f) if f.leaf == 0 => Some(Ident::new(&namer.call(&f.base), span)),
+                _ => None,
+            });
+            let name = namer.call(&a.name.replace('.', "_"));
+            array_names.push(Ident::new(&name, span));
+        }
         Writer {
             k,
             types,
             file: file.to_string(),
             local_names,
             array_names,
+            base_names,
         }
     }
 
@@ -124,6 +135,19 @@ impl<'a> Writer<'a> {
                     thread_args.push(quote!(#name));
                     block_args.push(quote!(#name));
                 }
+                ParamKind::Slice { array } if k.arrays.get(array).field.is_some() => {
+                    let Some(name) = &self.base_names[array.index()] else {
+                        continue;
+                    };
+                    let Some(f) = &k.arrays.get(array).field else {
+                        continue;
+                    };
+                    let rec = Ident::new(&k.records[f.record].name, site(p.span.lo));
+                    thread_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #rec>));
+                    block_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #rec>));
+                    thread_args.push(quote!(#name));
+                    block_args.push(quote!(#name));
+                }
                 ParamKind::Slice { array } => {
                     let name = &self.array_names[array.index()];
                     let t = scalar_tokens(k.arrays.get(array).elem, proc_macro2::Span::call_site());
@@ -136,6 +160,29 @@ impl<'a> Writer<'a> {
         }
         // Thread-local arrays: the shared-array type without a race shadow, one per thread.
         let mut local_decls = Vec::new();
+        // The field views of the `&[P]` parameters: the derive keeps an element's fields as a
+        // tuple of cells (nested structs as nested tuples), in declaration order.
+        let mut base = None;
+        for (h, a) in k.arrays.iter() {
+            let Some(f) = &a.field else {
+                continue;
+            };
+            if let Some(b) = &self.base_names[h.index()] {
+                base = Some(b.clone());
+            }
+            let (Some(b), Some(leaf)) = (&base, leaves(&k.records, f.record).get(f.leaf).cloned())
+            else {
+                continue;
+            };
+            let name = &self.array_names[h.index()];
+            let t = scalar_tokens(a.elem, proc_macro2::Span::call_site());
+            let path = leaf.path.iter().map(|i| syn::Index::from(*i));
+            let label = &a.name;
+            let n = f.leaf;
+            local_decls.push(quote! {
+                let #name = #b.field::<#t>(#n, #label, |__c| &__c #(.#path)*);
+            });
+        }
         for (h, a) in k.arrays.iter() {
             if let ArrayKind::Local { dims, .. } = &a.kind {
                 let name = &self.array_names[h.index()];

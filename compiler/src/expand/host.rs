@@ -208,11 +208,18 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
             let t = scalar_tokens(ty);
             quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
+        ParamKind::Slice { array } if k.arrays.get(array).field.is_some() => {
+            let rec = k.arrays.get(array).field.as_ref().map(|f| f.record);
+            let rec = rec.and_then(|r| k.records.get(r)).map(|r| r.name.clone());
+            let rec = Ident::new(&rec.unwrap_or_default(), p.span.lo);
+            quote!(::cuphase::__private::assert_element::<#rec>();)
+        }
         ParamKind::Slice { array } => {
             let t = scalar_tokens(k.arrays.get(array).elem);
             quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
     });
+    let record_checks = record_layout_checks(k);
     let thread_fn = &c.sim.thread_fn;
     let block_fn = &c.sim.block_fn;
     let doc_launch = format!(
@@ -341,6 +348,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 #[allow(unused_imports)]
                 use ::cuphase::__private::PushKernelArg as _;
                 #(#elem_checks)*
+                #record_checks
                 #(#const_prep)*
                 #shared_sizing
                 let __info = self.__info();
@@ -374,6 +382,46 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
             #thread_fn
         }
     }
+}
+
+/// The layout of each struct the kernel uses, as the compiler read it from the file, asserted
+/// equal to rustc's: size, alignment, every field's offset and every scalar's type (a struct
+/// the macro misread, or one that a `use` replaced, is a compile error at the kernel).
+fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, r) in k.records.iter().enumerate() {
+        let name = Ident::new(&r.name, k.name_span.lo);
+        let (size, align) = (r.size as usize, r.align as usize);
+        let msg = format!(
+            "cuphase compiled this kernel with `{}` of {size} bytes aligned to {align}, read from this file, but the struct the kernel sees differs",
+            r.name
+        );
+        out.extend(quote! {
+            const _: () = ::core::assert!(
+                ::core::mem::size_of::<#name>() == #size && ::core::mem::align_of::<#name>() == #align,
+                #msg
+            );
+        });
+        for f in &r.fields {
+            let field = Ident::new(&f.name, k.name_span.lo);
+            let offset = f.offset as usize;
+            let msg = format!(
+                "cuphase compiled this kernel with `{}.{}` at offset {offset}, but the struct the kernel sees has it elsewhere",
+                r.name, f.name
+            );
+            out.extend(quote! {
+                const _: () = ::core::assert!(::core::mem::offset_of!(#name, #field) == #offset, #msg);
+            });
+        }
+        for leaf in crate::ir::leaves(&k.records, i) {
+            let path = leaf.names.iter().map(|n| Ident::new(n, k.name_span.lo));
+            let t = scalar_tokens(leaf.ty);
+            out.extend(quote! {
+                let _: fn(&#name) -> &#t = |__p: &#name| &__p #(.#path)*;
+            });
+        }
+    }
+    out
 }
 
 /// What the macro emits for a kernel with errors: the errors, and a kernel value whose

@@ -10,6 +10,7 @@
 pub mod device;
 pub mod generic;
 pub mod host;
+pub mod record;
 
 use crate::diag::Diagnostic;
 use crate::front::consts::ModuleConsts;
@@ -19,6 +20,7 @@ use crate::pipeline::compile_with;
 use proc_macro2::TokenStream;
 
 pub use device::expand_continue;
+pub use record::expand_device_struct;
 
 /// The whole expansion of `#[kernel]`: the kernel value, or the errors and a fallback item.
 /// Never panics on user input.

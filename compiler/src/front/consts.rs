@@ -14,10 +14,12 @@ use crate::ir::Scalar;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The known integer constants of one source file.
+/// The known integer constants of one source file, and its `DeviceStruct` structs.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleConsts {
     values: HashMap<String, (Scalar, i128)>,
+    /// The file's structs that kernels may use.
+    pub records: super::records::Records,
 }
 
 impl ModuleConsts {
@@ -45,7 +47,10 @@ impl ModuleConsts {
         };
         let mut defs: HashMap<String, Vec<(Option<Scalar>, &syn::Expr)>> = HashMap::new();
         collect(&file.items, &mut defs);
-        let mut out = ModuleConsts::default();
+        let mut out = ModuleConsts {
+            records: super::records::Records::of_file(&file),
+            ..ModuleConsts::default()
+        };
         // Constants may use constants defined after them: evaluate until nothing changes.
         loop {
             let mut grew = false;

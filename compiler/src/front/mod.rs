@@ -20,6 +20,7 @@ pub mod generics;
 pub mod helpers;
 pub mod infer;
 pub mod lower;
+pub mod records;
 
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::{Checked, ParamKind, ParamSource};

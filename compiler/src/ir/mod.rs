@@ -31,6 +31,7 @@
 mod arena;
 mod method;
 mod param;
+mod record;
 mod scalar;
 pub mod types;
 pub mod visit;
@@ -39,6 +40,7 @@ pub use arena::{Arena, Handle, Span, Src};
 pub use cuphase_contract::{Distribution, WarpOp};
 pub use method::Method;
 pub use param::{Param, ParamKind, ParamSource};
+pub use record::{field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField};
 pub use scalar::Scalar;
 pub use types::{Checked, Types};
 
@@ -69,6 +71,9 @@ pub struct Kernel {
     pub next_stmt_id: u32,
     /// Module constants whose values the kernel was compiled with (read from its file).
     pub assumed_consts: Vec<AssumedConst>,
+    /// The user structs the kernel uses (read from its file), each after those its fields
+    /// name.
+    pub records: Vec<Record>,
 }
 
 /// A module constant the compiler read the value of, which the glue asserts (so rustc checks
@@ -149,6 +154,8 @@ pub struct Array {
     pub elem: Scalar,
     /// Where the array lives.
     pub kind: ArrayKind,
+    /// For one scalar field of a `&[P]` parameter of structs: which (the array is `ps.x`).
+    pub field: Option<FieldOf>,
 }
 
 /// Where an [`Array`] lives.

@@ -8,24 +8,24 @@
 
 use super::race::{GlobalShadow, SharedShadow};
 use super::{Fault, Loc};
-use crate::scalar::Scalar;
+use crate::scalar::{Element, Scalar};
 use std::cell::Cell;
 
 /// A kernel's view of a buffer in global memory.
-pub struct Global<'a, T: Scalar> {
+pub struct Global<'a, T: Element> {
     cells: &'a [T::Cell],
     name: &'static str,
     shadow: Option<&'a GlobalShadow>,
 }
 
-impl<T: Scalar> Clone for Global<'_, T> {
+impl<T: Element> Clone for Global<'_, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T: Scalar> Copy for Global<'_, T> {}
+impl<T: Element> Copy for Global<'_, T> {}
 
-impl<'a, T: Scalar> Global<'a, T> {
+impl<'a, T: Element> Global<'a, T> {
     /// A view of `cells`, called `name` in errors, with race detection when `shadow` is given.
     pub fn new(cells: &'a [T::Cell], name: &'static str, shadow: Option<&'a GlobalShadow>) -> Self {
         Global {
@@ -43,6 +43,26 @@ impl<'a, T: Scalar> Global<'a, T> {
     pub fn is_empty(self) -> bool {
         self.cells.is_empty()
     }
+    /// The view of scalar field `leaf` (of `T::LEAVES`, in declaration order, nested structs
+    /// flattened) of a buffer of structs, called `name` in errors; `project` picks the field's
+    /// cell out of an element's.
+    pub fn field<F: Scalar>(
+        self,
+        leaf: usize,
+        name: &'static str,
+        project: fn(&T::Cell) -> &F::Cell,
+    ) -> Field<'a, T, F> {
+        Field {
+            cells: self.cells,
+            leaf,
+            name,
+            project,
+            shadow: self.shadow,
+        }
+    }
+}
+
+impl<T: Scalar> Global<'_, T> {
     /// Reads element `i`.
     #[inline(always)]
     pub fn load(self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
@@ -79,6 +99,90 @@ impl<'a, T: Scalar> Global<'a, T> {
                     sh.write(self.name, i, true, loc)?;
                 }
                 Ok(T::rmw(c, f))
+            }
+            None => Err(self.oob(i, loc)),
+        }
+    }
+    #[cold]
+    fn oob(self, i: usize, loc: &'static Loc) -> Fault {
+        Fault::OutOfBounds {
+            array: self.name,
+            index: i as u64,
+            len: self.cells.len() as u64,
+            loc,
+        }
+    }
+}
+
+/// One scalar field of every element of a buffer of structs: what a kernel's `ps[i].x`
+/// reads and writes. Race detection tracks each field of an element on its own (two threads
+/// writing different fields of one element do not race).
+pub struct Field<'a, R: Element, F: Scalar> {
+    cells: &'a [R::Cell],
+    leaf: usize,
+    name: &'static str,
+    project: fn(&R::Cell) -> &F::Cell,
+    shadow: Option<&'a GlobalShadow>,
+}
+
+impl<R: Element, F: Scalar> Clone for Field<'_, R, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<R: Element, F: Scalar> Copy for Field<'_, R, F> {}
+
+impl<R: Element, F: Scalar> Field<'_, R, F> {
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        self.cells.len()
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(self) -> bool {
+        self.cells.is_empty()
+    }
+    /// The field's slot in the race shadow: one per scalar of each element.
+    #[inline(always)]
+    fn slot(self, i: usize) -> usize {
+        i * R::LEAVES + self.leaf
+    }
+    /// Reads the field of element `i`.
+    #[inline(always)]
+    pub fn load(self, i: usize, loc: &'static Loc) -> Result<F, Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.read_slot(self.name, self.slot(i), i, false, loc)?;
+                }
+                Ok(F::load((self.project)(c)))
+            }
+            None => Err(self.oob(i, loc)),
+        }
+    }
+    /// Writes the field of element `i`.
+    #[inline(always)]
+    pub fn store(self, i: usize, v: F, loc: &'static Loc) -> Result<(), Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.write_slot(self.name, self.slot(i), i, false, loc)?;
+                }
+                F::store((self.project)(c), v);
+                Ok(())
+            }
+            None => Err(self.oob(i, loc)),
+        }
+    }
+    /// Atomically replaces the field of element `i` with `f(old)`; returns the old value.
+    #[inline(always)]
+    pub fn rmw(self, i: usize, f: impl Fn(F) -> F, loc: &'static Loc) -> Result<F, Fault> {
+        match self.cells.get(i) {
+            Some(c) => {
+                if let Some(sh) = self.shadow {
+                    sh.write_slot(self.name, self.slot(i), i, true, loc)?;
+                }
+                Ok(F::rmw((self.project)(c), f))
             }
             None => Err(self.oob(i, loc)),
         }

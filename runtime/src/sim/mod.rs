@@ -29,7 +29,7 @@ pub use cuphase_contract::Distribution;
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
-pub use memory::{Global, Shared};
+pub use memory::{Field, Global, Shared};
 pub use ops::{
     clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
     SimMinMax, StepRange, ToBits,

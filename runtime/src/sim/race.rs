@@ -304,7 +304,8 @@ struct Element {
     readers: [Slot; 2],
 }
 
-/// The shadow of a buffer in global memory during one launch (48 bytes per element).
+/// The shadow of a buffer in global memory during one launch (48 bytes per element, or per
+/// scalar field of an element of structs).
 pub struct GlobalShadow {
     elements: Box<[Element]>,
 }
@@ -339,7 +340,20 @@ impl GlobalShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
-        let Some(e) = self.elements.get(i) else {
+        self.read_slot(array, i, i, atomic, loc)
+    }
+
+    /// Records a read of shadow slot `slot`, which holds (a field of) element `i`.
+    #[inline(always)]
+    pub fn read_slot(
+        &self,
+        array: &'static str,
+        slot: usize,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let Some(e) = self.elements.get(slot) else {
             return Ok(());
         };
         let me = current();
@@ -377,7 +391,20 @@ impl GlobalShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
-        let Some(e) = self.elements.get(i) else {
+        self.write_slot(array, i, i, atomic, loc)
+    }
+
+    /// Records a write of shadow slot `slot`, which holds (a field of) element `i`.
+    #[inline(always)]
+    pub fn write_slot(
+        &self,
+        array: &'static str,
+        slot: usize,
+        i: usize,
+        atomic: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let Some(e) = self.elements.get(slot) else {
             return Ok(());
         };
         let me = current();

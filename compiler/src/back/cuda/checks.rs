@@ -184,6 +184,7 @@ impl Writer<'_> {
             self.inline_check = true;
             let _ = write!(s, "[cuphase::idx({FAULTS}, {}, {len}, {site}u)]", r.text);
         }
+        s.push_str(&self.field_suffixes[array.index()]);
         Rendered::atom(s)
     }
 

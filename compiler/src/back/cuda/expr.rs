@@ -142,6 +142,7 @@ impl Writer<'_> {
             let r = self.expr(*ix);
             let _ = write!(s, "[{}]", r.text);
         }
+        s.push_str(&self.field_suffixes[array.index()]);
         Rendered::atom(s)
     }
 

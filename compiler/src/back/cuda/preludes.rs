@@ -11,7 +11,8 @@
 use super::checks::fault_prelude;
 use super::helpers::write_helpers;
 use super::writer::{render, Writer};
-use crate::ir::ParamKind;
+use super::syntax::c_type;
+use crate::ir::{FieldType, ParamKind, Record};
 use std::fmt::Write as _;
 
 /// `half::f16` and `half::bf16` live as their bits; arithmetic converts to `f32` and rounds
@@ -156,9 +157,42 @@ impl Writer<'_> {
         if self.uses_dynamic_shared {
             head.push_str(DYNAMIC_SHARED_PRELUDE);
         }
+        head.push_str(&record_decls(&self.k.records));
         write_helpers(&mut head, &self.helpers);
         head.push('\n');
         // `#line` directives count lines from where they stand, so the header can be prepended.
         head + &render(&self.out, &self.rust_file)
     }
+}
+
+/// The C declarations of the kernel's structs, each after those its fields name, with their
+/// layout asserted equal to the one the Rust side was compiled with (the host glue asserts
+/// rustc's layout equals it too).
+fn record_decls(records: &[Record]) -> String {
+    let mut out = String::new();
+    for r in records {
+        let _ = writeln!(out, "\nstruct {} {{", r.name);
+        for f in &r.fields {
+            let ty = match f.ty {
+                FieldType::Scalar(s) => c_type(s).to_string(),
+                FieldType::Record(i) => records.get(i).map_or_else(String::new, |r| r.name.clone()),
+            };
+            let _ = writeln!(out, "    {ty} {};", f.name);
+        }
+        out.push_str("};\n");
+        let name = &r.name;
+        let _ = writeln!(
+            out,
+            "static_assert(sizeof({name}) == {} && alignof({name}) == {}, \"`{name}` has another size or alignment in Rust\");",
+            r.size, r.align
+        );
+        for f in r.fields.iter().skip(1) {
+            let _ = writeln!(
+                out,
+                "static_assert(__builtin_offsetof({name}, {}) == {}, \"`{name}.{}` is at another offset in Rust\");",
+                f.name, f.offset, f.name
+            );
+        }
+    }
+    out
 }

@@ -51,9 +51,13 @@ impl Writer<'_> {
                         ArrayKind::Global { mutable: false } => "const ",
                         _ => "",
                     };
+                    // A slice of structs is one parameter of the struct's type.
+                    let elem = match &a.field {
+                        Some(f) => k.records[f.record].name.clone(),
+                        None => c_type(a.elem).to_string(),
+                    };
                     params.push(format!(
-                        "{constness}{}* __restrict__ {}",
-                        c_type(a.elem),
+                        "{constness}{elem}* __restrict__ {}",
                         self.array_names[array.index()]
                     ));
                     params.push(format!(

@@ -18,7 +18,7 @@ use super::helpers::Helpers;
 use super::syntax::escape_c_string;
 use super::FaultSite;
 use crate::back::namer::Namer;
-use crate::ir::{ArrayKind, Handle, Kernel, Label, Local, Span, Types};
+use crate::ir::{leaves, ArrayKind, Handle, Kernel, Label, Local, Span, Types};
 use std::fmt::Write as _;
 
 /// The loop a `break` or `continue` without a `goto` leaves.
@@ -65,6 +65,9 @@ pub(super) struct Writer<'a> {
     pub(super) array_names: Vec<String>,
     /// The C names of the arrays' length variables, by handle (empty for fixed-size arrays).
     pub(super) len_names: Vec<String>,
+    /// For an array that is a field of a `&[P]` parameter, the field's path after the index
+    /// (`.pos.x`); empty for other arrays.
+    pub(super) field_suffixes: Vec<String>,
     /// Hands out the names of temporaries.
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
@@ -104,9 +107,31 @@ impl<'a> Writer<'a> {
     ) -> Self {
         let mut namer = Namer::new();
         let _ = namer.call(&k.name);
-        let mut array_names = Vec::new();
-        let mut len_names = Vec::new();
+        let mut array_names: Vec<String> = Vec::new();
+        let mut len_names: Vec<String> = Vec::new();
+        let mut field_suffixes = Vec::new();
         for (_, a) in k.arrays.iter() {
+            // The fields of one `&[P]` parameter: its name and length, then `.x` after the
+            // index.
+            if let Some(f) = &a.field {
+                let path = leaves(&k.records, f.record)
+                    .get(f.leaf)
+                    .map(|l| l.names.iter().map(|n| format!(".{n}")).collect::<String>())
+                    .unwrap_or_default();
+                field_suffixes.push(path);
+                if f.leaf > 0 {
+                    if let (Some(n), Some(l)) = (array_names.last(), len_names.last()) {
+                        let (n, l) = (n.clone(), l.clone());
+                        array_names.push(n);
+                        len_names.push(l);
+                        continue;
+                    }
+                }
+                array_names.push(namer.call(&f.base));
+                len_names.push(namer.call(&format!("{}_len", f.base)));
+                continue;
+            }
+            field_suffixes.push(String::new());
             array_names.push(namer.call(&a.name));
             len_names.push(match a.kind {
                 ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
@@ -125,6 +150,7 @@ impl<'a> Writer<'a> {
             local_names,
             array_names,
             len_names,
+            field_suffixes,
             namer,
             helpers: Helpers::new(),
             loops: Vec::new(),

@@ -206,6 +206,9 @@ impl Lowerer<'_> {
                     if let Some(Binding::Sub(b)) = self.lookup(&id.to_string()) {
                         return Value::Expr(self.sub_len(b, span));
                     }
+                    if let Some(Binding::Records(s)) = self.lookup(&id.to_string()) {
+                        return Value::Expr(self.record_slice_len(s, span));
+                    }
                     if let Some(Binding::Array(a) | Binding::View(a)) = self.lookup(&id.to_string())
                     {
                         if matches!(self.arrays.get(a).kind, ArrayKind::Global { .. })

@@ -51,6 +51,10 @@ pub(super) enum Binding {
     Poisoned,
     /// A local closure, by index into the lowerer's closures.
     Closure(usize),
+    /// A `&[P]` parameter of structs, by index into the lowerer's record slices.
+    Records(usize),
+    /// A struct variable, by index into the lowerer's record values.
+    Record(usize),
 }
 
 /// A sub-slice: its array and the variable holding its start (a `usize`).
@@ -105,6 +109,12 @@ pub(super) struct Lowerer<'c> {
     pub(super) borrows: Vec<(Handle<Array>, Vec<Handle<Local>>)>,
     /// The sub-slices taken (`&a[s..]`).
     pub(super) subs: Vec<SubSlice>,
+    /// The user structs the kernel uses, as the kernel's `records`.
+    pub(super) records: Vec<Record>,
+    /// The `&[P]` parameters of structs.
+    pub(super) record_slices: Vec<super::structs::RecordSlice>,
+    /// The struct variables.
+    pub(super) record_values: Vec<super::structs::RecordValue>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

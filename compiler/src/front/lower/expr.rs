@@ -191,7 +191,10 @@ impl Lowerer<'_> {
                 Some((array, index)) => Value::Expr(self.expr(Expr::Load { array, index }, span)),
                 None => Value::Error,
             },
-            syn::Expr::Field(f) => self.lower_field(f),
+            syn::Expr::Field(f) => match self.lower_record_field(f, out) {
+                Some(v) => v,
+                None => self.lower_field(f),
+            },
             syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
                 self.lower_atomic(m, out, true)
             }
@@ -424,6 +427,10 @@ impl Lowerer<'_> {
             return match self.lookup(&name) {
                 Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
                 Some(Binding::Poisoned) => Value::Error,
+                Some(Binding::Records(_) | Binding::Record(_)) => {
+                    self.record_misuse(&name, span);
+                    Value::Error
+                }
                 Some(Binding::Dim3(_)) => {
                     self.err(
                         span,

@@ -79,6 +79,7 @@ impl Lowerer<'_> {
         };
         let array = self.arrays.append(
             Array {
+                field: None,
                 name: name.to_string(),
                 elem,
                 kind: ArrayKind::Local {
@@ -229,6 +230,7 @@ impl Lowerer<'_> {
         };
         let array = self.arrays.append(
             Array {
+                field: None,
                 name: name.to_string(),
                 elem,
                 kind: ArrayKind::Local {

@@ -225,6 +225,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn lower_place(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Place> {
+        if let Some(place) = self.record_field_place(e, out) {
+            return place;
+        }
         match e {
             syn::Expr::Paren(p) => self.lower_place(&p.expr, out),
             syn::Expr::Path(p) => {
@@ -293,6 +296,21 @@ impl Lowerer<'_> {
                         None
                     }
                     Some(Binding::Poisoned) => None,
+                    Some(Binding::Records(_)) => {
+                        self.err(
+                            e.src(),
+                            "cannot assign to a whole slice; assign its elements",
+                        );
+                        None
+                    }
+                    // (A whole struct is assigned by `try_record_assign`; this is `p += ..`.)
+                    Some(Binding::Record(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a struct; compound assignment needs a scalar field (`{ident}.x += ..`)"),
+                        );
+                        None
+                    }
                     Some(Binding::Closure(_)) => {
                         self.err(
                             e.src(),
@@ -446,6 +464,13 @@ impl Lowerer<'_> {
                         return Some((array, vec![index]));
                     }
                     Some(Binding::Poisoned) => return None,
+                    Some(Binding::Records(_) | Binding::Record(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("an element of `{name}` is a struct; read a field (`{name}[i].x`), or copy it whole: `let p = {name}[i];`"),
+                        );
+                        return None;
+                    }
                     Some(Binding::Closure(_)) => {
                         self.err(
                             cur.src(),

@@ -10,7 +10,7 @@
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
 //! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
-//! (sub-slices `&a[s..]`), `calls` (the language's operations), `inline` (helper
+//! (sub-slices `&a[s..]`), `structs` (user structs), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
@@ -23,6 +23,7 @@ mod memory;
 mod signature;
 mod slices;
 mod stmt;
+mod structs;
 mod syntax;
 
 use super::attr;
@@ -54,6 +55,9 @@ pub fn lower_kernel(
         closures: Vec::new(),
         borrows: Vec::new(),
         subs: Vec::new(),
+        records: Vec::new(),
+        record_slices: Vec::new(),
+        record_values: Vec::new(),
         const_params: func
             .sig
             .generics
@@ -94,6 +98,7 @@ pub fn lower_kernel(
         barriers: l.barriers,
         next_stmt_id: 0,
         assumed_consts: std::mem::take(&mut l.assumed),
+        records: std::mem::take(&mut l.records),
     };
     kernel.number_statements();
     kernel

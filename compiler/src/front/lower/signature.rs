@@ -124,7 +124,27 @@ impl Lowerer<'_> {
                     syn::Type::Slice(s) => match type_to_scalar(&s.elem) {
                         Some(t) => t,
                         None => {
-                            self.cx.push(unsupported_type(&s.elem));
+                            match self.record_of_type(&s.elem) {
+                                Some(Ok(record)) => {
+                                    if mutable {
+                                        self.err(pt.pat.src(), "a slice parameter cannot be `mut`");
+                                    }
+                                    let array = self.lower_record_param(
+                                        &name,
+                                        record,
+                                        r.mutability.is_some(),
+                                        span,
+                                    );
+                                    params.push(Param {
+                                        name,
+                                        kind: ParamKind::Slice { array },
+                                        span,
+                                        source: ParamSource::Argument,
+                                    });
+                                }
+                                Some(Err(why)) => self.err(s.elem.src(), why),
+                                None => self.cx.push(unsupported_type(&s.elem)),
+                            }
                             continue;
                         }
                     },
@@ -144,6 +164,7 @@ impl Lowerer<'_> {
                 }
                 let array = self.arrays.append(
                     Array {
+                        field: None,
                         name: name.clone(),
                         elem,
                         kind: ArrayKind::Global {

@@ -218,6 +218,18 @@ impl Lowerer<'_> {
             }
         };
         let name = ident.to_string();
+        if local.init.as_ref().is_none_or(|i| i.diverge.is_none())
+            && self.try_record_let(
+                &ident,
+                mutable,
+                annotated_ty,
+                local.init.as_ref().map(|i| &*i.expr),
+                span,
+                out,
+            )
+        {
+            return;
+        }
         if let Some(init) = &local.init {
             if let Some((_, diverge)) = &init.diverge {
                 self.err(diverge.src(), "`let ... else` is not supported in kernels");
@@ -254,6 +266,7 @@ impl Lowerer<'_> {
                     let len_param = self.pending_len_param.take();
                     let array = self.arrays.append(
                         Array {
+                            field: None,
                             name: name.clone(),
                             elem,
                             kind: ArrayKind::Shared {
@@ -656,6 +669,9 @@ impl Lowerer<'_> {
         let span = e.src();
         match e {
             syn::Expr::Assign(a) => {
+                if self.try_record_assign(a, out) {
+                    return;
+                }
                 let Some(place) = self.lower_place(&a.left, out) else {
                     return;
                 };

@@ -1,0 +1,683 @@
+//! User structs (`#[derive(DeviceStruct)]`): `&[P]` parameters, struct variables, field reads
+//! and writes, struct literals and whole-struct copies, all lowered to scalars (see
+//! [`crate::ir::Record`]): a parameter becomes one array per scalar field, a variable one local
+//! per scalar field.
+
+use super::cx::{Binding, Lowerer, Value};
+use super::syntax::strip_parens;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+use std::ops::Range;
+
+/// A `&[P]` or `&mut [P]` parameter: its struct and one array per leaf.
+#[derive(Clone, Debug)]
+pub(super) struct RecordSlice {
+    pub(super) record: usize,
+    pub(super) leaves: Vec<Handle<Array>>,
+    pub(super) name: String,
+    pub(super) mutable: bool,
+}
+
+/// A struct variable: one local per leaf.
+#[derive(Clone, Debug)]
+pub(super) struct RecordValue {
+    pub(super) record: usize,
+    pub(super) leaves: Vec<Handle<Local>>,
+    pub(super) name: String,
+    pub(super) mutable: bool,
+}
+
+/// Where a struct-typed expression's leaves are.
+#[derive(Clone, Debug)]
+enum Source {
+    /// `ps[i]`: the parameter, by index into the lowerer's record slices, and the index
+    /// (a variable or a literal, so it can be read once per leaf).
+    Elem(usize, Handle<Expr>),
+    /// `p`: the variable, by index into the lowerer's record values.
+    Var(usize),
+}
+
+/// A place or value of struct type, or one of its fields: its type and its leaves.
+#[derive(Clone, Debug)]
+struct Ref {
+    ty: FieldType,
+    source: Source,
+    /// The leaves of the whole (outermost) struct it covers.
+    range: Range<usize>,
+    span: Span,
+}
+
+impl Lowerer<'_> {
+    /// The struct a type names, if it is a single name that is no scalar: `Some(Ok(index))`
+    /// when the kernel's file defines it, `Some(Err(why))` when it does not.
+    pub(super) fn record_of_type(&mut self, ty: &syn::Type) -> Option<Result<usize, String>> {
+        let syn::Type::Path(p) = ty else {
+            return None;
+        };
+        let id = p.path.get_ident()?.to_string();
+        if Scalar::from_rust_name(&id).is_some() {
+            return None;
+        }
+        Some(self.consts.records.resolve(&id, &mut self.records))
+    }
+
+    /// A `&[P]` parameter: one global array per leaf, bound to the name.
+    pub(super) fn lower_record_param(
+        &mut self,
+        name: &str,
+        record: usize,
+        mutable: bool,
+        span: Span,
+    ) -> Handle<Array> {
+        let leaves = leaves(&self.records, record);
+        let arrays: Vec<Handle<Array>> = leaves
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                self.arrays.append(
+                    Array {
+                        name: format!("{name}.{}", l.names.join(".")),
+                        elem: l.ty,
+                        kind: ArrayKind::Global { mutable },
+                        field: Some(FieldOf {
+                            record,
+                            leaf: i,
+                            base: name.to_string(),
+                        }),
+                    },
+                    span,
+                )
+            })
+            .collect();
+        let first = arrays[0];
+        self.record_slices.push(RecordSlice {
+            record,
+            leaves: arrays,
+            name: name.to_string(),
+            mutable,
+        });
+        self.bind(
+            name.to_string(),
+            Binding::Records(self.record_slices.len() - 1),
+        );
+        first
+    }
+
+    /// `ps.len()` of a slice of structs.
+    pub(super) fn record_slice_len(&mut self, s: usize, span: Span) -> Handle<Expr> {
+        let a = self.record_slices[s].leaves[0];
+        self.expr(Expr::Len(a), span)
+    }
+
+    /// Whether `e` is written as a struct: a struct variable, an element of a slice of
+    /// structs, a struct literal, or a field of those (of any type: the caller decides).
+    pub(super) fn is_record_syntax(&self, e: &syn::Expr) -> bool {
+        match strip_parens(e) {
+            syn::Expr::Struct(_) => true,
+            syn::Expr::Path(p) => matches!(
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                Some(Binding::Record(_))
+            ),
+            syn::Expr::Index(ix) => match strip_parens(&ix.expr) {
+                syn::Expr::Path(p) => matches!(
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                    Some(Binding::Records(_))
+                ),
+                _ => false,
+            },
+            syn::Expr::Field(f) => self.is_record_syntax(&f.base),
+            _ => false,
+        }
+    }
+
+    /// The struct place `e` denotes (`p`, `ps[i]`, `p.pos`, `ps[i].pos.x`); `None` after
+    /// an error, or for a struct literal (which is no place).
+    fn record_ref(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Ref> {
+        let span = e.src();
+        match strip_parens(e) {
+            syn::Expr::Path(p) => {
+                let Some(Binding::Record(v)) =
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                else {
+                    return None;
+                };
+                let r = &self.record_values[v];
+                Some(Ref {
+                    ty: FieldType::Record(r.record),
+                    range: 0..r.leaves.len(),
+                    source: Source::Var(v),
+                    span,
+                })
+            }
+            syn::Expr::Index(ix) => {
+                let syn::Expr::Path(p) = strip_parens(&ix.expr) else {
+                    return None;
+                };
+                let Some(Binding::Records(s)) =
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                else {
+                    return None;
+                };
+                if let syn::Expr::Range(r) = &*ix.index {
+                    self.err(
+                        r.src(),
+                        "sub-slices of a slice of structs are not supported yet; index single elements",
+                    );
+                    return None;
+                }
+                let index = self.value_or_none(&ix.index, out)?;
+                let index = self.stable(index, ix.index.src(), out);
+                let r = &self.record_slices[s];
+                Some(Ref {
+                    ty: FieldType::Record(r.record),
+                    range: 0..r.leaves.len(),
+                    source: Source::Elem(s, index),
+                    span,
+                })
+            }
+            syn::Expr::Field(f) => {
+                let base = self.record_ref(&f.base, out)?;
+                let FieldType::Record(rec) = base.ty else {
+                    self.err(
+                        f.member.src(),
+                        "this field is a scalar, which has no fields",
+                    );
+                    return None;
+                };
+                let syn::Member::Named(name) = &f.member else {
+                    self.err(
+                        f.member.src(),
+                        "struct fields are read by name (`p.x`); tuple structs are not supported",
+                    );
+                    return None;
+                };
+                let Some((ty, sub)) = field_leaves(&self.records, rec, &name.to_string()) else {
+                    let rname = self.records[rec].name.clone();
+                    let names: Vec<String> = self.records[rec]
+                        .fields
+                        .iter()
+                        .map(|f| format!("`{}`", f.name))
+                        .collect();
+                    self.cx.push(
+                        Diagnostic::new(
+                            name.src(),
+                            format!("no field `{name}` on struct `{rname}`"),
+                        )
+                        .note(format!("its fields are {}", names.join(", "))),
+                    );
+                    return None;
+                };
+                let start = base.range.start;
+                Some(Ref {
+                    ty,
+                    range: start + sub.start..start + sub.end,
+                    source: base.source,
+                    span,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// A variable or literal as it is, anything else in a new variable: an index read once
+    /// per field.
+    fn stable(&mut self, e: Handle<Expr>, span: Span, out: &mut Block) -> Handle<Expr> {
+        if matches!(self.exprs.get(e), Expr::Local(_) | Expr::Literal(_)) {
+            return e;
+        }
+        let l = self.locals.append(
+            Local {
+                name: "index".into(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::Let,
+            },
+            span,
+        );
+        out.push(Stmt::Let { local: l, init: Some(e) }, span);
+        self.expr(Expr::Local(l), span)
+    }
+
+    /// A fresh node of the same value (a variable or literal from [`Self::stable`]).
+    fn again(&mut self, e: Handle<Expr>) -> Handle<Expr> {
+        let span = self.exprs.span(e);
+        let node = self.exprs.get(e).clone();
+        self.expr(node, span)
+    }
+
+    /// The read of leaf `leaf` of a struct place.
+    fn read_leaf(&mut self, source: &Source, leaf: usize, span: Span) -> Handle<Expr> {
+        match source {
+            Source::Var(v) => {
+                let l = self.record_values[*v].leaves[leaf];
+                self.expr(Expr::Local(l), span)
+            }
+            Source::Elem(s, index) => {
+                let array = self.record_slices[*s].leaves[leaf];
+                let index = vec![self.again(*index)];
+                self.expr(Expr::Load { array, index }, span)
+            }
+        }
+    }
+
+    /// The place of leaf `leaf` of a struct place, if it may be assigned (else reported).
+    fn write_leaf(&mut self, source: &Source, leaf: usize, span: Span) -> Option<Place> {
+        match source {
+            Source::Var(v) => {
+                let r = &self.record_values[*v];
+                if !r.mutable {
+                    let name = r.name.clone();
+                    self.cx.push(
+                        Diagnostic::new(
+                            span,
+                            format!("cannot assign to a field of `{name}`, as `{name}` is not declared as mutable"),
+                        )
+                        .note(format!("declare it `let mut {name}`")),
+                    );
+                    return None;
+                }
+                Some(Place::Local(r.leaves[leaf]))
+            }
+            Source::Elem(s, index) => {
+                let r = &self.record_slices[*s];
+                if !r.mutable {
+                    let name = r.name.clone();
+                    let rec = self.records[r.record].name.clone();
+                    self.cx.push(
+                        Diagnostic::new(
+                            span,
+                            format!("cannot assign to `{name}[..]`: `{name}` is a `&[{rec}]`, which is read-only"),
+                        )
+                        .note(format!("declare the parameter `{name}: &mut [{rec}]`")),
+                    );
+                    return None;
+                }
+                let array = r.leaves[leaf];
+                let index = vec![self.again(*index)];
+                Some(Place::Element { array, index })
+            }
+        }
+    }
+
+    /// A field read in value position (`p.x`, `ps[i].pos.y`), or `None` if `f` is not a
+    /// struct's field.
+    pub(super) fn lower_record_field(
+        &mut self,
+        f: &syn::ExprField,
+        out: &mut Block,
+    ) -> Option<Value> {
+        if !self.is_record_syntax(&f.base) {
+            return None;
+        }
+        if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) {
+            // `P { .. }.x`: the literal's field.
+            let Some((_, leaves)) = self.lower_record_value(&syn::Expr::Field(f.clone()), None, out)
+            else {
+                return Some(Value::Error);
+            };
+            return Some(leaves.first().map_or(Value::Error, |l| Value::Expr(*l)));
+        }
+        let Some(r) = self.record_ref(&syn::Expr::Field(f.clone()), out) else {
+            return Some(Value::Error);
+        };
+        match r.ty {
+            FieldType::Scalar(_) => Some(Value::Expr(self.read_leaf(&r.source, r.range.start, r.span))),
+            FieldType::Record(rec) => {
+                let name = self.records[rec].name.clone();
+                self.err(
+                    r.span,
+                    format!("this is a `{name}`, which is used whole only in `let`, assignments and struct literals; read its fields (`.{}`)", self.records[rec].fields[0].name),
+                );
+                Some(Value::Error)
+            }
+        }
+    }
+
+    /// The place a field assignment writes (`p.x = ..`, `ps[i].v += ..`), or `None` if `e`
+    /// is not a struct's field (`Some(None)` after an error).
+    pub(super) fn record_field_place(
+        &mut self,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) -> Option<Option<Place>> {
+        let syn::Expr::Field(f) = strip_parens(e) else {
+            return None;
+        };
+        if !self.is_record_syntax(&f.base) {
+            return None;
+        }
+        let Some(r) = self.record_ref(e, out) else {
+            return Some(None);
+        };
+        match r.ty {
+            FieldType::Scalar(_) => Some(self.write_leaf(&r.source, r.range.start, r.span)),
+            FieldType::Record(_) => {
+                self.err(r.span, "assign a struct whole with `=`; compound assignment needs a scalar field");
+                Some(None)
+            }
+        }
+    }
+
+    /// The leaves of a struct value (`p`, `ps[i]`, `p.pos`, `P { x: 1.0, y }`), read in
+    /// Rust's order, with its struct; `expected` is the struct the context needs, if known
+    /// (reported when it differs).
+    pub(super) fn lower_record_value(
+        &mut self,
+        e: &syn::Expr,
+        expected: Option<usize>,
+        out: &mut Block,
+    ) -> Option<(usize, Vec<Handle<Expr>>)> {
+        let span = e.src();
+        let (rec, leaves) = match strip_parens(e) {
+            syn::Expr::Struct(s) => self.lower_struct_literal(s, out)?,
+            syn::Expr::Field(f) if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) => {
+                // A field of a literal: the literal's leaves, then the field's.
+                let syn::Expr::Struct(s) = strip_parens(&f.base) else {
+                    return None;
+                };
+                let (rec, all) = self.lower_struct_literal(s, out)?;
+                let syn::Member::Named(name) = &f.member else {
+                    self.err(f.member.src(), "struct fields are read by name");
+                    return None;
+                };
+                let Some((ty, range)) = field_leaves(&self.records, rec, &name.to_string()) else {
+                    self.err(name.src(), format!("no field `{name}` on struct `{}`", self.records[rec].name));
+                    return None;
+                };
+                let leaves = all[range].to_vec();
+                match ty {
+                    FieldType::Record(r) => (r, leaves),
+                    FieldType::Scalar(_) => (usize::MAX, leaves),
+                }
+            }
+            other => {
+                let Some(r) = self.record_ref(other, out) else {
+                    if !self.is_record_syntax(other) {
+                        self.err(span, "expected a struct here: a struct variable, an element `ps[i]`, a field of struct type, or a literal `P { .. }`");
+                    }
+                    return None;
+                };
+                let FieldType::Record(rec) = r.ty else {
+                    self.err(span, "this is a scalar field, not a struct");
+                    return None;
+                };
+                let leaves = r
+                    .range
+                    .clone()
+                    .map(|leaf| self.read_leaf(&r.source, leaf, r.span))
+                    .collect();
+                (rec, leaves)
+            }
+        };
+        if let Some(want) = expected {
+            if want != rec {
+                let (w, g) = (
+                    self.records.get(want).map_or("?", |r| r.name.as_str()).to_string(),
+                    self.records.get(rec).map_or("a scalar", |r| r.name.as_str()).to_string(),
+                );
+                self.err(span, format!("mismatched types: expected `{w}`, found `{g}`"));
+                return None;
+            }
+        }
+        Some((rec, leaves))
+    }
+
+    /// `P { x: a, y: b }` (nested literals too): every field once, evaluated in the order
+    /// written, leaves returned in declaration order.
+    fn lower_struct_literal(
+        &mut self,
+        s: &syn::ExprStruct,
+        out: &mut Block,
+    ) -> Option<(usize, Vec<Handle<Expr>>)> {
+        let span = s.src();
+        if s.qself.is_some() || s.path.get_ident().is_none() {
+            self.err(s.path.src(), "name the struct by its plain name: `P { .. }`");
+            return None;
+        }
+        let ty: syn::Type = syn::Type::Path(syn::TypePath {
+            qself: None,
+            path: s.path.clone(),
+        });
+        let rec = match self.record_of_type(&ty) {
+            Some(Ok(r)) => r,
+            Some(Err(why)) => {
+                self.err(s.path.src(), why);
+                return None;
+            }
+            None => {
+                self.err(s.path.src(), "struct literals in kernels are of `DeviceStruct` structs");
+                return None;
+            }
+        };
+        if let Some(rest) = &s.rest {
+            self.err(rest.src(), "`..base` in a struct literal is not supported in kernels; write every field");
+            return None;
+        }
+        let fields = self.records[rec].fields.clone();
+        let mut values: Vec<Option<Vec<Handle<Expr>>>> = vec![None; fields.len()];
+        let mut ok = true;
+        for fv in &s.fields {
+            let syn::Member::Named(name) = &fv.member else {
+                self.err(fv.member.src(), "struct fields are named");
+                ok = false;
+                continue;
+            };
+            let Some(i) = fields.iter().position(|f| *name == f.name) else {
+                self.err(name.src(), format!("struct `{}` has no field named `{name}`", self.records[rec].name));
+                ok = false;
+                continue;
+            };
+            if values[i].is_some() {
+                self.err(name.src(), format!("field `{name}` specified more than once"));
+                ok = false;
+                continue;
+            }
+            let v = match fields[i].ty {
+                FieldType::Scalar(_) => match self.lower_value(&fv.expr, out) {
+                    Value::Expr(v) => Some(vec![v]),
+                    _ => None,
+                },
+                FieldType::Record(inner) => self
+                    .lower_record_value(&fv.expr, Some(inner), out)
+                    .map(|(_, l)| l),
+            };
+            match v {
+                Some(v) => values[i] = Some(v),
+                None => ok = false,
+            }
+        }
+        let missing: Vec<String> = fields
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| v.is_none())
+            .map(|(f, _)| format!("`{}`", f.name))
+            .collect();
+        if ok && !missing.is_empty() {
+            self.err(span, format!("missing field(s) {} in this literal of `{}`", missing.join(", "), self.records[rec].name));
+            return None;
+        }
+        if !ok {
+            return None;
+        }
+        Some((rec, values.into_iter().flatten().flatten().collect()))
+    }
+
+    /// `let p = <struct>;` (`let mut p: P = ..;`): one variable per leaf. Returns `false` when
+    /// the binding is not of a struct.
+    pub(super) fn try_record_let(
+        &mut self,
+        ident: &syn::Ident,
+        mutable: bool,
+        annotated: Option<&syn::Type>,
+        init: Option<&syn::Expr>,
+        span: Span,
+        out: &mut Block,
+    ) -> bool {
+        let wanted = match annotated.and_then(|t| self.record_of_type(t)) {
+            Some(Ok(r)) => Some(r),
+            Some(Err(why)) => {
+                if let Some(t) = annotated {
+                    self.err(t.src(), why);
+                }
+                self.bind(ident.to_string(), Binding::Poisoned);
+                return true;
+            }
+            None => None,
+        };
+        let is_record_init = init.is_some_and(|e| {
+            self.is_record_syntax(e) && self.names_a_record(e)
+        });
+        if wanted.is_none() && !is_record_init {
+            return false;
+        }
+        let name = ident.to_string();
+        let Some(init) = init else {
+            self.err(span, format!("give `{name}` its value where it is declared: a struct variable is declared with one"));
+            self.bind(name, Binding::Poisoned);
+            return true;
+        };
+        let Some((rec, values)) = self.lower_record_value(init, wanted, out) else {
+            self.bind(name, Binding::Poisoned);
+            return true;
+        };
+        let leaves = leaves(&self.records, rec);
+        let locals: Vec<Handle<Local>> = leaves
+            .iter()
+            .zip(values)
+            .map(|(leaf, v)| {
+                let l = self.locals.append(
+                    Local {
+                        name: format!("{name}_{}", leaf.names.join("_")),
+                        mutable,
+                        annotated: Some(leaf.ty),
+                        origin: LocalOrigin::Let,
+                    },
+                    ident.src(),
+                );
+                out.push(Stmt::Let { local: l, init: Some(v) }, span);
+                l
+            })
+            .collect();
+        self.record_values.push(RecordValue {
+            record: rec,
+            leaves: locals,
+            name: name.clone(),
+            mutable,
+        });
+        self.bind(name, Binding::Record(self.record_values.len() - 1));
+        true
+    }
+
+    /// Whether struct syntax `e` has struct type (not a scalar field: `p.x` is a scalar).
+    fn names_a_record(&self, e: &syn::Expr) -> bool {
+        match strip_parens(e) {
+            syn::Expr::Field(f) => {
+                let Some(rec) = self.record_type_of(&f.base) else {
+                    return false;
+                };
+                let syn::Member::Named(name) = &f.member else {
+                    return false;
+                };
+                matches!(
+                    field_leaves(&self.records, rec, &name.to_string()),
+                    Some((FieldType::Record(_), _))
+                )
+            }
+            _ => true,
+        }
+    }
+
+    /// The struct type of struct syntax, without lowering it.
+    fn record_type_of(&self, e: &syn::Expr) -> Option<usize> {
+        match strip_parens(e) {
+            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))? {
+                Binding::Record(v) => Some(self.record_values[v].record),
+                _ => None,
+            },
+            syn::Expr::Index(ix) => match strip_parens(&ix.expr) {
+                syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))? {
+                    Binding::Records(s) => Some(self.record_slices[s].record),
+                    _ => None,
+                },
+                _ => None,
+            },
+            syn::Expr::Struct(s) => {
+                let id = s.path.get_ident()?.to_string();
+                self.records.iter().position(|r| r.name == id)
+            }
+            syn::Expr::Field(f) => {
+                let rec = self.record_type_of(&f.base)?;
+                let syn::Member::Named(name) = &f.member else {
+                    return None;
+                };
+                match field_leaves(&self.records, rec, &name.to_string())? {
+                    (FieldType::Record(r), _) => Some(r),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `place = <struct>;` of a whole struct (`p = q;`, `ps[i] = P { .. };`, `ps[i].pos =
+    /// ..`). Returns `false` when the left side is not a struct place. The value is read
+    /// whole before any field is written (`p = P { x: p.y, y: p.x }` swaps).
+    pub(super) fn try_record_assign(&mut self, a: &syn::ExprAssign, out: &mut Block) -> bool {
+        if !self.is_record_syntax(&a.left) || !self.names_a_record(&a.left) {
+            return false;
+        }
+        let span = a.src();
+        let Some(want) = self.record_type_of(&a.left) else {
+            return true;
+        };
+        let Some((_, values)) = self.lower_record_value(&a.right, Some(want), out) else {
+            return true;
+        };
+        // Every leaf value into a variable first, unless it is a literal.
+        let held: Vec<Handle<Expr>> = values
+            .into_iter()
+            .map(|v| {
+                if matches!(self.exprs.get(v), Expr::Literal(_)) {
+                    return v;
+                }
+                let vspan = self.exprs.span(v);
+                let l = self.locals.append(
+                    Local {
+                        name: "field".into(),
+                        mutable: false,
+                        annotated: None,
+                        origin: LocalOrigin::Let,
+                    },
+                    vspan,
+                );
+                out.push(Stmt::Let { local: l, init: Some(v) }, vspan);
+                self.expr(Expr::Local(l), vspan)
+            })
+            .collect();
+        let Some(r) = self.record_ref(&a.left, out) else {
+            return true;
+        };
+        for (leaf, v) in r.range.clone().zip(held) {
+            let Some(place) = self.write_leaf(&r.source, leaf, r.span) else {
+                return true;
+            };
+            out.push(
+                Stmt::Assign {
+                    place,
+                    op: None,
+                    value: v,
+                },
+                span,
+            );
+        }
+        true
+    }
+
+    /// The error for a struct variable or slice of structs used where a scalar is needed.
+    pub(super) fn record_misuse(&mut self, name: &str, span: Span) {
+        self.err(
+            span,
+            format!("`{name}` is a struct (or a slice of them); use its fields (`{name}.x`, `{name}[i].x`), or copy it whole with `let` or `=`"),
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! User structs in kernels (issue 12 §1): `#[derive(DeviceStruct)]` structs as buffer
+//! elements, struct variables, literals, nested structs, whole copies and field writes. The
+//! cases join `cases::all()`, so the GPU is compared with the simulator bit for bit (and the
+//! struct's layout on the GPU is asserted equal to Rust's, by the CUDA C itself); the tests
+//! here check the simulator against host references and its race detection per field.
+
+use crate::cases::Case;
+use cuphase::prelude::*;
+
+/// Two floats.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Vec2 {
+    pub x: f32,
+    pub y: f32,
+}
+
+/// A particle: nested structs and fields of several types.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Particle {
+    pub pos: Vec2,
+    pub vel: Vec2,
+    pub mass: f32,
+    pub id: u32,
+}
+
+/// Fields whose C layout has padding: 1 + 7 + 8 + 2 (+ 6) bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Padded {
+    pub tag: u8,
+    pub value: f64,
+    pub count: u16,
+}
+
+/// Two counters of one element, written by different threads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Pair {
+    pub a: u32,
+    pub b: u32,
+}
+
+/// One explicit Euler step of each particle under gravity, with a floor at `y = 0`; the
+/// particle is read whole, changed field by field and written back whole.
+#[kernel]
+pub fn particles_step(ps: &mut [Particle], dt: f32) {
+    let i = global_idx().x as usize;
+    if i < ps.len() {
+        let mut p = ps[i];
+        p.vel.y -= 9.81 * dt;
+        let moved = Vec2 {
+            x: p.pos.x + p.vel.x * dt,
+            y: p.pos.y + p.vel.y * dt,
+        };
+        if moved.y < 0.0 {
+            p.pos = Vec2 { x: moved.x, y: 0.0 };
+            p.vel.y = -p.vel.y * 0.5;
+        } else {
+            p.pos = moved;
+        }
+        p.id += 1;
+        ps[i] = p;
+    }
+}
+
+/// The kinetic energy of each particle, from another buffer's structs (read-only).
+#[kernel]
+pub fn particles_energy(out: &mut [f32], ps: &[Particle]) {
+    let i = global_idx().x as usize;
+    if i < ps.len() {
+        let v = ps[i].vel;
+        out[i] = 0.5 * ps[i].mass * (v.x * v.x + v.y * v.y);
+    }
+}
+
+/// Padded fields of three widths; a struct literal written whole, fields swapped through a
+/// copy.
+#[kernel]
+pub fn padded_mix(out: &mut [Padded], input: &[Padded]) {
+    let i = global_idx().x as usize;
+    if i < input.len() {
+        let q = input[i];
+        let mut r = Padded {
+            count: q.count.wrapping_mul(3),
+            value: q.value * 2.0 + q.tag as f64,
+            tag: q.tag ^ 0x5a,
+        };
+        if q.count % 2 == 0 {
+            r = Padded {
+                tag: r.count as u8,
+                value: -r.value,
+                count: r.tag as u16,
+            };
+        }
+        out[i] = r;
+    }
+}
+
+/// Threads `2k` and `2k + 1` write fields `a` and `b` of element `k`: no race, as fields are
+/// parts of an element.
+#[kernel]
+pub fn pair_fields(out: &mut [Pair]) {
+    let t = global_idx().x as usize;
+    let k = t / 2;
+    if k < out.len() {
+        if t % 2 == 0 {
+            out[k].a = t as u32 * 10;
+        } else {
+            out[k].b = t as u32 * 10 + 1;
+        }
+    }
+}
+
+/// Fields through an index the compiler cannot follow: the simulator checks each field.
+#[kernel]
+pub fn pair_scatter(out: &mut [Pair], slot: &[u32]) {
+    let t = global_idx().x as usize;
+    if t < slot.len() {
+        let k = slot[t] as usize;
+        if t % 2 == 0 {
+            out[k].a += 1;
+        } else {
+            out[k].b += 1;
+        }
+    }
+}
+
+fn particles() -> Vec<Particle> {
+    (0..300u32)
+        .map(|i| {
+            let f = i as f32;
+            Particle {
+                pos: Vec2 {
+                    x: f * 0.25,
+                    y: (i % 7) as f32 * 0.01,
+                },
+                vel: Vec2 {
+                    x: 1.0 - f * 0.003,
+                    y: (i % 5) as f32 - 2.0,
+                },
+                mass: 1.0 + (i % 3) as f32,
+                id: i * 10,
+            }
+        })
+        .collect()
+}
+
+fn step_host(p: &mut Particle, dt: f32) {
+    p.vel.y -= 9.81 * dt;
+    let moved = Vec2 {
+        x: p.pos.x + p.vel.x * dt,
+        y: p.pos.y + p.vel.y * dt,
+    };
+    if moved.y < 0.0 {
+        p.pos = Vec2 { x: moved.x, y: 0.0 };
+        p.vel.y = -p.vel.y * 0.5;
+    } else {
+        p.pos = moved;
+    }
+    p.id += 1;
+}
+
+fn padded_input() -> Vec<Padded> {
+    (0..200u32)
+        .map(|i| Padded {
+            tag: (i * 37) as u8,
+            value: i as f64 * 1.5 - 77.0,
+            count: (i * 911) as u16,
+        })
+        .collect()
+}
+
+fn padded_host(q: &Padded) -> Padded {
+    let mut r = Padded {
+        count: q.count.wrapping_mul(3),
+        value: q.value * 2.0 + q.tag as f64,
+        tag: q.tag ^ 0x5a,
+    };
+    if q.count % 2 == 0 {
+        r = Padded {
+            tag: r.count as u8,
+            value: -r.value,
+            count: r.tag as u16,
+        };
+    }
+    r
+}
+
+fn particle_bits(ps: &[Particle]) -> Vec<u64> {
+    ps.iter()
+        .flat_map(|p| {
+            [p.pos.x, p.pos.y, p.vel.x, p.vel.y, p.mass]
+                .map(|f| u64::from(f.to_bits()))
+                .into_iter()
+                .chain([u64::from(p.id)])
+        })
+        .collect()
+}
+
+fn padded_bits(ps: &[Padded]) -> Vec<u64> {
+    ps.iter()
+        .flat_map(|p| [u64::from(p.tag), p.value.to_bits(), u64::from(p.count)])
+        .collect()
+}
+
+const DT: f32 = 0.125;
+
+/// The cases: every struct kernel, with host references.
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "particles_step",
+            run: |dev| {
+                let mut ps = dev.upload(&particles())?;
+                for _ in 0..3 {
+                    particles_step.launch(dev, Launch::cover(ps.len(), 64), &mut ps, DT)?;
+                }
+                let mut e = dev.zeros::<f32>(ps.len())?;
+                particles_energy.launch(dev, Launch::cover(ps.len(), 64), &mut e, &ps)?;
+                let mut v = particle_bits(&ps.to_vec()?);
+                v.extend(e.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                Ok(v)
+            },
+            expected: || {
+                let mut ps = particles();
+                for p in &mut ps {
+                    for _ in 0..3 {
+                        step_host(p, DT);
+                    }
+                }
+                let e: Vec<u64> = ps
+                    .iter()
+                    .map(|p| {
+                        let v = p.vel;
+                        u64::from((0.5 * p.mass * (v.x * v.x + v.y * v.y)).to_bits())
+                    })
+                    .collect();
+                let mut v = particle_bits(&ps);
+                v.extend(e);
+                v
+            },
+        },
+        Case {
+            name: "padded_mix",
+            run: |dev| {
+                let input = dev.upload(&padded_input())?;
+                let mut out = dev.zeros::<Padded>(input.len())?;
+                padded_mix.launch(dev, Launch::cover(input.len(), 32), &mut out, &input)?;
+                Ok(padded_bits(&out.to_vec()?))
+            },
+            expected: || padded_bits(&padded_input().iter().map(padded_host).collect::<Vec<_>>()),
+        },
+        Case {
+            name: "pair_fields",
+            run: |dev| {
+                let mut out = dev.zeros::<Pair>(100)?;
+                pair_fields.launch(dev, Launch::cover(200, 64), &mut out)?;
+                Ok(out
+                    .to_vec()?
+                    .iter()
+                    .flat_map(|p| [u64::from(p.a), u64::from(p.b)])
+                    .collect())
+            },
+            expected: || {
+                (0..100u64)
+                    .flat_map(|k| [2 * k * 10, (2 * k + 1) * 10 + 1])
+                    .collect()
+            },
+        },
+    ]
+}
+
+#[test]
+fn struct_kernels_match_the_host_on_the_simulator() {
+    let dev = Device::cpu().unwrap();
+    for case in cases() {
+        let got = (case.run)(&dev).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert_eq!(got, (case.expected)(), "{}", case.name);
+    }
+}
+
+#[test]
+fn the_cuda_c_declares_the_structs_with_their_layout() {
+    let src = particles_step.cuda_source();
+    for needle in [
+        "struct Vec2 {\n    float x;\n    float y;\n};",
+        "struct Particle {\n    Vec2 pos;\n    Vec2 vel;\n    float mass;\n    unsigned int id;\n};",
+        "static_assert(sizeof(Particle) == 24 && alignof(Particle) == 4",
+        "static_assert(__builtin_offsetof(Particle, id) == 20",
+        "Particle* __restrict__ ps",
+        ".vel.y",
+    ] {
+        assert!(src.contains(needle), "missing {needle:?} in:\n{src}");
+    }
+    let padded = padded_mix.cuda_source();
+    assert!(
+        padded.contains("static_assert(sizeof(Padded) == 24 && alignof(Padded) == 8"),
+        "{padded}"
+    );
+    assert!(
+        padded.contains("static_assert(__builtin_offsetof(Padded, count) == 16"),
+        "{padded}"
+    );
+}
+
+/// Different fields of one element, through indices the compiler cannot follow, do not
+/// race on the simulator; the same field does, and the error names it.
+#[test]
+fn the_simulator_tracks_races_per_field() {
+    let dev = Device::cpu().unwrap();
+    // Threads 2k and 2k+1 meet at element k, on different fields.
+    let slot: Vec<u32> = (0..64).map(|t| t / 2).collect();
+    let slot = dev.upload(&slot).unwrap();
+    let mut out = dev.zeros::<Pair>(32).unwrap();
+    pair_scatter
+        .launch(&dev, Launch::new(1, 64), &mut out, &slot)
+        .unwrap();
+    assert!(out.to_vec().unwrap().iter().all(|p| *p == Pair { a: 1, b: 1 }));
+    // Threads 0 and 2 meet at element 0 on field `a`.
+    let slot = dev.upload(&vec![0u32; 64]).unwrap();
+    let err = pair_scatter
+        .launch(&dev, Launch::new(1, 64), &mut out, &slot)
+        .expect_err("threads 0 and 2 write out[0].a");
+    match err {
+        Error::DataRace { array, index, .. } => {
+            assert_eq!((array, index), ("out.a", 0), "{err}")
+        }
+        other => panic!("expected a data race, got {other}"),
+    }
+}
+
+#[test]
+fn out_of_bounds_fields_name_the_field() {
+    let dev = Device::cpu().unwrap();
+    let slot = dev.upload(&[5u32]).unwrap();
+    let mut out = dev.zeros::<Pair>(2).unwrap();
+    let err = pair_scatter
+        .launch(&dev, Launch::new(1, 1), &mut out, &slot)
+        .expect_err("element 5 of 2");
+    assert!(matches!(err, Error::OutOfBounds { index: 5, len: 2, .. }), "{err}");
+}
