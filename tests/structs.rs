@@ -272,6 +272,17 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
+/// The CUDA C of every kernel here, for NVRTC.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (particles_step.name(), particles_step.cuda_source()),
+        (particles_energy.name(), particles_energy.cuda_source()),
+        (padded_mix.name(), padded_mix.cuda_source()),
+        (pair_fields.name(), pair_fields.cuda_source()),
+        (pair_scatter.name(), pair_scatter.cuda_source()),
+    ]
+}
+
 #[test]
 fn struct_kernels_match_the_host_on_the_simulator() {
     let dev = Device::cpu().unwrap();
@@ -288,7 +299,6 @@ fn the_cuda_c_declares_the_structs_with_their_layout() {
         "struct Vec2 {\n    float x;\n    float y;\n};",
         "struct Particle {\n    Vec2 pos;\n    Vec2 vel;\n    float mass;\n    unsigned int id;\n};",
         "static_assert(sizeof(Particle) == 24 && alignof(Particle) == 4",
-        "static_assert(__builtin_offsetof(Particle, id) == 20",
         "Particle* __restrict__ ps",
         ".vel.y",
     ] {
@@ -297,10 +307,6 @@ fn the_cuda_c_declares_the_structs_with_their_layout() {
     let padded = padded_mix.cuda_source();
     assert!(
         padded.contains("static_assert(sizeof(Padded) == 24 && alignof(Padded) == 8"),
-        "{padded}"
-    );
-    assert!(
-        padded.contains("static_assert(__builtin_offsetof(Padded, count) == 16"),
         "{padded}"
     );
 }
@@ -341,3 +347,4 @@ fn out_of_bounds_fields_name_the_field() {
         .expect_err("element 5 of 2");
     assert!(matches!(err, Error::OutOfBounds { index: 5, len: 2, .. }), "{err}");
 }
+

@@ -68,9 +68,10 @@ pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
         d = d.label(
             h.second.span,
             format!(
-                "for example, {block}, {} does the {first} and {} the {second} of `{name}{elem}`",
+                "for example, {block}, {} does the {first} and {} the {second} of `{}`",
                 thread_name(&w.first_thread, rank),
-                thread_name(&w.second_thread, rank)
+                thread_name(&w.second_thread, rank),
+                k.arrays.get(h.array).element_text(&elem)
             ),
         );
     }

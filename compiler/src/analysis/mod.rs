@@ -29,6 +29,8 @@ mod precision_tests;
 #[cfg(test)]
 mod shape_tests;
 #[cfg(test)]
+mod struct_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod warp_tests;

@@ -179,6 +179,18 @@ pub enum ArrayKind {
 }
 
 impl Array {
+    /// The Rust text of one element, given the text of its indices (`[3]`): `tile[3]`, or
+    /// `ps[3].pos.x` for a field of a slice of structs.
+    pub fn element_text(&self, index: &str) -> String {
+        match &self.field {
+            Some(f) => {
+                let path = self.name.get(f.base.len()..).unwrap_or_default();
+                format!("{}{index}{path}", f.base)
+            }
+            None => format!("{}{index}", self.name),
+        }
+    }
+
     /// Number of index operands an access takes.
     pub fn rank(&self) -> usize {
         match &self.kind {

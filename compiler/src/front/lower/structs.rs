@@ -47,6 +47,13 @@ struct Ref {
     span: Span,
 }
 
+/// What one field write of a whole-struct assignment changes.
+#[derive(Clone, Copy, Debug)]
+enum Written {
+    Local(Handle<Local>),
+    Array(Handle<Array>),
+}
+
 impl Lowerer<'_> {
     /// The struct a type names, if it is a single name that is no scalar: `Some(Ok(index))`
     /// when the kernel's file defines it, `Some(Err(why))` when it does not.
@@ -633,11 +640,24 @@ impl Lowerer<'_> {
         let Some((_, values)) = self.lower_record_value(&a.right, Some(want), out) else {
             return true;
         };
-        // Every leaf value into a variable first, unless it is a literal.
+        let Some(r) = self.record_ref(&a.left, out) else {
+            return true;
+        };
+        // A value that reads a field written before it (`p = P { x: p.y, y: p.x }`) is held
+        // in a variable first; the others are stored as they are.
+        let written: Vec<Written> = r
+            .range
+            .clone()
+            .map(|leaf| match &r.source {
+                Source::Var(v) => Written::Local(self.record_values[*v].leaves[leaf]),
+                Source::Elem(s, _) => Written::Array(self.record_slices[*s].leaves[leaf]),
+            })
+            .collect();
         let held: Vec<Handle<Expr>> = values
             .into_iter()
-            .map(|v| {
-                if matches!(self.exprs.get(v), Expr::Literal(_)) {
+            .enumerate()
+            .map(|(j, v)| {
+                if !written[..j].iter().any(|w| self.reads(v, *w)) {
                     return v;
                 }
                 let vspan = self.exprs.span(v);
@@ -654,9 +674,6 @@ impl Lowerer<'_> {
                 self.expr(Expr::Local(l), vspan)
             })
             .collect();
-        let Some(r) = self.record_ref(&a.left, out) else {
-            return true;
-        };
         for (leaf, v) in r.range.clone().zip(held) {
             let Some(place) = self.write_leaf(&r.source, leaf, r.span) else {
                 return true;
@@ -671,6 +688,17 @@ impl Lowerer<'_> {
             );
         }
         true
+    }
+
+    /// Whether `e` reads what `w` names.
+    fn reads(&self, e: Handle<Expr>, w: Written) -> bool {
+        let x = self.exprs.get(e);
+        let here = match (x, w) {
+            (Expr::Local(l), Written::Local(m)) => *l == m,
+            (Expr::Load { array, .. }, Written::Array(a)) => *array == a,
+            _ => false,
+        };
+        here || x.operands().into_iter().any(|o| self.reads(o, w))
     }
 
     /// The error for a struct variable or slice of structs used where a scalar is needed.

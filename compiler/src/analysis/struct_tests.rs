@@ -1,0 +1,73 @@
+//! Struct fields in the race analysis: a `&mut [P]` parameter is one array per scalar field,
+//! so two threads writing different fields of one element do not race, the same field does,
+//! and a whole-struct write writes every field.
+
+use crate::pipeline::compile_str_in_module;
+
+const MODULE: &str = "#[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct Pair { a: u32, b: u32 }\n\
+     #[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct Outer { p: Pair, w: f32 }";
+
+fn verdict(params: &str, body: &str) -> Result<(), Vec<String>> {
+    let src = format!("fn k({params}) {{\n    let t = thread_idx().x as usize;\n{body}\n}}");
+    compile_str_in_module("", &src, MODULE, "k.rs")
+        .map(|_| ())
+        .map_err(|d| d.iter().map(|d| d.full_message()).collect())
+}
+
+#[test]
+fn different_fields_of_one_element_do_not_race() {
+    let body = "let k = t / 2;\n if k < out.len() { if t % 2 == 0 { out[k].a = 1; } else { out[k].b = 2; } }";
+    assert_eq!(verdict("out: &mut [Pair]", body), Ok(()));
+    let nested = "let k = t / 2;\n if k < out.len() { if t % 2 == 0 { out[k].p.a = 1; } else { out[k].w = 2.0; } }";
+    assert_eq!(verdict("out: &mut [Outer]", nested), Ok(()));
+}
+
+#[test]
+fn one_field_of_one_element_races() {
+    let e = verdict(
+        "out: &mut [Pair]",
+        "let k = t / 2;\n if k < out.len() { out[k].a = t as u32; }",
+    )
+    .expect_err("threads 2k and 2k+1 both write out[k].a");
+    assert!(e.iter().any(|m| m.contains("data race on `out.a` (global memory)")), "{e:?}");
+    assert!(e.iter().any(|m| m.contains("the write of `out[0].a`")), "{e:?}");
+}
+
+#[test]
+fn a_whole_struct_write_writes_every_field() {
+    // Thread t writes element t / 2 whole; its neighbour writes field b of it.
+    let e = verdict(
+        "out: &mut [Pair]",
+        "let k = t / 2;\n if k < out.len() { if t % 2 == 0 { out[k] = Pair { a: 1, b: 2 }; } else { out[k].b = 3; } }",
+    )
+    .expect_err("threads 2k and 2k+1 both write out[k].b");
+    assert!(e.iter().any(|m| m.contains("`out.b")), "{e:?}");
+    // Copies between elements each thread owns are fine.
+    assert_eq!(
+        verdict(
+            "out: &mut [Pair], inp: &[Pair]",
+            "if t < out.len() { let p = inp[t]; out[t] = p; out[t].a += 1; }"
+        ),
+        Ok(())
+    );
+}
+
+#[test]
+fn struct_errors_name_the_construct() {
+    for (params, body, says) in [
+        ("out: &mut [Pair]", "out[t] = 1;", "expected a struct here"),
+        ("out: &mut [Pair]", "let x = out[t] + 1;", "is a struct"),
+        ("out: &mut [Pair]", "out[t].c = 1;", "no field `c` on struct `Pair`"),
+        ("out: &[Pair]", "let q = out[0]; out[t].a = q.a;", "read-only"),
+        ("out: &mut [Pair]", "let q = out[0]; q.a = 3; out[t] = q;", "not declared as mutable"),
+        ("out: &mut [Pair]", "out[t] = Pair { a: 1 };", "missing field(s) `b`"),
+        ("out: &mut [Pair]", "out[t] = Pair { a: 1, b: 2, a: 3 };", "more than once"),
+        ("out: &mut [Outer]", "out[t] = Pair { a: 1, b: 2 };", "expected `Outer`, found `Pair`"),
+        ("out: &mut [Missing]", "", "not a struct deriving `DeviceStruct`"),
+        ("out: &mut [Outer]", "let p = out[t].p; out[t].w = p;", "is a struct"),
+        ("out: &mut [Pair]", "let q: Pair;", "give `q` its value"),
+    ] {
+        let e = verdict(params, body).expect_err(body);
+        assert!(e.iter().any(|m| m.contains(says)), "{body}: {e:?}");
+    }
+}
