@@ -439,7 +439,34 @@ pub fn fallback(func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
         .collect();
     generics.where_clause = None;
     let (impl_generics, ty_generics, _) = generics.split_for_impl();
-    let launch = launch_params(func).map(|params| {
+    // A slice of a type that is neither a scalar nor a struct of the file: the error said
+    // so; a `launch` taking `&Buffer<T>` would add rustc's own about `T`.
+    let records = func
+        .sig
+        .ident
+        .span()
+        .local_file()
+        .map(|f| crate::front::consts::ModuleConsts::of_file(&f).records)
+        .unwrap_or_default();
+    let unknown_elem = func.sig.inputs.iter().any(|input| {
+        let syn::FnArg::Typed(pt) = input else {
+            return false;
+        };
+        let syn::Type::Reference(r) = &*pt.ty else {
+            return false;
+        };
+        let syn::Type::Slice(s) = &*r.elem else {
+            return false;
+        };
+        match &*s.elem {
+            syn::Type::Path(p) => p.path.get_ident().is_some_and(|id| {
+                let id = id.to_string();
+                crate::ir::Scalar::from_rust_name(&id).is_none() && !records.knows(&id)
+            }),
+            _ => false,
+        }
+    });
+    let launch = launch_params(func).filter(|_| !unknown_elem).map(|params| {
         quote! {
             #[allow(clippy::too_many_arguments, unused_variables)]
             pub fn launch(

@@ -54,6 +54,25 @@ pub fn expand_device_struct(item: TokenStream) -> TokenStream {
         )
         .to_compile_error();
     }
+    // A field written as no named type (a reference, pointer, array, tuple) cannot be an
+    // `Element`: one error at it, and no impl whose every method would repeat it.
+    let bad: Vec<syn::Error> = fields
+        .named
+        .iter()
+        .filter(|f| !matches!(f.ty, syn::Type::Path(_)))
+        .map(|f| {
+            syn::Error::new(
+                f.ty.span(),
+                "a `DeviceStruct` field is a scalar or another `DeviceStruct` (arrays, references and tuples are not supported)",
+            )
+        })
+        .collect();
+    if let Some(e) = bad.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return e.to_compile_error();
+    }
     let element = quote!(::cuphase::Element);
     let names: Vec<&syn::Ident> = fields.named.iter().filter_map(|f| f.ident.as_ref()).collect();
     let types: Vec<&syn::Type> = fields.named.iter().map(|f| &f.ty).collect();
