@@ -68,13 +68,13 @@ pub mod cuda {
 /// Items used by the code `#[kernel]` generates. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use cudarc_driver::{DeviceRepr, ValidAsZeroBits};
     pub use cudarc_reexport::PushKernelArg;
     pub use cuphase_macros::kernel_continue;
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
         assert_element, assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,
     };
-    pub use cudarc_driver::{DeviceRepr, ValidAsZeroBits};
 
     mod cudarc_reexport {
         pub use cuphase_runtime::cuda_driver::PushKernelArg;

@@ -323,7 +323,11 @@ fn the_simulator_tracks_races_per_field() {
     pair_scatter
         .launch(&dev, Launch::new(1, 64), &mut out, &slot)
         .unwrap();
-    assert!(out.to_vec().unwrap().iter().all(|p| *p == Pair { a: 1, b: 1 }));
+    assert!(out
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|p| *p == Pair { a: 1, b: 1 }));
     // Threads 0 and 2 meet at element 0 on field `a`.
     let slot = dev.upload(&vec![0u32; 64]).unwrap();
     let err = pair_scatter
@@ -345,6 +349,15 @@ fn out_of_bounds_fields_name_the_field() {
     let err = pair_scatter
         .launch(&dev, Launch::new(1, 1), &mut out, &slot)
         .expect_err("element 5 of 2");
-    assert!(matches!(err, Error::OutOfBounds { index: 5, len: 2, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::OutOfBounds {
+                index: 5,
+                len: 2,
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
-

@@ -4,7 +4,8 @@
 
 use crate::pipeline::compile_str_in_module;
 
-const MODULE: &str = "#[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct Pair { a: u32, b: u32 }\n\
+const MODULE: &str =
+    "#[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct Pair { a: u32, b: u32 }\n\
      #[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct Outer { p: Pair, w: f32 }";
 
 fn verdict(params: &str, body: &str) -> Result<(), Vec<String>> {
@@ -29,8 +30,15 @@ fn one_field_of_one_element_races() {
         "let k = t / 2;\n if k < out.len() { out[k].a = t as u32; }",
     )
     .expect_err("threads 2k and 2k+1 both write out[k].a");
-    assert!(e.iter().any(|m| m.contains("data race on `out.a` (global memory)")), "{e:?}");
-    assert!(e.iter().any(|m| m.contains("the write of `out[0].a`")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("data race on `out.a` (global memory)")),
+        "{e:?}"
+    );
+    assert!(
+        e.iter().any(|m| m.contains("the write of `out[0].a`")),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -57,14 +65,46 @@ fn struct_errors_name_the_construct() {
     for (params, body, says) in [
         ("out: &mut [Pair]", "out[t] = 1;", "expected a struct here"),
         ("out: &mut [Pair]", "let x = out[t] + 1;", "is a struct"),
-        ("out: &mut [Pair]", "out[t].c = 1;", "no field `c` on struct `Pair`"),
-        ("out: &[Pair]", "let q = out[0]; out[t].a = q.a;", "read-only"),
-        ("out: &mut [Pair]", "let q = out[0]; q.a = 3; out[t] = q;", "not declared as mutable"),
-        ("out: &mut [Pair]", "out[t] = Pair { a: 1 };", "missing field(s) `b`"),
-        ("out: &mut [Pair]", "out[t] = Pair { a: 1, b: 2, a: 3 };", "more than once"),
-        ("out: &mut [Outer]", "out[t] = Pair { a: 1, b: 2 };", "expected `Outer`, found `Pair`"),
-        ("out: &mut [Missing]", "", "not a struct deriving `DeviceStruct`"),
-        ("out: &mut [Outer]", "let p = out[t].p; out[t].w = p;", "is a struct"),
+        (
+            "out: &mut [Pair]",
+            "out[t].c = 1;",
+            "no field `c` on struct `Pair`",
+        ),
+        (
+            "out: &[Pair]",
+            "let q = out[0]; out[t].a = q.a;",
+            "read-only",
+        ),
+        (
+            "out: &mut [Pair]",
+            "let q = out[0]; q.a = 3; out[t] = q;",
+            "not declared as mutable",
+        ),
+        (
+            "out: &mut [Pair]",
+            "out[t] = Pair { a: 1 };",
+            "missing field(s) `b`",
+        ),
+        (
+            "out: &mut [Pair]",
+            "out[t] = Pair { a: 1, b: 2, a: 3 };",
+            "more than once",
+        ),
+        (
+            "out: &mut [Outer]",
+            "out[t] = Pair { a: 1, b: 2 };",
+            "expected `Outer`, found `Pair`",
+        ),
+        (
+            "out: &mut [Missing]",
+            "",
+            "not a struct deriving `DeviceStruct`",
+        ),
+        (
+            "out: &mut [Outer]",
+            "let p = out[t].p; out[t].w = p;",
+            "is a struct",
+        ),
         ("out: &mut [Pair]", "let q: Pair;", "give `q` its value"),
     ] {
         let e = verdict(params, body).expect_err(body);

@@ -48,11 +48,8 @@ pub fn expand_device_struct(item: TokenStream) -> TokenStream {
         .to_compile_error();
     }
     if fields.named.is_empty() {
-        return syn::Error::new(
-            name.span(),
-            "a `DeviceStruct` needs at least one field",
-        )
-        .to_compile_error();
+        return syn::Error::new(name.span(), "a `DeviceStruct` needs at least one field")
+            .to_compile_error();
     }
     // A field written as no named type (a reference, pointer, array, tuple) cannot be an
     // `Element`: one error at it, and no impl whose every method would repeat it.
@@ -74,7 +71,11 @@ pub fn expand_device_struct(item: TokenStream) -> TokenStream {
         return e.to_compile_error();
     }
     let element = quote!(::cuphase::Element);
-    let names: Vec<&syn::Ident> = fields.named.iter().filter_map(|f| f.ident.as_ref()).collect();
+    let names: Vec<&syn::Ident> = fields
+        .named
+        .iter()
+        .filter_map(|f| f.ident.as_ref())
+        .collect();
     let types: Vec<&syn::Type> = fields.named.iter().map(|f| &f.ty).collect();
     let index: Vec<syn::Index> = (0..names.len()).map(syn::Index::from).collect();
     // A field of a type that is no `Element` fails here, at the field.

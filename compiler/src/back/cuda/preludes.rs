@@ -10,8 +10,8 @@
 
 use super::checks::fault_prelude;
 use super::helpers::write_helpers;
-use super::writer::{render, Writer};
 use super::syntax::c_type;
+use super::writer::{render, Writer};
 use crate::ir::{FieldType, ParamKind, Record};
 use std::fmt::Write as _;
 

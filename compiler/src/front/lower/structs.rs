@@ -241,7 +241,13 @@ impl Lowerer<'_> {
             },
             span,
         );
-        out.push(Stmt::Let { local: l, init: Some(e) }, span);
+        out.push(
+            Stmt::Let {
+                local: l,
+                init: Some(e),
+            },
+            span,
+        );
         self.expr(Expr::Local(l), span)
     }
 
@@ -318,7 +324,8 @@ impl Lowerer<'_> {
         }
         if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) {
             // `P { .. }.x`: the literal's field.
-            let Some((_, leaves)) = self.lower_record_value(&syn::Expr::Field(f.clone()), None, out)
+            let Some((_, leaves)) =
+                self.lower_record_value(&syn::Expr::Field(f.clone()), None, out)
             else {
                 return Some(Value::Error);
             };
@@ -328,7 +335,11 @@ impl Lowerer<'_> {
             return Some(Value::Error);
         };
         match r.ty {
-            FieldType::Scalar(_) => Some(Value::Expr(self.read_leaf(&r.source, r.range.start, r.span))),
+            FieldType::Scalar(_) => Some(Value::Expr(self.read_leaf(
+                &r.source,
+                r.range.start,
+                r.span,
+            ))),
             FieldType::Record(rec) => {
                 let name = self.records[rec].name.clone();
                 self.err(
@@ -359,7 +370,10 @@ impl Lowerer<'_> {
         match r.ty {
             FieldType::Scalar(_) => Some(self.write_leaf(&r.source, r.range.start, r.span)),
             FieldType::Record(_) => {
-                self.err(r.span, "assign a struct whole with `=`; compound assignment needs a scalar field");
+                self.err(
+                    r.span,
+                    "assign a struct whole with `=`; compound assignment needs a scalar field",
+                );
                 Some(None)
             }
         }
@@ -388,7 +402,10 @@ impl Lowerer<'_> {
                     return None;
                 };
                 let Some((ty, range)) = field_leaves(&self.records, rec, &name.to_string()) else {
-                    self.err(name.src(), format!("no field `{name}` on struct `{}`", self.records[rec].name));
+                    self.err(
+                        name.src(),
+                        format!("no field `{name}` on struct `{}`", self.records[rec].name),
+                    );
                     return None;
                 };
                 let leaves = all[range].to_vec();
@@ -419,10 +436,19 @@ impl Lowerer<'_> {
         if let Some(want) = expected {
             if want != rec {
                 let (w, g) = (
-                    self.records.get(want).map_or("?", |r| r.name.as_str()).to_string(),
-                    self.records.get(rec).map_or("a scalar", |r| r.name.as_str()).to_string(),
+                    self.records
+                        .get(want)
+                        .map_or("?", |r| r.name.as_str())
+                        .to_string(),
+                    self.records
+                        .get(rec)
+                        .map_or("a scalar", |r| r.name.as_str())
+                        .to_string(),
                 );
-                self.err(span, format!("mismatched types: expected `{w}`, found `{g}`"));
+                self.err(
+                    span,
+                    format!("mismatched types: expected `{w}`, found `{g}`"),
+                );
                 return None;
             }
         }
@@ -438,7 +464,10 @@ impl Lowerer<'_> {
     ) -> Option<(usize, Vec<Handle<Expr>>)> {
         let span = s.src();
         if s.qself.is_some() || s.path.get_ident().is_none() {
-            self.err(s.path.src(), "name the struct by its plain name: `P { .. }`");
+            self.err(
+                s.path.src(),
+                "name the struct by its plain name: `P { .. }`",
+            );
             return None;
         }
         let ty: syn::Type = syn::Type::Path(syn::TypePath {
@@ -452,12 +481,18 @@ impl Lowerer<'_> {
                 return None;
             }
             None => {
-                self.err(s.path.src(), "struct literals in kernels are of `DeviceStruct` structs");
+                self.err(
+                    s.path.src(),
+                    "struct literals in kernels are of `DeviceStruct` structs",
+                );
                 return None;
             }
         };
         if let Some(rest) = &s.rest {
-            self.err(rest.src(), "`..base` in a struct literal is not supported in kernels; write every field");
+            self.err(
+                rest.src(),
+                "`..base` in a struct literal is not supported in kernels; write every field",
+            );
             return None;
         }
         let fields = self.records[rec].fields.clone();
@@ -470,12 +505,21 @@ impl Lowerer<'_> {
                 continue;
             };
             let Some(i) = fields.iter().position(|f| *name == f.name) else {
-                self.err(name.src(), format!("struct `{}` has no field named `{name}`", self.records[rec].name));
+                self.err(
+                    name.src(),
+                    format!(
+                        "struct `{}` has no field named `{name}`",
+                        self.records[rec].name
+                    ),
+                );
                 ok = false;
                 continue;
             };
             if values[i].is_some() {
-                self.err(name.src(), format!("field `{name}` specified more than once"));
+                self.err(
+                    name.src(),
+                    format!("field `{name}` specified more than once"),
+                );
                 ok = false;
                 continue;
             }
@@ -500,7 +544,14 @@ impl Lowerer<'_> {
             .map(|(f, _)| format!("`{}`", f.name))
             .collect();
         if ok && !missing.is_empty() {
-            self.err(span, format!("missing field(s) {} in this literal of `{}`", missing.join(", "), self.records[rec].name));
+            self.err(
+                span,
+                format!(
+                    "missing field(s) {} in this literal of `{}`",
+                    missing.join(", "),
+                    self.records[rec].name
+                ),
+            );
             return None;
         }
         if !ok {
@@ -531,9 +582,8 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        let is_record_init = init.is_some_and(|e| {
-            self.is_record_syntax(e) && self.names_a_record(e)
-        });
+        let is_record_init =
+            init.is_some_and(|e| self.is_record_syntax(e) && self.names_a_record(e));
         if wanted.is_none() && !is_record_init {
             return false;
         }
@@ -561,7 +611,13 @@ impl Lowerer<'_> {
                     },
                     ident.src(),
                 );
-                out.push(Stmt::Let { local: l, init: Some(v) }, span);
+                out.push(
+                    Stmt::Let {
+                        local: l,
+                        init: Some(v),
+                    },
+                    span,
+                );
                 l
             })
             .collect();
@@ -597,12 +653,20 @@ impl Lowerer<'_> {
     /// The struct type of struct syntax, without lowering it.
     fn record_type_of(&self, e: &syn::Expr) -> Option<usize> {
         match strip_parens(e) {
-            syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))? {
+            syn::Expr::Path(p) => match p
+                .path
+                .get_ident()
+                .and_then(|i| self.lookup(&i.to_string()))?
+            {
                 Binding::Record(v) => Some(self.record_values[v].record),
                 _ => None,
             },
             syn::Expr::Index(ix) => match strip_parens(&ix.expr) {
-                syn::Expr::Path(p) => match p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))? {
+                syn::Expr::Path(p) => match p
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.lookup(&i.to_string()))?
+                {
                     Binding::Records(s) => Some(self.record_slices[s].record),
                     _ => None,
                 },
@@ -670,7 +734,13 @@ impl Lowerer<'_> {
                     },
                     vspan,
                 );
-                out.push(Stmt::Let { local: l, init: Some(v) }, vspan);
+                out.push(
+                    Stmt::Let {
+                        local: l,
+                        init: Some(v),
+                    },
+                    vspan,
+                );
                 self.expr(Expr::Local(l), vspan)
             })
             .collect();
