@@ -66,6 +66,24 @@ pub(super) struct SubSlice {
     pub(super) writable: bool,
 }
 
+/// A `&[P]` or `&mut [P]` parameter: its struct and one array per leaf.
+#[derive(Clone, Debug)]
+pub(super) struct RecordSlice {
+    pub(super) record: usize,
+    pub(super) leaves: Vec<Handle<Array>>,
+    pub(super) name: String,
+    pub(super) mutable: bool,
+}
+
+/// A struct variable: one local per leaf.
+#[derive(Clone, Debug)]
+pub(super) struct RecordValue {
+    pub(super) record: usize,
+    pub(super) leaves: Vec<Handle<Local>>,
+    pub(super) name: String,
+    pub(super) mutable: bool,
+}
+
 /// A local closure: its syntax and the bindings it sees (those where it was written).
 #[derive(Clone)]
 pub(super) struct ClosureDef {
@@ -112,9 +130,9 @@ pub(super) struct Lowerer<'c> {
     /// The user structs the kernel uses, as the kernel's `records`.
     pub(super) records: Vec<Record>,
     /// The `&[P]` parameters of structs.
-    pub(super) record_slices: Vec<super::structs::RecordSlice>,
+    pub(super) record_slices: Vec<RecordSlice>,
     /// The struct variables.
-    pub(super) record_values: Vec<super::structs::RecordValue>,
+    pub(super) record_values: Vec<RecordValue>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

@@ -3,29 +3,11 @@
 //! [`crate::ir::Record`]): a parameter becomes one array per scalar field, a variable one local
 //! per scalar field.
 
-use super::cx::{Binding, Lowerer, Value};
+use super::cx::{Binding, Lowerer, RecordSlice, RecordValue, Value};
 use super::syntax::strip_parens;
 use crate::diag::Diagnostic;
 use crate::ir::*;
 use std::ops::Range;
-
-/// A `&[P]` or `&mut [P]` parameter: its struct and one array per leaf.
-#[derive(Clone, Debug)]
-pub(super) struct RecordSlice {
-    pub(super) record: usize,
-    pub(super) leaves: Vec<Handle<Array>>,
-    pub(super) name: String,
-    pub(super) mutable: bool,
-}
-
-/// A struct variable: one local per leaf.
-#[derive(Clone, Debug)]
-pub(super) struct RecordValue {
-    pub(super) record: usize,
-    pub(super) leaves: Vec<Handle<Local>>,
-    pub(super) name: String,
-    pub(super) mutable: bool,
-}
 
 /// Where a struct-typed expression's leaves are.
 #[derive(Clone, Debug)]
