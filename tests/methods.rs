@@ -1,5 +1,6 @@
 //! The scalar methods added for ordinary Rust (issue 12 §4), table-driven like `edges`: the
-//! exact ones (float tests and sign operations, `fract`, saturating arithmetic, bit reversal,
+//! exact ones (float tests and sign operations, `fract`, saturating arithmetic, bit and byte
+//! reversal,
 //! leading and trailing ones) over all pairs of edge values, compared with rustc's results on
 //! the host; they join `cases::all()`, so the GPU is compared with the simulator bit for bit.
 //! The library functions (`asin` .. `cbrt`, `hypot`, `atan2`) are Rust's own on the simulator
@@ -9,7 +10,7 @@ use crate::cases::Case;
 use cuphase::prelude::*;
 
 /// Results per pair of inputs.
-const INT_OPS: usize = 6;
+const INT_OPS: usize = 8;
 const FLOAT_OPS: usize = 8;
 
 macro_rules! int_more {
@@ -20,20 +21,34 @@ macro_rules! int_more {
             let i = global_idx().x;
             if i < xs.len() as u32 {
                 let (x, y) = (xs[i], ys[i]);
-                let o = i * 6;
+                let o = i * 8;
                 out[o] = x.saturating_add(y);
                 out[o + 1] = x.saturating_sub(y);
                 out[o + 2] = x.reverse_bits();
                 out[o + 3] = x.leading_ones() as $t;
                 out[o + 4] = x.trailing_ones() as $t;
                 out[o + 5] = $t::max(x, y).saturating_add($t::min(x, y));
+                out[o + 6] = x.saturating_mul(y);
+                out[o + 7] = x.swap_bytes();
             }
         }
 
         /// The case: all pairs of the type's edge values.
         pub fn $case() -> Case {
             fn pairs() -> (Vec<$t>, Vec<$t>) {
-                let edges = [0, 1, 2, 7, $t::MAX, $t::MAX - 1, $t::MIN, $t::MIN + 1, 0x55];
+                let edges = [
+                    0,
+                    1,
+                    2,
+                    7,
+                    $t::MAX,
+                    $t::MAX - 1,
+                    $t::MIN,
+                    $t::MIN + 1,
+                    0x55,
+                    !(0 as $t),
+                    $t::MAX / 3,
+                ];
                 let xs = edges
                     .iter()
                     .flat_map(|x| edges.iter().map(move |_| *x))
@@ -63,6 +78,8 @@ macro_rules! int_more {
                             x.leading_ones() as $t,
                             x.trailing_ones() as $t,
                             x.max(y).saturating_add(x.min(y)),
+                            x.saturating_mul(y),
+                            x.swap_bytes(),
                         ];
                         v.extend(r.iter().map(|r| *r as u64));
                     }

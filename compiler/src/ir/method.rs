@@ -61,6 +61,8 @@ pub enum Method {
     Cbrt,
     SaturatingAdd,
     SaturatingSub,
+    SaturatingMul,
+    SwapBytes,
     ReverseBits,
     LeadingOnes,
     TrailingOnes,
@@ -132,6 +134,8 @@ impl Method {
         ("cbrt", Method::Cbrt),
         ("saturating_add", Method::SaturatingAdd),
         ("saturating_sub", Method::SaturatingSub),
+        ("saturating_mul", Method::SaturatingMul),
+        ("swap_bytes", Method::SwapBytes),
         ("reverse_bits", Method::ReverseBits),
         ("leading_ones", Method::LeadingOnes),
         ("trailing_ones", Method::TrailingOnes),
@@ -158,7 +162,7 @@ impl Method {
             Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul => 1,
             Method::RotateLeft | Method::RotateRight => 1,
             Method::Copysign | Method::Hypot | Method::Atan2 => 1,
-            Method::SaturatingAdd | Method::SaturatingSub => 1,
+            Method::SaturatingAdd | Method::SaturatingSub | Method::SaturatingMul => 1,
             Method::MulAdd | Method::Clamp => 2,
             _ => 0,
         }
@@ -265,6 +269,8 @@ impl Method {
                 | Method::RotateRight
                 | Method::SaturatingAdd
                 | Method::SaturatingSub
+                | Method::SaturatingMul
+                | Method::SwapBytes
                 | Method::ReverseBits
                 | Method::LeadingOnes
                 | Method::TrailingOnes

@@ -37,10 +37,14 @@ pub(super) enum Helper {
     RotateRight,
     /// `x.saturating_add(y)`.
     SaturatingAdd,
+    /// `x.saturating_mul(y)`.
+    SaturatingMul,
     /// `x.saturating_sub(y)`.
     SaturatingSub,
     /// `f.signum()`: NaN for NaN, else one with the sign of `f`.
     Signum,
+    /// `x.swap_bytes()`.
+    SwapBytes,
     /// `x.abs()` of a signed integer, wrapping at `MIN`.
     WrappingAbs,
     /// `+` of a signed integer, wrapping.
@@ -68,7 +72,7 @@ struct Text {
 impl Helper {
     /// Every helper, in declaration order.
     #[cfg(test)]
-    const ALL: [Helper; 16] = [
+    const ALL: [Helper; 18] = [
         Helper::F32ToInt,
         Helper::F64ToInt,
         Helper::Fmax,
@@ -77,8 +81,10 @@ impl Helper {
         Helper::RotateLeft,
         Helper::RotateRight,
         Helper::SaturatingAdd,
+        Helper::SaturatingMul,
         Helper::SaturatingSub,
         Helper::Signum,
+        Helper::SwapBytes,
         Helper::WrappingAbs,
         Helper::WrappingAdd,
         Helper::WrappingMul,
@@ -185,6 +191,50 @@ impl Helper {
                 "saturating_add",
                 format!("{ct} a, {ct} b"),
                 format!("{ct} r = ({ct})(a + b); return r < a ? {} : r;", int_max(t)),
+            ),
+            // The exact product in 64 bits, clamped; for 64-bit operands the high half of the
+            // product says whether it fits.
+            Helper::SaturatingMul if bits == 64 && t.is_signed_int() => (
+                "saturating_mul",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "const {ct} lo = ({ct})(({ut})a * ({ut})b); if (__mul64hi(a, b) != (lo >> 63)) return (a < 0) != (b < 0) ? {} : {}; return lo;",
+                    int_min(t), int_max(t)
+                ),
+            ),
+            Helper::SaturatingMul if bits == 64 => (
+                "saturating_mul",
+                format!("{ct} a, {ct} b"),
+                format!("return __umul64hi(a, b) != 0 ? {} : a * b;", int_max(t)),
+            ),
+            Helper::SaturatingMul if t.is_signed_int() => (
+                "saturating_mul",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "const long long r = (long long)a * (long long)b; return r < (long long){min} ? {min} : r > (long long){max} ? {max} : ({ct})r;",
+                    min = int_min(t), max = int_max(t)
+                ),
+            ),
+            Helper::SaturatingMul => (
+                "saturating_mul",
+                format!("{ct} a, {ct} b"),
+                format!(
+                    "const unsigned long long r = (unsigned long long)a * (unsigned long long)b; return r > (unsigned long long){max} ? {max} : ({ct})r;",
+                    max = int_max(t)
+                ),
+            ),
+            // `__byte_perm` reverses the four bytes of a word.
+            Helper::SwapBytes => (
+                "swap_bytes",
+                format!("{ct} a"),
+                match bits {
+                    8 => "return a;".to_string(),
+                    16 => format!("const unsigned int x = ({ut})a; return ({ct})(x >> 8 | x << 8);"),
+                    32 => format!("return ({ct})__byte_perm(({ut})a, 0u, 0x0123u);"),
+                    _ => format!(
+                        "const unsigned long long x = (unsigned long long)a; return ({ct})((unsigned long long)__byte_perm((unsigned int)x, 0u, 0x0123u) << 32 | __byte_perm((unsigned int)(x >> 32), 0u, 0x0123u));"
+                    ),
+                },
             ),
             Helper::SaturatingSub if t.is_signed_int() => (
                 "saturating_sub",

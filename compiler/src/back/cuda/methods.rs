@@ -218,6 +218,8 @@ impl Writer<'_> {
             Method::Clamp => self.clamp(h, t, x, &a),
             Method::SaturatingAdd => self.helper_cast(Helper::SaturatingAdd, t, &[x.text, arg(0)]),
             Method::SaturatingSub => self.helper_cast(Helper::SaturatingSub, t, &[x.text, arg(0)]),
+            Method::SaturatingMul => self.helper_cast(Helper::SaturatingMul, t, &[x.text, arg(0)]),
+            Method::SwapBytes => self.helper_cast(Helper::SwapBytes, t, &[x.text]),
             // `__brev` reverses 32 bits: a narrower value's bits end up at the top.
             Method::ReverseBits => {
                 let r = if bits == 64 {
