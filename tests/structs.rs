@@ -65,13 +65,29 @@ pub fn particles_step(ps: &mut [Particle], dt: f32) {
     }
 }
 
-/// The kinetic energy of each particle, from another buffer's structs (read-only).
+/// A particle's kinetic energy: a struct parameter of a helper.
+#[device]
+fn kinetic(p: Particle) -> f32 {
+    let v = p.vel;
+    0.5 * p.mass * (v.x * v.x + v.y * v.y)
+}
+
+/// A helper changing its own copy (`mut`): the caller's struct stays as it was.
+#[device]
+fn with_next_id(mut p: Particle) -> u32 {
+    p.id += 1000;
+    p.id
+}
+
+/// The kinetic energy of each particle, from another buffer's structs (read-only), through
+/// helpers that take a particle by value.
 #[kernel]
-pub fn particles_energy(out: &mut [f32], ps: &[Particle]) {
+pub fn particles_energy(out: &mut [f32], ids: &mut [u32], ps: &[Particle]) {
     let i = global_idx().x as usize;
     if i < ps.len() {
-        let v = ps[i].vel;
-        out[i] = 0.5 * ps[i].mass * (v.x * v.x + v.y * v.y);
+        let p = ps[i];
+        out[i] = kinetic(p);
+        ids[i] = with_next_id(p) + p.id;
     }
 }
 
@@ -178,7 +194,7 @@ fn padded_host(q: &Padded) -> Padded {
         value: q.value * 2.0 + q.tag as f64,
         tag: q.tag ^ 0x5a,
     };
-    if q.count % 2 == 0 {
+    if q.count.is_multiple_of(2) {
         r = Padded {
             tag: r.count as u8,
             value: -r.value,
@@ -218,9 +234,11 @@ pub fn cases() -> Vec<Case> {
                     particles_step.launch(dev, Launch::cover(ps.len(), 64), &mut ps, DT)?;
                 }
                 let mut e = dev.zeros::<f32>(ps.len())?;
-                particles_energy.launch(dev, Launch::cover(ps.len(), 64), &mut e, &ps)?;
+                let mut ids = dev.zeros::<u32>(ps.len())?;
+                particles_energy.launch(dev, Launch::cover(ps.len(), 64), &mut e, &mut ids, &ps)?;
                 let mut v = particle_bits(&ps.to_vec()?);
                 v.extend(e.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                v.extend(ids.to_vec()?.iter().map(|x| u64::from(*x)));
                 Ok(v)
             },
             expected: || {
@@ -239,6 +257,7 @@ pub fn cases() -> Vec<Case> {
                     .collect();
                 let mut v = particle_bits(&ps);
                 v.extend(e);
+                v.extend(ps.iter().map(|p| u64::from(2 * p.id + 1000)));
                 v
             },
         },

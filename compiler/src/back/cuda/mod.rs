@@ -99,3 +99,24 @@ pub fn write_kernel_variant(
 pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> String {
     write_kernel_checked(k, types, file, false).source
 }
+
+#[cfg(test)]
+mod unread_tests {
+    use crate::compile_str;
+
+    /// A variable nothing reads is `const` and its plain stores are dropped, but a `/=` keeps
+    /// its division check (Rust panics on a zero divisor whether or not the result is read).
+    #[test]
+    fn unread_variables_keep_their_checks() {
+        let c = compile_str(
+            "",
+            "fn k(out: &mut [u32], d: u32) { let mut x = 5u32; x = d + 1; let mut y = 7u32; y /= d; let i = global_idx().x; if i < out.len() as u32 { out[i] = 1; } }",
+            "k.rs",
+        )
+        .unwrap_or_else(|e| panic!("{:?}", e.iter().map(|d| d.full_message()).collect::<Vec<_>>()));
+        let src = &c.cuda_checked.source;
+        assert!(src.contains("const unsigned int x = 5u;"), "{src}");
+        assert!(src.contains("(void)(d + 1u);"), "{src}");
+        assert!(src.contains("cuphase::div"), "{src}");
+    }
+}

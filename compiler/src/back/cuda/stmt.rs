@@ -195,13 +195,20 @@ impl Writer<'_> {
                 match init {
                     Some(e) => {
                         let v = self.expr(*e);
-                        let constness = if l.mutable { "" } else { "const " };
+                        // A variable nothing reads is `const` whatever Rust says: its later
+                        // assignments are dead (see `Stmt::Assign`).
+                        let read = self.read[local.index()];
+                        let constness = if l.mutable && read { "" } else { "const " };
                         self.line(&format!("{constness}{} {name} = {};", c_type(t), v.text));
-                        // (Read by nothing: an argument an inlined helper ignores.)
-                        if !self.read[local.index()] {
+                        // (Read by nothing: an argument an inlined helper ignores, a field of
+                        // a struct copy that is never used.)
+                        if !read {
                             self.line(&format!("(void){name};"));
                         }
                     }
+                    // (Assigned later; if nothing reads it, neither it nor its assignments
+                    // are written.)
+                    None if !self.read[local.index()] => {}
                     None => self.line(&format!("{} {name};", c_type(t))),
                 }
             }
@@ -210,6 +217,17 @@ impl Writer<'_> {
                 if let Place::Element { array, index } = place {
                     let index = index.clone();
                     self.guard_element(*array, &index, span);
+                }
+                // A store to a variable nothing reads: only the value's evaluation (its
+                // checks) remains; `/=` and `%=` keep their own checks, and shifts theirs.
+                let checked_op =
+                    op.is_some_and(|o| o.is_shift() || matches!(o, BinaryOp::Div | BinaryOp::Rem));
+                if let (Place::Local(l), false) = (place, checked_op) {
+                    if !self.read[l.index()] {
+                        let v = self.expr(*value);
+                        self.line(&format!("(void)({});", v.text));
+                        return;
+                    }
                 }
                 let target = self.place(place);
                 let v = self.expr(*value);

@@ -162,7 +162,7 @@ impl<'a> Writer<'a> {
             uses_half: false,
             sites: Vec::new(),
             inline_check: false,
-            read: crate::ir::visit::read_locals(k),
+            read: read_in_c(k),
         }
     }
 
@@ -250,6 +250,27 @@ pub(super) fn render(out: &[Out], kernel_file: &str) -> String {
         }
     }
     text
+}
+
+/// Which locals the C reads: those an expression reads, and those a checked compound
+/// assignment (`/=`, `%=`, a shift) updates, which keeps its check and so its variable.
+fn read_in_c(k: &Kernel) -> Vec<bool> {
+    let mut read = crate::ir::visit::read_locals(k);
+    crate::ir::visit::for_each_stmt(&k.body, false, &mut |s, _| {
+        if let crate::ir::Stmt::Assign {
+            place: crate::ir::Place::Local(l),
+            op: Some(op),
+            ..
+        } = s
+        {
+            if op.is_shift() || matches!(op, crate::ir::BinaryOp::Div | crate::ir::BinaryOp::Rem) {
+                if let Some(r) = read.get_mut(l.index()) {
+                    *r = true;
+                }
+            }
+        }
+    });
+    read
 }
 
 #[cfg(test)]

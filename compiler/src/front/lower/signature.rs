@@ -124,7 +124,7 @@ impl Lowerer<'_> {
                     syn::Type::Slice(s) => match type_to_scalar(&s.elem) {
                         Some(t) => t,
                         None => {
-                            match self.record_of_type(&s.elem) {
+                            match self.record_of_named_type(&s.elem) {
                                 Some(Ok(record)) => {
                                     if mutable {
                                         self.err(pt.pat.src(), "a slice parameter cannot be `mut`");

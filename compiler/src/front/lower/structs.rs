@@ -29,6 +29,14 @@ struct Ref {
     span: Span,
 }
 
+/// The name a type is written as, if it is one plain name (`Particle`).
+fn plain_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(p.path.get_ident()?.to_string()),
+        _ => None,
+    }
+}
+
 /// What one field write of a whole-struct assignment changes.
 #[derive(Clone, Copy, Debug)]
 enum Written {
@@ -37,14 +45,22 @@ enum Written {
 }
 
 impl Lowerer<'_> {
-    /// The struct a type names, if it is a single name that is no scalar: `Some(Ok(index))`
-    /// when the kernel's file defines it, `Some(Err(why))` when it does not.
+    /// The struct a type names, if the kernel's file defines one of that name deriving
+    /// `DeviceStruct`: `Some(Ok(index))`, or `Some(Err(why))` when it cannot be used.
     pub(super) fn record_of_type(&mut self, ty: &syn::Type) -> Option<Result<usize, String>> {
-        let syn::Type::Path(p) = ty else {
+        let id = plain_name(ty)?;
+        if !self.consts.records.knows(&id) {
             return None;
-        };
-        let id = p.path.get_ident()?.to_string();
-        if Scalar::from_rust_name(&id).is_some() {
+        }
+        Some(self.consts.records.resolve(&id, &mut self.records))
+    }
+
+    /// As [`Self::record_of_type`], where the type must be a struct if it is a plain name
+    /// other than a scalar's (a slice parameter's element, a struct literal's path): such a
+    /// name the file does not define is `Some(Err(why))`.
+    pub(super) fn record_of_named_type(&mut self, ty: &syn::Type) -> Option<Result<usize, String>> {
+        let id = plain_name(ty)?;
+        if Scalar::from_rust_name(&id).is_some() || self.const_params.contains(&id) {
             return None;
         }
         Some(self.consts.records.resolve(&id, &mut self.records))
@@ -456,7 +472,7 @@ impl Lowerer<'_> {
             qself: None,
             path: s.path.clone(),
         });
-        let rec = match self.record_of_type(&ty) {
+        let rec = match self.record_of_named_type(&ty) {
             Some(Ok(r)) => r,
             Some(Err(why)) => {
                 self.err(s.path.src(), why);
@@ -579,6 +595,24 @@ impl Lowerer<'_> {
             self.bind(name, Binding::Poisoned);
             return true;
         };
+        let v = self.record_variable(&name, rec, values, mutable, ident.src(), span, out);
+        self.bind(name, Binding::Record(v));
+        true
+    }
+
+    /// A struct variable `name` of struct `rec` holding `values` (its leaves): one `let` per
+    /// leaf, declared at `decl`; by index into the record values.
+    #[allow(clippy::too_many_arguments)]
+    fn record_variable(
+        &mut self,
+        name: &str,
+        rec: usize,
+        values: Vec<Handle<Expr>>,
+        mutable: bool,
+        decl: Span,
+        span: Span,
+        out: &mut Block,
+    ) -> usize {
         let leaves = leaves(&self.records, rec);
         let locals: Vec<Handle<Local>> = leaves
             .iter()
@@ -591,7 +625,7 @@ impl Lowerer<'_> {
                         annotated: Some(leaf.ty),
                         origin: LocalOrigin::Let,
                     },
-                    ident.src(),
+                    decl,
                 );
                 out.push(
                     Stmt::Let {
@@ -606,11 +640,45 @@ impl Lowerer<'_> {
         self.record_values.push(RecordValue {
             record: rec,
             leaves: locals,
-            name: name.clone(),
+            name: name.to_string(),
             mutable,
         });
-        self.bind(name, Binding::Record(self.record_values.len() - 1));
-        true
+        self.record_values.len() - 1
+    }
+
+    /// A helper's struct parameter (`p: Particle`, `mut p: Particle`) bound to its argument:
+    /// the argument's fields copied into the parameter's variable, or `None` when the
+    /// parameter is no struct (`Some(None)` after an error).
+    pub(super) fn record_arg(
+        &mut self,
+        arg: &syn::Expr,
+        pt: &syn::PatType,
+        out: &mut Block,
+    ) -> Option<Option<usize>> {
+        let rec = match self.record_of_type(&pt.ty)? {
+            Ok(r) => r,
+            Err(why) => {
+                self.err(pt.ty.src(), why);
+                return Some(None);
+            }
+        };
+        let (name, mutable) = match &*pt.pat {
+            syn::Pat::Ident(pi) => (pi.ident.to_string(), pi.mutability.is_some()),
+            other => {
+                self.err(other.src(), "a struct parameter is a plain name");
+                return Some(None);
+            }
+        };
+        let (_, values) = self.lower_record_value(arg, Some(rec), out)?;
+        Some(Some(self.record_variable(
+            &name,
+            rec,
+            values,
+            mutable,
+            pt.pat.src(),
+            arg.src(),
+            out,
+        )))
     }
 
     /// Whether struct syntax `e` has struct type (not a scalar field: `p.x` is a scalar).

@@ -16,6 +16,9 @@ impl Lowerer<'_> {
         pt: &syn::PatType,
         out: &mut Block,
     ) -> Arg {
+        if let Some(v) = self.record_arg(arg, pt, out) {
+            return v.map_or(Arg::Error, Arg::Record);
+        }
         match &*pt.ty {
             syn::Type::Reference(r) if array_type(&r.elem).is_some() => {
                 let param = match &*pt.pat {
@@ -401,6 +404,7 @@ impl Lowerer<'_> {
                 Some((name, Binding::Sub(*b)))
             }
             (Arg::Ref(l), _) => Some((name, Binding::Ref(*l))),
+            (Arg::Record(v), _) => Some((name, Binding::Record(*v))),
             (Arg::Elem(b), syn::Type::Reference(r)) => {
                 let a = &self.borrows[*b].0;
                 let Some(t) = type_to_scalar(&r.elem) else {

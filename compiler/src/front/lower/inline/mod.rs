@@ -48,6 +48,9 @@ pub(super) enum Arg {
     Elem(usize),
     /// An immutable variable of the caller passed to an immutable scalar parameter.
     Alias(Handle<Expr>, Handle<Local>),
+    /// A struct passed by value: the parameter's variable, by index into the lowerer's
+    /// record values.
+    Record(usize),
     /// Reported already.
     Error,
 }
