@@ -143,6 +143,82 @@ pub fn pair_scatter(out: &mut [Pair], slot: &[u32]) {
     }
 }
 
+/// A block's running statistics, combined in shared memory.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Stats {
+    pub sum: f32,
+    pub max: f32,
+    pub count: u32,
+}
+
+/// A tree reduction over a shared array of structs: each step reads two elements whole and
+/// writes one whole.
+#[kernel(block = (128, 1, 1))]
+pub fn block_stats(out: &mut [Stats], xs: &[f32]) {
+    let tile = shared::<[Stats; 128]>();
+    let t = thread_idx().x as usize;
+    let i = global_idx().x as usize;
+    let inside = i < xs.len();
+    let x = if inside { xs[i] } else { 0.0 };
+    tile[t] = Stats {
+        sum: x,
+        max: if inside { x } else { f32::NEG_INFINITY },
+        count: inside as u32,
+    };
+    sync_block_threads();
+    let mut s = 64;
+    while s > 0 {
+        if t < s {
+            let a = tile[t];
+            let b = tile[t + s];
+            tile[t] = Stats {
+                sum: a.sum + b.sum,
+                max: a.max.max(b.max),
+                count: a.count + b.count,
+            };
+        }
+        sync_block_threads();
+        s /= 2;
+    }
+    if t == 0 {
+        out[block_idx().x as usize] = tile[0];
+    }
+}
+
+/// A 16 x 16 tile transpose of points through a two-dimensional shared array of structs,
+/// swapping each point's coordinates on the way.
+#[kernel(block = (16, 16, 1))]
+pub fn transpose_points(out: &mut [Vec2], inp: &[Vec2], n: u32) {
+    let tile = shared::<[[Vec2; 16]; 16]>();
+    let (tx, ty) = (thread_idx().x, thread_idx().y);
+    let (x, y) = (block_idx().x * 16 + tx, block_idx().y * 16 + ty);
+    if x < n && y < n {
+        let p = inp[(y * n + x) as usize];
+        tile[ty as usize][tx as usize] = Vec2 { x: p.y, y: p.x };
+    }
+    sync_block_threads();
+    let (ox, oy) = (block_idx().y * 16 + tx, block_idx().x * 16 + ty);
+    if ox < n && oy < n {
+        out[(oy * n + ox) as usize] = tile[tx as usize][ty as usize];
+    }
+}
+
+fn stats_input() -> Vec<f32> {
+    (0..1000)
+        .map(|i| ((i * 37) % 101) as f32 * 0.5 - 20.0)
+        .collect()
+}
+
+fn points(n: u32) -> Vec<Vec2> {
+    (0..n * n)
+        .map(|i| Vec2 {
+            x: i as f32,
+            y: -(i as f32) * 0.5,
+        })
+        .collect()
+}
+
 fn particles() -> Vec<Particle> {
     (0..300u32)
         .map(|i| {
@@ -272,6 +348,85 @@ pub fn cases() -> Vec<Case> {
             expected: || padded_bits(&padded_input().iter().map(padded_host).collect::<Vec<_>>()),
         },
         Case {
+            name: "block_stats",
+            run: |dev| {
+                let xs = dev.upload(&stats_input())?;
+                let blocks = xs.len().div_ceil(128);
+                let mut out = dev.zeros::<Stats>(blocks)?;
+                block_stats.launch(dev, Launch::cover(xs.len(), 128), &mut out, &xs)?;
+                Ok(out
+                    .to_vec()?
+                    .iter()
+                    .flat_map(|s| {
+                        [
+                            u64::from(s.sum.to_bits()),
+                            u64::from(s.max.to_bits()),
+                            u64::from(s.count),
+                        ]
+                    })
+                    .collect())
+            },
+            expected: || {
+                let xs = stats_input();
+                xs.chunks(128)
+                    .flat_map(|c| {
+                        // The tree's order: pairs at distance 64, 32, .., 1.
+                        let mut v: Vec<(f32, f32, u32)> = (0..128)
+                            .map(|t| match c.get(t) {
+                                Some(x) => (*x, *x, 1),
+                                None => (0.0, f32::NEG_INFINITY, 0),
+                            })
+                            .collect();
+                        let mut s = 64;
+                        while s > 0 {
+                            for t in 0..s {
+                                let (a, b) = (v[t], v[t + s]);
+                                v[t] = (a.0 + b.0, a.1.max(b.1), a.2 + b.2);
+                            }
+                            s /= 2;
+                        }
+                        [
+                            u64::from(v[0].0.to_bits()),
+                            u64::from(v[0].1.to_bits()),
+                            u64::from(v[0].2),
+                        ]
+                    })
+                    .collect()
+            },
+        },
+        Case {
+            name: "transpose_points",
+            run: |dev| {
+                let n = 40u32;
+                let inp = dev.upload(&points(n))?;
+                let mut out = dev.zeros::<Vec2>((n * n) as usize)?;
+                let blocks = n.div_ceil(16);
+                transpose_points.launch(
+                    dev,
+                    Launch::new((blocks, blocks), (16, 16)),
+                    &mut out,
+                    &inp,
+                    n,
+                )?;
+                Ok(out
+                    .to_vec()?
+                    .iter()
+                    .flat_map(|p| [u64::from(p.x.to_bits()), u64::from(p.y.to_bits())])
+                    .collect())
+            },
+            expected: || {
+                let n = 40usize;
+                let p = points(n as u32);
+                (0..n * n)
+                    .flat_map(|i| {
+                        let (r, c) = (i / n, i % n);
+                        let q = p[c * n + r];
+                        [u64::from(q.y.to_bits()), u64::from(q.x.to_bits())]
+                    })
+                    .collect()
+            },
+        },
+        Case {
             name: "pair_fields",
             run: |dev| {
                 let mut out = dev.zeros::<Pair>(100)?;
@@ -299,6 +454,8 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (padded_mix.name(), padded_mix.cuda_source()),
         (pair_fields.name(), pair_fields.cuda_source()),
         (pair_scatter.name(), pair_scatter.cuda_source()),
+        (block_stats.name(), block_stats.cuda_source()),
+        (transpose_points.name(), transpose_points.cuda_source()),
     ]
 }
 

@@ -111,3 +111,33 @@ fn struct_errors_name_the_construct() {
         assert!(e.iter().any(|m| m.contains(says)), "{body}: {e:?}");
     }
 }
+
+#[test]
+fn shared_arrays_of_structs_are_checked_per_field() {
+    // Thread t writes tile[t] whole, then reads its neighbour's field `a`: a barrier is needed.
+    let e = verdict(
+        "out: &mut [u32]",
+        "let tile = shared::<[Pair; 64]>();\n if t < 64 { tile[t] = Pair { a: 1, b: 2 }; out[t] = tile[(t + 1) % 64].a; }",
+    )
+    .expect_err("thread t reads tile[t + 1].a, which thread t + 1 writes");
+    assert!(
+        e.iter().any(|m| m.contains("shared array `tile.a`")),
+        "{e:?}"
+    );
+    // With the barrier it is fine; and field b of another element is never touched.
+    assert_eq!(
+        verdict(
+            "out: &mut [u32]",
+            "let tile = shared::<[Pair; 64]>();\n if t < 64 { tile[t].a = 1; tile[(t + 1) % 64].b = 2; }\n sync_block_threads();\n if t < 64 { out[t] = tile[t].a + tile[t].b; }",
+        ),
+        Ok(())
+    );
+    // Two-dimensional: rows per thread.
+    assert_eq!(
+        verdict(
+            "out: &mut [u32]",
+            "let tile = shared::<[[Outer; 4]; 64]>();\n if t < 64 { for j in 0..4 { tile[t][j].p.a = j as u32; } out[t] = tile[t][3].p.a; }",
+        ),
+        Ok(())
+    );
+}

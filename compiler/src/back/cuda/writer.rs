@@ -132,7 +132,8 @@ impl<'a> Writer<'a> {
                 continue;
             }
             field_suffixes.push(String::new());
-            array_names.push(namer.call(&a.name));
+            // (A shared array of structs is one array per field: `tile.pos.x`.)
+            array_names.push(namer.call(&a.name.replace('.', "_")));
             len_names.push(match a.kind {
                 ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
                     namer.call(&format!("{}_len", a.name))

@@ -248,6 +248,12 @@ impl Lowerer<'_> {
                 self.bind(name, alias);
                 return;
             }
+            if self.try_record_shared(&name, &init.expr, span).is_some() {
+                if mutable {
+                    self.err(ident.src(), "a shared array binding must not be `mut`; its elements are assignable as they are");
+                }
+                return;
+            }
             if let Some(shared) = self.try_shared_decl(&init.expr) {
                 if mutable {
                     self.err(ident.src(), "a shared array binding must not be `mut`; its elements are assignable as they are");

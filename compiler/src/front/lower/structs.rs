@@ -12,9 +12,9 @@ use std::ops::Range;
 /// Where a struct-typed expression's leaves are.
 #[derive(Clone, Debug)]
 enum Source {
-    /// `ps[i]`: the parameter, by index into the lowerer's record slices, and the index
-    /// (a variable or a literal, so it can be read once per leaf).
-    Elem(usize, Handle<Expr>),
+    /// `ps[i]` (`tile[y][x]`): the array, by index into the lowerer's record slices, and
+    /// the indices (variables or literals, so they can be read once per leaf).
+    Elem(usize, Vec<Handle<Expr>>),
     /// `p`: the variable, by index into the lowerer's record values.
     Var(usize),
 }
@@ -108,10 +108,122 @@ impl Lowerer<'_> {
         first
     }
 
+    /// `let tile = shared::<[P; N]>();` (or `[[P; W]; H]`) of a struct `P`: one shared array
+    /// per leaf (`tile.pos.x`), which no host sees, so the layout is the GPU's choice (one
+    /// array per field avoids bank conflicts on strided fields). `None` when `e` is no such
+    /// declaration.
+    pub(super) fn try_record_shared(
+        &mut self,
+        name: &str,
+        e: &syn::Expr,
+        span: Span,
+    ) -> Option<()> {
+        let syn::Expr::Call(call) = strip_parens(e) else {
+            return None;
+        };
+        let syn::Expr::Path(p) = &*call.func else {
+            return None;
+        };
+        let last = p.path.segments.last()?;
+        if last.ident != "shared" || !call.args.is_empty() {
+            return None;
+        }
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+            return None;
+        };
+        let Some(syn::GenericArgument::Type(ty)) = a.args.first() else {
+            return None;
+        };
+        let mut lens = Vec::new();
+        let mut cur = ty;
+        while let syn::Type::Array(arr) = cur {
+            lens.push(&arr.len);
+            cur = &arr.elem;
+        }
+        let record = match self.record_of_type(cur)? {
+            Ok(r) => r,
+            Err(why) => {
+                self.err(cur.src(), why);
+                self.bind(name.to_string(), Binding::Poisoned);
+                return Some(());
+            }
+        };
+        if lens.is_empty() || lens.len() > 2 {
+            self.err(
+                ty.src(),
+                "a shared array of structs has one or two dimensions: `shared::<[P; N]>()`",
+            );
+            self.bind(name.to_string(), Binding::Poisoned);
+            return Some(());
+        }
+        let mut dims = Vec::new();
+        for l in lens {
+            match self.const_len(l) {
+                Some(n) => dims.push(n),
+                None => {
+                    self.bind(name.to_string(), Binding::Poisoned);
+                    return Some(());
+                }
+            }
+        }
+        let leaves = leaves(&self.records, record);
+        let arrays = leaves
+            .iter()
+            .map(|l| {
+                self.arrays.append(
+                    Array {
+                        name: format!("{name}.{}", l.names.join(".")),
+                        elem: l.ty,
+                        kind: ArrayKind::Shared {
+                            dims: dims.clone(),
+                            dynamic: false,
+                            len_param: None,
+                        },
+                        field: None,
+                    },
+                    span,
+                )
+            })
+            .collect();
+        self.record_slices.push(RecordSlice {
+            record,
+            leaves: arrays,
+            name: name.to_string(),
+            mutable: true,
+        });
+        self.bind(
+            name.to_string(),
+            Binding::Records(self.record_slices.len() - 1),
+        );
+        Some(())
+    }
+
     /// `ps.len()` of a slice of structs.
     pub(super) fn record_slice_len(&mut self, s: usize, span: Span) -> Handle<Expr> {
         let a = self.record_slices[s].leaves[0];
+        if let ArrayKind::Shared { dims, .. } = &self.arrays.get(a).kind {
+            let n = dims.first().copied().unwrap_or(0);
+            return self.expr(
+                Expr::Literal(Literal::Int {
+                    value: i128::from(n),
+                    suffix: Some(Scalar::Usize),
+                }),
+                span,
+            );
+        }
         self.expr(Expr::Len(a), span)
+    }
+
+    /// The binding of the name an index expression (`a[i]`, `a[y][x]`) indexes.
+    fn indexed_records(&self, e: &syn::Expr) -> Option<Binding> {
+        let mut cur = strip_parens(e);
+        while let syn::Expr::Index(ix) = cur {
+            cur = strip_parens(&ix.expr);
+        }
+        match cur {
+            syn::Expr::Path(p) => self.lookup(&p.path.get_ident()?.to_string()),
+            _ => None,
+        }
     }
 
     /// Whether `e` is written as a struct: a struct variable, an element of a slice of
@@ -123,13 +235,7 @@ impl Lowerer<'_> {
                 p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
                 Some(Binding::Record(_))
             ),
-            syn::Expr::Index(ix) => match strip_parens(&ix.expr) {
-                syn::Expr::Path(p) => matches!(
-                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
-                    Some(Binding::Records(_))
-                ),
-                _ => false,
-            },
+            syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
             syn::Expr::Field(f) => self.is_record_syntax(&f.base),
             _ => false,
         }
@@ -154,8 +260,16 @@ impl Lowerer<'_> {
                     span,
                 })
             }
-            syn::Expr::Index(ix) => {
-                let syn::Expr::Path(p) = strip_parens(&ix.expr) else {
+            syn::Expr::Index(_) => {
+                // `ps[i]`, `tile[y][x]`: the indices outermost first.
+                let mut indices = Vec::new();
+                let mut cur = strip_parens(e);
+                while let syn::Expr::Index(ix) = cur {
+                    indices.push(&*ix.index);
+                    cur = strip_parens(&ix.expr);
+                }
+                indices.reverse();
+                let syn::Expr::Path(p) = cur else {
                     return None;
                 };
                 let Some(Binding::Records(s)) =
@@ -163,15 +277,30 @@ impl Lowerer<'_> {
                 else {
                     return None;
                 };
-                if let syn::Expr::Range(r) = &*ix.index {
+                let rank = self.arrays.get(self.record_slices[s].leaves[0]).rank();
+                if indices.len() != rank {
+                    let name = self.record_slices[s].name.clone();
                     self.err(
-                        r.src(),
-                        "sub-slices of a slice of structs are not supported yet; index single elements",
+                        span,
+                        format!(
+                            "`{name}` has {rank} dimension(s) but is indexed with {} index(es)",
+                            indices.len()
+                        ),
                     );
                     return None;
                 }
-                let index = self.value_or_none(&ix.index, out)?;
-                let index = self.stable(index, ix.index.src(), out);
+                let mut index = Vec::new();
+                for ix in indices {
+                    if let syn::Expr::Range(r) = ix {
+                        self.err(
+                            r.src(),
+                            "sub-slices of an array of structs are not supported yet; index single elements",
+                        );
+                        return None;
+                    }
+                    let i = self.value_or_none(ix, out)?;
+                    index.push(self.stable(i, ix.src(), out));
+                }
                 let r = &self.record_slices[s];
                 Some(Ref {
                     ty: FieldType::Record(r.record),
@@ -265,7 +394,7 @@ impl Lowerer<'_> {
             }
             Source::Elem(s, index) => {
                 let array = self.record_slices[*s].leaves[leaf];
-                let index = vec![self.again(*index)];
+                let index = index.iter().map(|i| self.again(*i)).collect();
                 self.expr(Expr::Load { array, index }, span)
             }
         }
@@ -304,7 +433,12 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let array = r.leaves[leaf];
-                let index = vec![self.again(*index)];
+                if matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
+                    for f in &mut self.calls {
+                        f.wrote_shared = true;
+                    }
+                }
+                let index = index.iter().map(|i| self.again(*i)).collect();
                 Some(Place::Element { array, index })
             }
         }
@@ -711,15 +845,8 @@ impl Lowerer<'_> {
                 Binding::Record(v) => Some(self.record_values[v].record),
                 _ => None,
             },
-            syn::Expr::Index(ix) => match strip_parens(&ix.expr) {
-                syn::Expr::Path(p) => match p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lookup(&i.to_string()))?
-                {
-                    Binding::Records(s) => Some(self.record_slices[s].record),
-                    _ => None,
-                },
+            syn::Expr::Index(_) => match self.indexed_records(e)? {
+                Binding::Records(s) => Some(self.record_slices[s].record),
                 _ => None,
             },
             syn::Expr::Struct(s) => {
