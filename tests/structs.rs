@@ -79,6 +79,32 @@ fn with_next_id(mut p: Particle) -> u32 {
     p.id
 }
 
+/// A point rotated a quarter turn and scaled: a helper returning a struct, with an early
+/// `return` of a literal.
+#[device]
+fn turned(p: Vec2, k: f32) -> Vec2 {
+    if k == 0.0 {
+        return Vec2 { x: 0.0, y: 0.0 };
+    }
+    let q = Vec2 {
+        x: -p.y * k,
+        y: p.x * k,
+    };
+    q
+}
+
+/// Each particle's position turned by `k` and its velocity turned twice (a helper's struct
+/// result passed to a helper).
+#[kernel]
+pub fn particles_turn(ps: &mut [Particle], k: f32) {
+    let i = global_idx().x as usize;
+    if i < ps.len() {
+        ps[i].pos = turned(ps[i].pos, k);
+        let v = turned(turned(ps[i].vel, 1.0), k);
+        ps[i].vel = v;
+    }
+}
+
 /// The kinetic energy of each particle, from another buffer's structs (read-only), through
 /// helpers that take a particle by value.
 #[kernel]
@@ -309,6 +335,8 @@ pub fn cases() -> Vec<Case> {
                 for _ in 0..3 {
                     particles_step.launch(dev, Launch::cover(ps.len(), 64), &mut ps, DT)?;
                 }
+                particles_turn.launch(dev, Launch::cover(ps.len(), 64), &mut ps, 0.5)?;
+                particles_turn.launch(dev, Launch::new(1, 64), &mut ps, 0.0)?;
                 let mut e = dev.zeros::<f32>(ps.len())?;
                 let mut ids = dev.zeros::<u32>(ps.len())?;
                 particles_energy.launch(dev, Launch::cover(ps.len(), 64), &mut e, &mut ids, &ps)?;
@@ -318,10 +346,26 @@ pub fn cases() -> Vec<Case> {
                 Ok(v)
             },
             expected: || {
+                let turn = |p: Vec2, k: f32| {
+                    if k == 0.0 {
+                        Vec2 { x: 0.0, y: 0.0 }
+                    } else {
+                        Vec2 {
+                            x: -p.y * k,
+                            y: p.x * k,
+                        }
+                    }
+                };
                 let mut ps = particles();
-                for p in &mut ps {
+                for (i, p) in ps.iter_mut().enumerate() {
                     for _ in 0..3 {
                         step_host(p, DT);
+                    }
+                    p.pos = turn(p.pos, 0.5);
+                    p.vel = turn(turn(p.vel, 1.0), 0.5);
+                    if i < 64 {
+                        p.pos = turn(p.pos, 0.0);
+                        p.vel = turn(turn(p.vel, 1.0), 0.0);
                     }
                 }
                 let e: Vec<u64> = ps
@@ -451,6 +495,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
     vec![
         (particles_step.name(), particles_step.cuda_source()),
         (particles_energy.name(), particles_energy.cuda_source()),
+        (particles_turn.name(), particles_turn.cuda_source()),
         (padded_mix.name(), padded_mix.cuda_source()),
         (pair_fields.name(), pair_fields.cuda_source()),
         (pair_scatter.name(), pair_scatter.cuda_source()),

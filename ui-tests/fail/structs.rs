@@ -27,6 +27,25 @@ struct Plain {
     a: u32,
 }
 
+#[device]
+fn pair(a: u32) -> Pair {
+    Pair { a, b: a + 1 }
+}
+
+#[device]
+fn scalar(a: u32) -> u32 {
+    a
+}
+
+#[kernel]
+fn results(out: &mut [Pair]) {
+    let i = global_idx().x as usize;
+    // A struct result used as a scalar.
+    let x = pair(1) + 1;
+    // A scalar result where a struct is needed.
+    out[i] = scalar(2);
+}
+
 #[kernel]
 fn uses(out: &mut [Pair], inp: &[Pair], other: &[Plain]) {
     let i = global_idx().x as usize;

@@ -102,8 +102,10 @@ pub(super) struct CallFrame {
     pub(super) span: Span,
     /// The helper's name.
     pub(super) name: String,
-    /// The variable that receives the result (none for helpers returning `()`).
+    /// The variable that receives the result (none for helpers returning `()` or a struct).
     pub(super) result: Option<Handle<Local>>,
+    /// The struct variable that receives a struct result, by index into the record values.
+    pub(super) record_result: Option<usize>,
     /// The label an early `return` breaks out of, once one needs it.
     pub(super) exit: Option<Handle<Label>>,
     /// Whether the helper (or one it calls) writes shared memory.
@@ -133,6 +135,9 @@ pub(super) struct Lowerer<'c> {
     pub(super) record_slices: Vec<RecordSlice>,
     /// The struct variables.
     pub(super) record_values: Vec<RecordValue>,
+    /// Set while lowering a call whose struct result the caller takes
+    /// ([`Lowerer::lower_record_value`]); the call leaves its result variable here.
+    pub(super) record_call: Option<Option<usize>>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

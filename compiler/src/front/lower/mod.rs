@@ -58,6 +58,7 @@ pub fn lower_kernel(
         records: Vec::new(),
         record_slices: Vec::new(),
         record_values: Vec::new(),
+        record_call: None,
         const_params: func
             .sig
             .generics

@@ -237,7 +237,94 @@ impl Lowerer<'_> {
             ),
             syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
             syn::Expr::Field(f) => self.is_record_syntax(&f.base),
+            syn::Expr::Call(c) => self.call_returns_record(c),
             _ => false,
+        }
+    }
+
+    /// Whether `c` calls a helper whose result is a struct of the kernel's file.
+    fn call_returns_record(&self, c: &syn::ExprCall) -> bool {
+        let syn::Expr::Path(p) = &*c.func else {
+            return false;
+        };
+        let from = self.calls.last().and_then(|f| f.resolve_in);
+        let Some(h) = self
+            .helpers
+            .resolve(from, &p.path)
+            .and_then(|i| self.helpers.get(i))
+        else {
+            return false;
+        };
+        match &h.func.sig.output {
+            syn::ReturnType::Type(_, ty) => {
+                plain_name(ty).is_some_and(|n| self.consts.records.knows(&n))
+            }
+            syn::ReturnType::Default => false,
+        }
+    }
+
+    /// The struct variable a helper's struct result goes to: one variable per field, each
+    /// declared here and assigned by the inlined body.
+    pub(super) fn record_result_variable(
+        &mut self,
+        name: &str,
+        rec: usize,
+        span: Span,
+        out: &mut Block,
+    ) -> usize {
+        let locals = leaves(&self.records, rec)
+            .iter()
+            .map(|leaf| {
+                let l = self.locals.append(
+                    Local {
+                        name: format!("{name}_{}", leaf.names.join("_")),
+                        mutable: false,
+                        annotated: Some(leaf.ty),
+                        origin: LocalOrigin::Temp,
+                    },
+                    span,
+                );
+                out.push(
+                    Stmt::Let {
+                        local: l,
+                        init: None,
+                    },
+                    span,
+                );
+                l
+            })
+            .collect();
+        self.record_values.push(RecordValue {
+            record: rec,
+            leaves: locals,
+            name: name.to_string(),
+            mutable: false,
+        });
+        self.record_values.len() - 1
+    }
+
+    /// `result = e;` of a helper's struct result (its tail, or a `return e;`).
+    pub(super) fn assign_record_result(
+        &mut self,
+        v: usize,
+        rec: usize,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) {
+        let Some((_, values)) = self.lower_record_value(e, Some(rec), out) else {
+            return;
+        };
+        let span = e.src();
+        let leaves = self.record_values[v].leaves.clone();
+        for (l, value) in leaves.into_iter().zip(values) {
+            out.push(
+                Stmt::Assign {
+                    place: Place::Local(l),
+                    op: None,
+                    value,
+                },
+                span,
+            );
         }
     }
 
@@ -523,6 +610,18 @@ impl Lowerer<'_> {
         let span = e.src();
         let (rec, leaves) = match strip_parens(e) {
             syn::Expr::Struct(s) => self.lower_struct_literal(s, out)?,
+            syn::Expr::Call(c) => {
+                self.record_call = Some(None);
+                let _ = self.lower_call(c, out, span, true);
+                let v = self.record_call.take().flatten()?;
+                let r = &self.record_values[v];
+                let (rec, locals) = (r.record, r.leaves.clone());
+                let leaves = locals
+                    .into_iter()
+                    .map(|l| self.expr(Expr::Local(l), span))
+                    .collect();
+                (rec, leaves)
+            }
             syn::Expr::Field(f) if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) => {
                 // A field of a literal: the literal's leaves, then the field's.
                 let syn::Expr::Struct(s) = strip_parens(&f.base) else {

@@ -20,6 +20,9 @@ impl Lowerer<'_> {
         span: Span,
         want_value: bool,
     ) -> Value {
+        // Whether the caller takes a struct result (taken before the arguments, whose own
+        // calls take none).
+        let takes_record = self.record_call.take().is_some();
         let syn::Expr::Path(p) = &*c.func else {
             return Value::Error;
         };
@@ -141,8 +144,34 @@ impl Lowerer<'_> {
             }
         }
         // 4. The result.
+        let record_ret = match &func.sig.output {
+            syn::ReturnType::Type(_, ty) => match self.record_of_type(ty) {
+                Some(Ok(r)) => Some(r),
+                Some(Err(why)) => {
+                    self.err(ty.src(), why);
+                    return Value::Error;
+                }
+                None => None,
+            },
+            syn::ReturnType::Default => None,
+        };
+        if want_value && record_ret.is_some() != takes_record {
+            let what = if takes_record {
+                format!("a struct is needed here, but `{hname}` returns no struct")
+            } else {
+                format!("`{hname}` returns a struct; bind it (`let p = {hname}(..);`) or assign it whole, then use its fields")
+            };
+            self.err(span, what);
+            return Value::Error;
+        }
+        // A struct result: its variable, one per field, assigned by the body.
+        let record_result = record_ret.map(|rec| {
+            let v = self.record_result_variable(&hname, rec, span, out);
+            (rec, v)
+        });
         let ret = match &func.sig.output {
             syn::ReturnType::Default => None,
+            syn::ReturnType::Type(..) if record_ret.is_some() => None,
             syn::ReturnType::Type(_, ty) => {
                 if matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
                     None
@@ -157,7 +186,7 @@ impl Lowerer<'_> {
                 }
             }
         };
-        if want_value && ret.is_none() {
+        if want_value && ret.is_none() && record_ret.is_none() {
             self.err(
                 span,
                 format!("`{hname}` returns `()`; its call has no value"),
@@ -178,6 +207,7 @@ impl Lowerer<'_> {
         };
         let early = ret.filter(|_| has_return(&func.block));
         let result = early.map(|t| make_result(self, t));
+        let record_result = record_result.map(|(_, v)| v);
         // 5. The body, in a scope of its own.
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
         let saved_loops = std::mem::take(&mut self.loops);
@@ -188,6 +218,7 @@ impl Lowerer<'_> {
             span,
             name: hname.clone(),
             result,
+            record_result,
             exit: None,
             wrote_shared: false,
         });
@@ -210,6 +241,17 @@ impl Lowerer<'_> {
         self.lower_stmts(stmts, &mut body, true);
         let mut value = None;
         match (tail, ret) {
+            (Some(t), None) if record_ret.is_some() => {
+                if let (Some(v), Some(rec)) = (record_result, record_ret) {
+                    self.assign_record_result(v, rec, t, &mut body);
+                }
+            }
+            (None, None) if record_ret.is_some() && !ends_in_jump(&func.block) => {
+                self.err(
+                    func.block.src(),
+                    format!("`{hname}` must end with the value it returns"),
+                );
+            }
             (Some(t), Some(_)) => {
                 if let Value::Expr(v) = self.lower_value(t, &mut body) {
                     value = Some((v, t.src()));
@@ -274,6 +316,12 @@ impl Lowerer<'_> {
         out.push(Stmt::Block(with_exit(body, frame.exit, span)), span);
         if trailing {
             self.barrier(BarrierOrigin::TrailingSync(hname), span, out);
+        }
+        if let Some(v) = record_result {
+            if takes_record {
+                self.record_call = Some(Some(v));
+            }
+            return Value::Error;
         }
         match result {
             Some(r) => Value::Expr(self.expr(Expr::Local(r), span)),
@@ -392,6 +440,7 @@ impl Lowerer<'_> {
             span,
             name: name.clone(),
             result,
+            record_result: None,
             exit: None,
             wrote_shared: false,
         });
@@ -450,6 +499,12 @@ impl Lowerer<'_> {
             return;
         };
         let (name, result) = (frame.name.clone(), frame.result);
+        if let (Some(v), Some(rv)) = (&r.expr, frame.record_result) {
+            let rec = self.record_values[rv].record;
+            self.assign_record_result(rv, rec, v, out);
+            self.break_to_exit(&name, span, out);
+            return;
+        }
         match (&r.expr, result) {
             (Some(v), Some(res)) => {
                 if let Value::Expr(x) = self.lower_value(v, out) {
@@ -479,6 +534,11 @@ impl Lowerer<'_> {
                 return;
             }
         }
+        self.break_to_exit(&name, span, out);
+    }
+
+    /// The jump out of the inlined body of helper `name` (its label made on first use).
+    fn break_to_exit(&mut self, name: &str, span: Span, out: &mut Block) {
         let exit = match self.calls.last().and_then(|f| f.exit) {
             Some(l) => l,
             None => {
