@@ -1,7 +1,9 @@
 //! Generates `CUPHASE_FUZZ_KERNELS` (default 2000) random well-formed kernels into
 //! `$OUT_DIR/kernels.rs`, deterministically from `CUPHASE_FUZZ_SEED` (default 1): arithmetic
 //! over every integer width and both float types, casts, selects, methods, `if`, loops,
-//! thread-local arrays, and shared memory with barriers. Every kernel writes one i64 and one f64 per thread.
+//! thread-local arrays, and shared memory with barriers; saturating arithmetic, byte and bit
+//! reversal, path calls, exact float methods, array literals and `DeviceStruct` structs through
+//! a helper. Every kernel writes one i64 and one f64 per thread.
 
 use std::fmt::Write as _;
 
@@ -331,6 +333,60 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         );
         std::mem::swap(&mut g.rng, &mut g.extra);
     }
+    // One kernel in two: the newer integer and float methods (exact ones), path calls, an
+    // array literal and a struct through a helper (drawn from `extra`).
+    if g.extra.below(2) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let t = *g.rng.pick(INTS);
+        let m = *g.rng.pick(&["saturating_add", "saturating_sub", "saturating_mul"]);
+        let (x, y, x2, y2, x3) = (
+            g.expr(t, 2),
+            g.expr(t, 2),
+            g.expr(t, 1),
+            g.expr(t, 1),
+            g.expr(t, 1),
+        );
+        let _ = writeln!(
+            out,
+            "        let mi: {t} = ({x}).{m}({y}).swap_bytes() ^ {t}::max(({x2}).reverse_bits(), {y2});"
+        );
+        let _ = writeln!(
+            out,
+            "        ri = ri ^ (mi as i64) ^ (({x3}).leading_ones() + ({x3}).trailing_ones()) as i64;"
+        );
+        let f = *g.rng.pick(FLOATS);
+        let (fx, fy, fz) = (g.expr(f, 2), g.expr(f, 2), g.expr(f, 1));
+        let _ = writeln!(
+            out,
+            "        let mf: {f} = ({fx}).signum() + ({fy}).fract() + {f}::copysign(1.5, {fz});"
+        );
+        let _ = writeln!(
+            out,
+            "        rf = rf + mf as f64 + (({fx}).is_nan() as i32 + ({fy}).is_finite() as i32) as f64;"
+        );
+        let (e1, e2, e3) = (g.expr(t, 1), g.expr(t, 1), g.expr(t, 1));
+        let _ = writeln!(
+            out,
+            "        let al = [{e1}, {e2}, {e3}];\n        ri = ri ^ (al[t % 3] as i64);"
+        );
+        let (sa, sb, sc, sx, sy, k) = (
+            g.expr("i32", 2),
+            g.expr("f32", 2),
+            g.expr("u8", 1),
+            g.expr("f64", 2),
+            g.expr("u16", 1),
+            g.expr("i32", 1),
+        );
+        let _ = writeln!(
+            out,
+            "        let sp = FzP {{ a: {sa}, b: {sb}, c: {sc}, d: FzQ {{ x: {sx}, y: {sy} }} }};"
+        );
+        let _ = writeln!(
+            out,
+            "        let mut sq = fz_mix(sp, {k});\n        sq.d.y = sq.d.y.wrapping_add(sp.c as u16);\n        ri = ri ^ (sq.a as i64) ^ (sq.c as i64) ^ (sq.d.y as i64);\n        rf = rf + sq.b as f64 + sq.d.x;"
+        );
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
     let _ = writeln!(out, "    }}");
     // One kernel in three: warp operations, where every thread of the block is (drawn from
     // `extra`).
@@ -381,6 +437,12 @@ fn main() {
         extra: Rng(0xD1B5_4A32_D192_ED03 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
     };
     let mut out = String::from("use cuphase::half::{bf16, f16};\nuse cuphase::prelude::*;\n\n");
+    // The structs and the struct helper the kernels share.
+    out.push_str(
+        "#[repr(C)]\n#[derive(Clone, Copy, DeviceStruct)]\npub struct FzQ {\n    pub x: f64,\n    pub y: u16,\n}\n\n\
+         #[repr(C)]\n#[derive(Clone, Copy, DeviceStruct)]\npub struct FzP {\n    pub a: i32,\n    pub b: f32,\n    pub c: u8,\n    pub d: FzQ,\n}\n\n\
+         #[device]\nfn fz_mix(p: FzP, k: i32) -> FzP {\n    if k < 0 {\n        return FzP { a: p.a.wrapping_mul(k), b: -p.b, c: p.c ^ 0x5a, d: p.d };\n    }\n    let q = FzQ { x: p.d.x * 0.5, y: p.d.y.rotate_left(3) };\n    FzP { a: p.a ^ k, b: p.b + 1.0, c: p.c.wrapping_add(1), d: q }\n}\n\n",
+    );
     for i in 0..n {
         kernel(&mut g, i, &mut out);
     }
