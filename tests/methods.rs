@@ -10,8 +10,8 @@ use crate::cases::Case;
 use cuphase::prelude::*;
 
 /// Results per pair of inputs.
-const INT_OPS: usize = 8;
-const FLOAT_OPS: usize = 8;
+const INT_OPS: usize = 14;
+const FLOAT_OPS: usize = 10;
 
 macro_rules! int_more {
     ($kernel:ident, $case:ident, $t:ident) => {
@@ -21,7 +21,20 @@ macro_rules! int_more {
             let i = global_idx().x;
             if i < xs.len() as u32 {
                 let (x, y) = (xs[i], ys[i]);
-                let o = i * 8;
+                let o = i * 14;
+                // Guarded so that no pair panics: a zero divisor is 1, `MIN / -1` is moved.
+                let d = if y == 0 { 1 } else { y };
+                let n = if d == !(0 as $t) {
+                    x.max($t::MIN + 1)
+                } else {
+                    x
+                };
+                out[o + 8] = n.div_euclid(d);
+                out[o + 9] = n.rem_euclid(d);
+                out[o + 10] = x.max(1).ilog2() as $t;
+                out[o + 11] = x.max(1).ilog10() as $t;
+                out[o + 12] = x.max(0).isqrt();
+                out[o + 13] = $t::rem_euclid(x, 7);
                 out[o] = x.saturating_add(y);
                 out[o + 1] = x.saturating_sub(y);
                 out[o + 2] = x.reverse_bits();
@@ -71,6 +84,12 @@ macro_rules! int_more {
                     let mut v = Vec::new();
                     for (x, y) in xs.iter().zip(&ys) {
                         let (x, y) = (*x, *y);
+                        let d = if y == 0 { 1 } else { y };
+                        let n = if d == !(0 as $t) {
+                            x.max($t::MIN + 1)
+                        } else {
+                            x
+                        };
                         let r: [$t; INT_OPS] = [
                             x.saturating_add(y),
                             x.saturating_sub(y),
@@ -80,6 +99,12 @@ macro_rules! int_more {
                             x.max(y).saturating_add(x.min(y)),
                             x.saturating_mul(y),
                             x.swap_bytes(),
+                            n.div_euclid(d),
+                            n.rem_euclid(d),
+                            x.max(1).ilog2() as $t,
+                            x.max(1).ilog10() as $t,
+                            x.max(0).isqrt(),
+                            x.rem_euclid(7),
                         ];
                         v.extend(r.iter().map(|r| *r as u64));
                     }
@@ -99,6 +124,173 @@ int_more!(u32_more, u32_more_case, u32);
 int_more!(i64_more, i64_more_case, i64);
 int_more!(u64_more, u64_more_case, u64);
 
+/// Results per pair of the unsigned methods.
+const UNSIGNED_OPS: usize = 3;
+
+macro_rules! unsigned_more {
+    ($kernel:ident, $case:ident, $t:ident) => {
+        /// The methods of the unsigned integers only, on a pair of inputs per thread.
+        #[kernel]
+        pub fn $kernel(out: &mut [$t], xs: &[$t], ys: &[$t]) {
+            let i = global_idx().x;
+            if i < xs.len() as u32 {
+                let (x, y) = (xs[i], ys[i]);
+                let o = i * 3;
+                out[o] = x.div_ceil(y.max(1));
+                out[o + 1] = x.next_power_of_two();
+                out[o + 2] = x.is_power_of_two() as $t;
+            }
+        }
+
+        /// The case: all pairs of the type's edge values.
+        pub fn $case() -> Case {
+            fn pairs() -> (Vec<$t>, Vec<$t>) {
+                let edges = [
+                    0,
+                    1,
+                    2,
+                    3,
+                    7,
+                    64,
+                    65,
+                    $t::MAX,
+                    $t::MAX - 1,
+                    $t::MAX / 2,
+                    $t::MAX / 2 + 2,
+                ];
+                let xs = edges
+                    .iter()
+                    .flat_map(|x| edges.iter().map(move |_| *x))
+                    .collect();
+                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+                (xs, ys)
+            }
+            Case {
+                name: stringify!($kernel),
+                run: |dev| {
+                    let (xs, ys) = pairs();
+                    let n = xs.len();
+                    let mut out = dev.zeros::<$t>(n * UNSIGNED_OPS)?;
+                    let (xs, ys) = (dev.upload(&xs)?, dev.upload(&ys)?);
+                    $kernel.launch(dev, Launch::cover(n, 64), &mut out, &xs, &ys)?;
+                    Ok(out.to_vec()?.iter().map(|v| *v as u64).collect())
+                },
+                expected: || {
+                    let (xs, ys) = pairs();
+                    let mut v = Vec::new();
+                    for (x, y) in xs.iter().zip(&ys) {
+                        let (x, y) = (*x, *y);
+                        let r: [$t; UNSIGNED_OPS] = [
+                            x.div_ceil(y.max(1)),
+                            // A release build's wrapping.
+                            x.checked_next_power_of_two().unwrap_or(0),
+                            x.is_power_of_two() as $t,
+                        ];
+                        v.extend(r.iter().map(|r| *r as u64));
+                    }
+                    v
+                },
+            }
+        }
+    };
+}
+
+unsigned_more!(u8_unsigned, u8_unsigned_case, u8);
+unsigned_more!(u16_unsigned, u16_unsigned_case, u16);
+unsigned_more!(u32_unsigned, u32_unsigned_case, u32);
+unsigned_more!(u64_unsigned, u64_unsigned_case, u64);
+
+/// One method that panics in Rust, picked by `which`, on thread 0's operands.
+#[kernel]
+pub fn int_panics(out: &mut [i64], which: u32, x: i32, y: i32, u: u32, v: u32) {
+    if global_idx().x == 0 {
+        out[0] = match which {
+            0 => x.ilog2() as i64,
+            1 => x.ilog10() as i64,
+            2 => x.isqrt() as i64,
+            3 => x.div_euclid(y) as i64,
+            4 => x.rem_euclid(y) as i64,
+            _ => u.div_ceil(v) as i64,
+        };
+    }
+}
+
+/// Each panicking method with operands that panic gives Rust's message, on the simulator and
+/// (where there is one) on the GPU; operands that do not panic give Rust's value.
+#[test]
+fn panicking_methods_panic_with_rusts_message() {
+    let mut devices = vec![Device::cpu().unwrap()];
+    match Device::cuda(0) {
+        Ok(d) => devices.push(d),
+        Err(e) => {
+            println!("panicking_methods_panic_with_rusts_message: GPU part skipped: no GPU ({e})")
+        }
+    }
+    /// `which`, `x`, `y`, `v`, and the value or the panic message.
+    type Row = (u32, i32, i32, u32, Result<i64, &'static str>);
+    let cases: [Row; 11] = [
+        (
+            0,
+            0,
+            0,
+            0,
+            Err("argument of integer logarithm must be positive"),
+        ),
+        (
+            1,
+            -5,
+            0,
+            0,
+            Err("argument of integer logarithm must be positive"),
+        ),
+        (
+            2,
+            -1,
+            0,
+            0,
+            Err("argument of integer square root cannot be negative"),
+        ),
+        (3, 7, 0, 0, Err("attempt to divide by zero")),
+        (3, i32::MIN, -1, 0, Err("attempt to divide with overflow")),
+        (
+            4,
+            7,
+            0,
+            0,
+            Err("attempt to calculate the remainder with a divisor of zero"),
+        ),
+        (
+            4,
+            i32::MIN,
+            -1,
+            0,
+            Err("attempt to calculate the remainder with overflow"),
+        ),
+        (5, 0, 0, 0, Err("attempt to divide by zero")),
+        (3, -7, 2, 0, Ok(-4)),
+        (4, -7, 2, 0, Ok(1)),
+        (2, 1 << 30, 0, 0, Ok(1 << 15)),
+    ];
+    for dev in &devices {
+        for (which, x, y, v, want) in cases {
+            let mut out = dev.zeros::<i64>(1).unwrap();
+            let got = int_panics
+                .launch(dev, Launch::new(1, 1), &mut out, which, x, y, 9, v)
+                .and_then(|()| out.to_vec());
+            match (got, want) {
+                (Ok(o), Ok(w)) => assert_eq!(o[0], w, "{which} on {}", dev.name()),
+                (Err(Error::KernelPanic { message, .. }), Err(w)) => {
+                    assert_eq!(message, w, "{which} on {}", dev.name())
+                }
+                (got, want) => panic!(
+                    "{which} {x} {y} on {}: got {got:?}, want {want:?}",
+                    dev.name()
+                ),
+            }
+        }
+    }
+}
+
 macro_rules! float_more {
     ($kernel:ident, $case:ident, $t:ident) => {
         /// The exact float methods on a pair of inputs per thread.
@@ -107,7 +299,9 @@ macro_rules! float_more {
             let i = global_idx().x;
             if i < xs.len() as u32 {
                 let (x, y) = (xs[i], ys[i]);
-                let o = i * 8;
+                let o = i * 10;
+                out[o + 8] = x.div_euclid(y);
+                out[o + 9] = x.rem_euclid(y);
                 out[o] = x.signum();
                 out[o + 1] = x.copysign(y);
                 out[o + 2] = x.fract();
@@ -177,6 +371,8 @@ macro_rules! float_more {
                             x.is_finite() as u32 as $t,
                             (x.is_sign_negative() as u32 * 2 + x.is_sign_positive() as u32) as $t,
                             (1.5 as $t).copysign(x),
+                            x.div_euclid(y),
+                            x.rem_euclid(y),
                         ];
                         v.extend(r.iter().map(|v| {
                             if v.is_nan() {
@@ -291,6 +487,10 @@ pub fn cases() -> Vec<Case> {
         u32_more_case(),
         i64_more_case(),
         u64_more_case(),
+        u8_unsigned_case(),
+        u16_unsigned_case(),
+        u32_unsigned_case(),
+        u64_unsigned_case(),
         f32_more_case(),
         f64_more_case(),
     ]
@@ -352,6 +552,11 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (u32_more.name(), u32_more.cuda_source()),
         (i64_more.name(), i64_more.cuda_source()),
         (u64_more.name(), u64_more.cuda_source()),
+        (u8_unsigned.name(), u8_unsigned.cuda_source()),
+        (u16_unsigned.name(), u16_unsigned.cuda_source()),
+        (u32_unsigned.name(), u32_unsigned.cuda_source()),
+        (u64_unsigned.name(), u64_unsigned.cuda_source()),
+        (int_panics.name(), int_panics.cuda_source()),
         (f32_more.name(), f32_more.cuda_source()),
         (f64_more.name(), f64_more.cuda_source()),
         (float_library.name(), float_library.cuda_source()),

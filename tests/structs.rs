@@ -230,6 +230,29 @@ pub fn transpose_points(out: &mut [Vec2], inp: &[Vec2], n: u32) {
     }
 }
 
+/// Field names that are C words, and one ending in `_`: the CUDA C renames them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
+pub struct Words {
+    pub float: f32,
+    pub int: i32,
+    pub float_: u32,
+}
+
+/// Reads and writes the fields named with C words.
+#[kernel]
+pub fn c_words(ws: &mut [Words]) {
+    let i = global_idx().x as usize;
+    if i < ws.len() {
+        let w = ws[i];
+        ws[i] = Words {
+            float: w.float * 2.0,
+            int: w.int - 1,
+            float_: w.float_ ^ 0xff,
+        };
+    }
+}
+
 fn stats_input() -> Vec<f32> {
     (0..1000)
         .map(|i| ((i * 37) % 101) as f32 * 0.5 - 20.0)
@@ -471,6 +494,42 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "c_words",
+            run: |dev| {
+                let input: Vec<Words> = (0..50)
+                    .map(|i| Words {
+                        float: i as f32 * 0.5,
+                        int: i * 3,
+                        float_: i as u32 * 7,
+                    })
+                    .collect();
+                let mut ws = dev.upload(&input)?;
+                c_words.launch(dev, Launch::cover(ws.len(), 32), &mut ws)?;
+                Ok(ws
+                    .to_vec()?
+                    .iter()
+                    .flat_map(|w| {
+                        [
+                            u64::from(w.float.to_bits()),
+                            w.int as u64,
+                            u64::from(w.float_),
+                        ]
+                    })
+                    .collect())
+            },
+            expected: || {
+                (0..50)
+                    .flat_map(|i| {
+                        [
+                            u64::from((i as f32 * 0.5 * 2.0).to_bits()),
+                            (i * 3 - 1) as u64,
+                            u64::from((i as u32 * 7) ^ 0xff),
+                        ]
+                    })
+                    .collect()
+            },
+        },
+        Case {
             name: "pair_fields",
             run: |dev| {
                 let mut out = dev.zeros::<Pair>(100)?;
@@ -500,6 +559,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (pair_fields.name(), pair_fields.cuda_source()),
         (pair_scatter.name(), pair_scatter.cuda_source()),
         (block_stats.name(), block_stats.cuda_source()),
+        (c_words.name(), c_words.cuda_source()),
         (transpose_points.name(), transpose_points.cuda_source()),
     ]
 }
@@ -525,6 +585,11 @@ fn the_cuda_c_declares_the_structs_with_their_layout() {
     ] {
         assert!(src.contains(needle), "missing {needle:?} in:\n{src}");
     }
+    let words = c_words.cuda_source();
+    assert!(
+        words.contains("    float float_;\n    int int_;\n    unsigned int float__;"),
+        "{words}"
+    );
     let padded = padded_mix.cuda_source();
     assert!(
         padded.contains("static_assert(sizeof(Padded) == 24 && alignof(Padded) == 8"),

@@ -9,6 +9,17 @@
 
 use std::collections::HashSet;
 
+/// The C name of a struct or field name that the CUDA C spells as Rust does where it can: a
+/// C, C++ or CUDA word (or a name ending in `_`, so that no two names meet) gets a `_`
+/// appended. Struct fields keep their layout whatever their names, so no namer is needed.
+pub fn c_member_name(name: &str) -> String {
+    if RESERVED.contains(&name) || name.ends_with('_') {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
+}
+
 /// C, C++ and CUDA words a kernel's names must not collide with.
 const RESERVED: &[&str] = &[
     // C and C++ keywords

@@ -598,6 +598,16 @@ impl<'a> Writer<'a> {
                         quote_spanned!(site(span.lo)=> (#x).wrapping_abs())
                     }
                     Method::Pow => quote_spanned!(site(span.lo)=> (#x).wrapping_pow(#(#a),*)),
+                    // The methods whose Rust versions panic: the panic is a fault.
+                    Method::Ilog2 | Method::Ilog10 | Method::Isqrt => {
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #loc)?)
+                    }
+                    Method::DivCeil | Method::DivEuclid | Method::RemEuclid => {
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #(#a,)* #loc)?)
+                    }
+                    Method::NextPowerOfTwo => {
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::next_power_of_two(#x))
+                    }
                     Method::FromBits32 => quote_spanned!(site(span.lo)=> f32::from_bits(#x)),
                     Method::FromBits64 => quote_spanned!(site(span.lo)=> f64::from_bits(#x)),
                     Method::Min | Method::Max if rt.is_int() => {

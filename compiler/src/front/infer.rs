@@ -557,6 +557,8 @@ impl Infer<'_, '_> {
                     true
                 } else if m.float_only() {
                     t.is_float()
+                } else if m.unsigned_only() {
+                    t.is_unsigned_int()
                 } else if m.int_only() {
                     t.is_int()
                 } else if m == Method::Abs {
@@ -564,7 +566,18 @@ impl Infer<'_, '_> {
                 } else {
                     t != Scalar::Bool
                 };
-                if !ok {
+                if !ok && m.unsigned_only() && t.is_int() {
+                    self.cx.push(
+                        Diagnostic::new(
+                            span,
+                            format!("no method `{}` on type `{t}` in kernels", m.name()),
+                        )
+                        .note(format!(
+                            "`{}` is a method of the unsigned integers (`u8`..`u64`, `usize`), as in Rust",
+                            m.name()
+                        )),
+                    );
+                } else if !ok {
                     self.cx.error(
                         span,
                         format!("no method `{}` on type `{t}` in kernels", m.name()),

@@ -63,6 +63,13 @@ pub enum Method {
     SaturatingSub,
     SaturatingMul,
     SwapBytes,
+    Ilog2,
+    Ilog10,
+    Isqrt,
+    DivCeil,
+    DivEuclid,
+    RemEuclid,
+    NextPowerOfTwo,
     ReverseBits,
     LeadingOnes,
     TrailingOnes,
@@ -136,6 +143,13 @@ impl Method {
         ("saturating_sub", Method::SaturatingSub),
         ("saturating_mul", Method::SaturatingMul),
         ("swap_bytes", Method::SwapBytes),
+        ("ilog2", Method::Ilog2),
+        ("ilog10", Method::Ilog10),
+        ("isqrt", Method::Isqrt),
+        ("div_ceil", Method::DivCeil),
+        ("div_euclid", Method::DivEuclid),
+        ("rem_euclid", Method::RemEuclid),
+        ("next_power_of_two", Method::NextPowerOfTwo),
         ("reverse_bits", Method::ReverseBits),
         ("leading_ones", Method::LeadingOnes),
         ("trailing_ones", Method::TrailingOnes),
@@ -163,6 +177,7 @@ impl Method {
             Method::RotateLeft | Method::RotateRight => 1,
             Method::Copysign | Method::Hypot | Method::Atan2 => 1,
             Method::SaturatingAdd | Method::SaturatingSub | Method::SaturatingMul => 1,
+            Method::DivCeil | Method::DivEuclid | Method::RemEuclid => 1,
             Method::MulAdd | Method::Clamp => 2,
             _ => 0,
         }
@@ -181,7 +196,9 @@ impl Method {
             | Method::LeadingZeros
             | Method::TrailingZeros
             | Method::LeadingOnes
-            | Method::TrailingOnes => Some(Scalar::U32),
+            | Method::TrailingOnes
+            | Method::Ilog2
+            | Method::Ilog10 => Some(Scalar::U32),
             Method::ToBits32 => Some(Scalar::U32),
             Method::ToBits64 => Some(Scalar::U64),
             Method::FromBits32 => Some(Scalar::F32),
@@ -253,6 +270,13 @@ impl Method {
                 | Method::Cbrt
         )
     }
+    /// Only on unsigned integers (Rust has these on signed ones unstably or not at all).
+    pub fn unsigned_only(self) -> bool {
+        matches!(
+            self,
+            Method::DivCeil | Method::NextPowerOfTwo | Method::IsPowerOfTwo
+        )
+    }
     /// Only on integers.
     pub fn int_only(self) -> bool {
         matches!(
@@ -271,6 +295,11 @@ impl Method {
                 | Method::SaturatingSub
                 | Method::SaturatingMul
                 | Method::SwapBytes
+                | Method::Ilog2
+                | Method::Ilog10
+                | Method::Isqrt
+                | Method::DivCeil
+                | Method::NextPowerOfTwo
                 | Method::ReverseBits
                 | Method::LeadingOnes
                 | Method::TrailingOnes

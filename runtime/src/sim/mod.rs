@@ -21,6 +21,7 @@
 
 mod exec;
 mod memory;
+mod methods;
 mod ops;
 pub mod race;
 
@@ -30,6 +31,10 @@ pub use cuphase_contract::Distribution;
 pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Field, Global, Shared};
+pub use methods::{
+    div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
+    SimIntMethods, SimUnsigned,
+};
 pub use ops::{
     clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
     SimMinMax, StepRange, ToBits,

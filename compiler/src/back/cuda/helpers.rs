@@ -21,6 +21,10 @@ use std::fmt::Write as _;
 /// the helpers' C names (the writer used to key them by name), which the tests check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Helper {
+    /// `a.div_ceil(b)` of unsigned integers, reporting a zero divisor.
+    DivCeil,
+    /// `a.div_euclid(b)`: for integers reporting a zero divisor and `MIN / -1`.
+    DivEuclid,
     /// `f32 as T` for an integer `T`: NaN to 0, saturating.
     F32ToInt,
     /// `f64 as T` for an integer `T`: NaN to 0, saturating.
@@ -29,8 +33,18 @@ pub(super) enum Helper {
     Fmax,
     /// `f.min(g)`, with `-0.0 < +0.0`.
     Fmin,
+    /// `x.ilog10()`, reporting `x <= 0`.
+    Ilog10,
+    /// `x.ilog2()`, reporting `x <= 0`.
+    Ilog2,
+    /// `x.isqrt()`, reporting a negative `x`.
+    Isqrt,
+    /// `x.next_power_of_two()`, wrapping to 0 as a release build does.
+    NextPowerOfTwo,
     /// `f.powi(n)`, as compiler-rt computes it.
     Powi,
+    /// `a.rem_euclid(b)`: for integers reporting a zero divisor and `MIN % -1`.
+    RemEuclid,
     /// `x.rotate_left(n)`.
     RotateLeft,
     /// `x.rotate_right(n)`.
@@ -72,12 +86,19 @@ struct Text {
 impl Helper {
     /// Every helper, in declaration order.
     #[cfg(test)]
-    const ALL: [Helper; 18] = [
+    const ALL: [Helper; 25] = [
+        Helper::DivCeil,
+        Helper::DivEuclid,
         Helper::F32ToInt,
         Helper::F64ToInt,
         Helper::Fmax,
         Helper::Fmin,
+        Helper::Ilog10,
+        Helper::Ilog2,
+        Helper::Isqrt,
+        Helper::NextPowerOfTwo,
         Helper::Powi,
+        Helper::RemEuclid,
         Helper::RotateLeft,
         Helper::RotateRight,
         Helper::SaturatingAdd,
@@ -115,6 +136,91 @@ impl Helper {
                     body: float_to_int(f, fsuf, t),
                 };
             }
+            // The integer ones take the fault record: Rust panics where they report.
+            Helper::DivCeil => (
+                "div_ceil",
+                format!("Faults& f, {ct} a, {ct} b, unsigned int site"),
+                format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} const {ct} q = ({ct})(a / b); return a % b != 0 ? ({ct})(q + 1) : q;"),
+            ),
+            Helper::DivEuclid if t.is_float() => (
+                "div_euclid",
+                format!("{ct} a, {ct} b"),
+                {
+                    let (fm, tr, one) = float_names(t);
+                    format!("const {ct} q = {tr}(a / b); if ({fm}(a, b) < 0) return b > 0 ? q - {one} : q + {one}; return q;")
+                },
+            ),
+            Helper::DivEuclid => (
+                "div_euclid",
+                format!("Faults& f, {ct} a, {ct} b, unsigned int site"),
+                if t.is_signed_int() {
+                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} if (a == {} && b == ({ct})-1) {{ report(f, site, 1, 0); return 0; }} const {ct} q = ({ct})(a / b); if (({ct})(a % b) < 0) return b > 0 ? ({ct})(q - 1) : ({ct})(q + 1); return q;", int_min(t))
+                } else {
+                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} return ({ct})(a / b);")
+                },
+            ),
+            Helper::RemEuclid if t.is_float() => (
+                "rem_euclid",
+                format!("{ct} a, {ct} b"),
+                {
+                    let (fm, _, _) = float_names(t);
+                    let abs = if t == Scalar::F32 { "fabsf" } else { "fabs" };
+                    format!("const {ct} r = {fm}(a, b); return r < 0 ? r + {abs}(b) : r;")
+                },
+            ),
+            Helper::RemEuclid => (
+                "rem_euclid",
+                format!("Faults& f, {ct} a, {ct} b, unsigned int site"),
+                if t.is_signed_int() {
+                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} if (a == {} && b == ({ct})-1) {{ report(f, site, 1, 0); return 0; }} const {ct} r = ({ct})(a % b); return r < 0 ? (b < 0 ? ({ct})(r - b) : ({ct})(r + b)) : r;", int_min(t))
+                } else {
+                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} return ({ct})(a % b);")
+                },
+            ),
+            Helper::Ilog2 => (
+                "ilog2",
+                format!("Faults& f, {ct} a, unsigned int site"),
+                {
+                    let bad = if t.is_signed_int() { "a <= 0" } else { "a == 0" };
+                    let clz = if bits == 64 {
+                        "63 - __clzll((long long)a)".to_string()
+                    } else {
+                        format!("31 - __clz((int)({wt})a)")
+                    };
+                    format!("if ({bad}) {{ report(f, site, 0, 0); return 0; }} return ({ct})({clz});")
+                },
+            ),
+            Helper::Ilog10 => (
+                "ilog10",
+                format!("Faults& f, {ct} a, unsigned int site"),
+                {
+                    let bad = if t.is_signed_int() { "a <= 0" } else { "a == 0" };
+                    format!("if ({bad}) {{ report(f, site, 0, 0); return 0; }} {wt} x = ({wt})a; {ct} r = 0; while (x >= 10) {{ x /= 10; r++; }} return r;")
+                },
+            ),
+            // From the double square root, corrected to the exact floor (comparisons by
+            // division, which cannot overflow).
+            Helper::Isqrt => (
+                "isqrt",
+                if t.is_signed_int() {
+                    format!("Faults& f, {ct} a, unsigned int site")
+                } else {
+                    format!("{ct} a")
+                },
+                format!(
+                    "{}const unsigned long long v = (unsigned long long)a; unsigned long long r = (unsigned long long)sqrt((double)v); while (r > 0 && r > v / r) r--; while (r + 1 <= v / (r + 1)) r++; return ({ct})r;",
+                    if t.is_signed_int() { "if (a < 0) { report(f, site, 0, 0); return 0; } " } else { "" }
+                ),
+            ),
+            Helper::NextPowerOfTwo => (
+                "next_power_of_two",
+                format!("{ct} a"),
+                if bits == 64 {
+                    format!("return a <= 1 ? ({ct})1 : ({ct})((~0ull >> __clzll((long long)(a - 1))) + 1ull);")
+                } else {
+                    format!("return a <= 1 ? ({ct})1 : ({ct})((~0u >> __clz((int)(unsigned int)(a - 1))) + 1u);")
+                },
+            ),
             Helper::WrappingAdd => (
                 "wrapping_add",
                 format!("{ct} a, {ct} b"),
@@ -359,6 +465,15 @@ fn float_to_int(f: &str, fsuf: &str, to: Scalar) -> String {
 }
 
 /// The least value of integer type `t`, as a C expression of that type.
+/// `fmod`, `trunc` and the literal one of a float type, as C names them.
+fn float_names(t: Scalar) -> (&'static str, &'static str, &'static str) {
+    if t == Scalar::F32 {
+        ("fmodf", "truncf", "1.0f")
+    } else {
+        ("fmod", "trunc", "1.0")
+    }
+}
+
 fn int_min(t: Scalar) -> String {
     let ct = c_type(t);
     if t.is_signed_int() {

@@ -6,9 +6,11 @@
 //! the exact type it takes (no cast where it already has it), and the result has the Rust
 //! method's type.
 
+use super::checks::FAULTS;
 use super::helpers::Helper;
 use super::syntax::{c_type, cast_text, is_narrow, prec, unsigned_of, Rendered};
 use super::writer::Writer;
+use super::FaultKind;
 use crate::ir::{BinaryOp, Expr, Handle, Method, Scalar};
 
 impl Writer<'_> {
@@ -64,6 +66,14 @@ impl Writer<'_> {
                     op: Some(BinaryOp::Div),
                 },
                 Method::Powi => self.helper_cast(Helper::Powi, t, &[x.text, arg(0)]),
+                Method::DivEuclid => {
+                    let y = a[0].clone();
+                    self.helper(Helper::DivEuclid, t, &[&x, &y])
+                }
+                Method::RemEuclid => {
+                    let y = a[0].clone();
+                    self.helper(Helper::RemEuclid, t, &[&x, &y])
+                }
                 Method::Clamp => self.clamp(h, t, x, &a),
                 Method::IsNan => call("isnan", &[x.text]),
                 Method::IsInfinite => call("isinf", &[x.text]),
@@ -219,6 +229,34 @@ impl Writer<'_> {
             Method::SaturatingAdd => self.helper_cast(Helper::SaturatingAdd, t, &[x.text, arg(0)]),
             Method::SaturatingSub => self.helper_cast(Helper::SaturatingSub, t, &[x.text, arg(0)]),
             Method::SaturatingMul => self.helper_cast(Helper::SaturatingMul, t, &[x.text, arg(0)]),
+            // The methods Rust panics in: helpers that report to the fault record.
+            Method::DivCeil => {
+                self.reporting(Helper::DivCeil, t, FaultKind::Div, h, &[x.text, arg(0)])
+            }
+            Method::DivEuclid => {
+                self.reporting(Helper::DivEuclid, t, FaultKind::Div, h, &[x.text, arg(0)])
+            }
+            Method::RemEuclid => {
+                self.reporting(Helper::RemEuclid, t, FaultKind::Rem, h, &[x.text, arg(0)])
+            }
+            Method::Ilog2 | Method::Ilog10 => {
+                let helper = if m == Method::Ilog2 {
+                    Helper::Ilog2
+                } else {
+                    Helper::Ilog10
+                };
+                let kind =
+                    FaultKind::Panic("argument of integer logarithm must be positive".into());
+                let r = self.reporting(helper, t, kind, h, &[x.text]);
+                cast_text(Scalar::U32, &r)
+            }
+            Method::Isqrt if t.is_signed_int() => {
+                let kind =
+                    FaultKind::Panic("argument of integer square root cannot be negative".into());
+                self.reporting(Helper::Isqrt, t, kind, h, &[x.text])
+            }
+            Method::Isqrt => self.helper_cast(Helper::Isqrt, t, &[x.text]),
+            Method::NextPowerOfTwo => self.helper_cast(Helper::NextPowerOfTwo, t, &[x.text]),
             Method::SwapBytes => self.helper_cast(Helper::SwapBytes, t, &[x.text]),
             // `__brev` reverses 32 bits: a narrower value's bits end up at the top.
             Method::ReverseBits => {
@@ -247,5 +285,36 @@ impl Writer<'_> {
             // (Inference admits no other method on an integer.)
             _ => x,
         }
+    }
+
+    /// A call of helper `h` for type `t` that reports to the fault record at a site of `kind`
+    /// (expression `e`): `cuphase::h(cuphase_faults, values.., site)`, the values cast to the
+    /// exact type where C would promote them.
+    fn reporting(
+        &mut self,
+        h: Helper,
+        t: Scalar,
+        kind: FaultKind,
+        e: Handle<Expr>,
+        values: &[String],
+    ) -> Rendered {
+        self.helpers.insert((h, t));
+        let site = self.site(kind, self.k.exprs.span(e));
+        self.inline_check = true;
+        let values: Vec<String> = values
+            .iter()
+            .map(|v| {
+                if is_narrow(t) {
+                    format!("({})({v})", c_type(t))
+                } else {
+                    v.clone()
+                }
+            })
+            .collect();
+        Rendered::atom(format!(
+            "cuphase::{}({FAULTS}, {}, {site}u)",
+            h.name(t),
+            values.join(", ")
+        ))
     }
 }

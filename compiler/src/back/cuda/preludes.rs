@@ -12,6 +12,7 @@ use super::checks::fault_prelude;
 use super::helpers::write_helpers;
 use super::syntax::c_type;
 use super::writer::{render, Writer};
+use crate::back::namer::c_member_name;
 use crate::ir::{FieldType, ParamKind, Record};
 use std::fmt::Write as _;
 
@@ -173,20 +174,22 @@ impl Writer<'_> {
 fn record_decls(records: &[Record]) -> String {
     let mut out = String::new();
     for r in records {
-        let _ = writeln!(out, "\nstruct {} {{", r.name);
+        let name = c_member_name(&r.name);
+        let _ = writeln!(out, "\nstruct {name} {{");
         for f in &r.fields {
             let ty = match f.ty {
                 FieldType::Scalar(s) => c_type(s).to_string(),
-                FieldType::Record(i) => records.get(i).map_or_else(String::new, |r| r.name.clone()),
+                FieldType::Record(i) => records
+                    .get(i)
+                    .map_or_else(String::new, |r| c_member_name(&r.name)),
             };
-            let _ = writeln!(out, "    {ty} {};", f.name);
+            let _ = writeln!(out, "    {ty} {};", c_member_name(&f.name));
         }
         out.push_str("};\n");
-        let name = &r.name;
         let _ = writeln!(
             out,
-            "static_assert(sizeof({name}) == {} && alignof({name}) == {}, \"`{name}` has another size or alignment in Rust\");",
-            r.size, r.align
+            "static_assert(sizeof({name}) == {} && alignof({name}) == {}, \"`{}` has another size or alignment in Rust\");",
+            r.size, r.align, r.name
         );
     }
     out

@@ -53,7 +53,7 @@ impl Writer<'_> {
                     };
                     // A slice of structs is one parameter of the struct's type.
                     let elem = match &a.field {
-                        Some(f) => k.records[f.record].name.clone(),
+                        Some(f) => crate::back::namer::c_member_name(&k.records[f.record].name),
                         None => c_type(a.elem).to_string(),
                     };
                     params.push(format!(

@@ -17,7 +17,7 @@
 use super::helpers::Helpers;
 use super::syntax::escape_c_string;
 use super::FaultSite;
-use crate::back::namer::Namer;
+use crate::back::namer::{c_member_name, Namer};
 use crate::ir::{leaves, ArrayKind, Handle, Kernel, Label, Local, Span, Types};
 use std::fmt::Write as _;
 
@@ -116,7 +116,12 @@ impl<'a> Writer<'a> {
             if let Some(f) = &a.field {
                 let path = leaves(&k.records, f.record)
                     .get(f.leaf)
-                    .map(|l| l.names.iter().map(|n| format!(".{n}")).collect::<String>())
+                    .map(|l| {
+                        l.names
+                            .iter()
+                            .map(|n| format!(".{}", c_member_name(n)))
+                            .collect::<String>()
+                    })
                     .unwrap_or_default();
                 field_suffixes.push(path);
                 if f.leaf > 0 {
