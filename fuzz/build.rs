@@ -356,9 +356,10 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         );
         let f = *g.rng.pick(FLOATS);
         let (fx, fy, fz) = (g.expr(f, 2), g.expr(f, 2), g.expr(f, 1));
+        // (A NaN's sign is not Rust's to promise: `copysign` takes the sign of a number.)
         let _ = writeln!(
             out,
-            "        let mf: {f} = ({fx}).signum() + ({fy}).fract() + {f}::copysign(1.5, {fz});"
+            "        let mf: {f} = ({fx}).signum() + ({fy}).fract() + {f}::copysign(1.5, if ({fz}).is_nan() {{ 1.0 }} else {{ {fz} }});"
         );
         let _ = writeln!(
             out,

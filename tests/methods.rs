@@ -200,6 +200,34 @@ unsigned_more!(u16_unsigned, u16_unsigned_case, u16);
 unsigned_more!(u32_unsigned, u32_unsigned_case, u32);
 unsigned_more!(u64_unsigned, u64_unsigned_case, u64);
 
+/// `x.abs()` of `MIN` wraps to `MIN`, which is negative: the branch on its sign must see
+/// that (NVVM or ptxas once took an absolute value to be non-negative).
+#[kernel]
+pub fn abs_sign(out: &mut [i64], xs: &[i32], ws: &[i64]) {
+    let i = global_idx().x as usize;
+    if i < xs.len() {
+        let k = xs[i].abs();
+        let w = ws[i].abs();
+        let mut r = 0i64;
+        if k < 0 {
+            r += 1;
+        }
+        if w < 0 {
+            r += 2;
+        }
+        out[i] = (r * 1000)
+            .wrapping_add(k as i64)
+            .wrapping_add(w.wrapping_mul(3));
+    }
+}
+
+fn abs_inputs() -> (Vec<i32>, Vec<i64>) {
+    (
+        vec![i32::MIN, i32::MIN + 1, -1, 0, 5, i32::MAX],
+        vec![i64::MIN, -7, i64::MIN + 1, 0, i64::MIN, 9],
+    )
+}
+
 /// One method that panics in Rust, picked by `which`, on thread 0's operands.
 #[kernel]
 pub fn int_panics(out: &mut [i64], which: u32, x: i32, y: i32, u: u32, v: u32) {
@@ -487,6 +515,29 @@ pub fn cases() -> Vec<Case> {
         u32_more_case(),
         i64_more_case(),
         u64_more_case(),
+        Case {
+            name: "abs_sign",
+            run: |dev| {
+                let (xs, ws) = abs_inputs();
+                let mut out = dev.zeros::<i64>(xs.len())?;
+                let (xs, ws) = (dev.upload(&xs)?, dev.upload(&ws)?);
+                abs_sign.launch(dev, Launch::new(1, 32), &mut out, &xs, &ws)?;
+                Ok(out.to_vec()?.iter().map(|v| *v as u64).collect())
+            },
+            expected: || {
+                let (xs, ws) = abs_inputs();
+                xs.iter()
+                    .zip(&ws)
+                    .map(|(x, w)| {
+                        let (k, w) = (x.wrapping_abs(), w.wrapping_abs());
+                        let r = i64::from(k < 0) + 2 * i64::from(w < 0);
+                        (r * 1000)
+                            .wrapping_add(i64::from(k))
+                            .wrapping_add(w.wrapping_mul(3)) as u64
+                    })
+                    .collect()
+            },
+        },
         u8_unsigned_case(),
         u16_unsigned_case(),
         u32_unsigned_case(),
@@ -557,6 +608,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (u32_unsigned.name(), u32_unsigned.cuda_source()),
         (u64_unsigned.name(), u64_unsigned.cuda_source()),
         (int_panics.name(), int_panics.cuda_source()),
+        (abs_sign.name(), abs_sign.cuda_source()),
         (f32_more.name(), f32_more.cuda_source()),
         (f64_more.name(), f64_more.cuda_source()),
         (float_library.name(), float_library.cuda_source()),

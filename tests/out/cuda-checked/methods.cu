@@ -225,7 +225,7 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 namespace cuphase {
 __device__ __forceinline__ unsigned int rotate_left(unsigned int a, unsigned int n) { unsigned int x = (unsigned int)a; n %= 32u; return n == 0 ? a : (unsigned int)(x << n | x >> (32u - n)); }
 __device__ __forceinline__ unsigned int rotate_right(unsigned int a, unsigned int n) { unsigned int x = (unsigned int)a; n %= 32u; return n == 0 ? a : (unsigned int)(x >> n | x << (32u - n)); }
-__device__ __forceinline__ int wrapping_abs(int a) { return a < 0 ? (int)(0 - (unsigned int)a) : a; }
+__device__ __forceinline__ int wrapping_abs(int a) { unsigned int n = 0 - (unsigned int)a; asm("" : "+r"(n)); return a < 0 ? (int)n : a; }
 __device__ __forceinline__ int wrapping_mul(int a, int b) { return (int)((unsigned int)a * (unsigned int)b); }
 __device__ __forceinline__ int wrapping_pow(int a, unsigned int e) { unsigned int r = 1, b = (unsigned int)a; while (e) { if (e & 1u) r = (unsigned int)(r * b); b = (unsigned int)(b * b); e >>= 1; } return (int)r; }
 __device__ __forceinline__ unsigned int wrapping_pow(unsigned int a, unsigned int e) { unsigned int r = 1, b = (unsigned int)a; while (e) { if (e & 1u) r = (unsigned int)(r * b); b = (unsigned int)(b * b); e >>= 1; } return (unsigned int)r; }

@@ -249,10 +249,17 @@ impl Helper {
                 format!("{ct} a"),
                 format!("return ({ct})::abs((int)a);"),
             ),
+            // The negation goes through an empty `asm`, so that no pass sees an absolute
+            // value: NVVM or ptxas take `abs(x)` to be non-negative and fold a later `< 0` to
+            // false, while `i32::MIN.abs()` wraps to `MIN` (found by the differential test:
+            // `if x.abs() < 0` took the wrong branch on the H200).
             Helper::WrappingAbs => (
                 "wrapping_abs",
                 format!("{ct} a"),
-                format!("return a < 0 ? ({ct})(0 - ({ut})a) : a;"),
+                format!(
+                    "{ut} n = 0 - ({ut})a; asm(\"\" : \"+{}\"(n)); return a < 0 ? ({ct})n : a;",
+                    if bits == 64 { "l" } else { "r" }
+                ),
             ),
             Helper::WrappingPow => (
                 "wrapping_pow",
