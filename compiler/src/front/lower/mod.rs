@@ -10,7 +10,7 @@
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
 //! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
-//! (sub-slices `&a[s..]`), `structs` (user structs), `calls` (the language's operations), `inline` (helper
+//! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
@@ -23,6 +23,7 @@ mod memory;
 mod signature;
 mod slices;
 mod stmt;
+mod struct_values;
 mod structs;
 mod syntax;
 
