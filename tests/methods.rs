@@ -10,7 +10,7 @@ use crate::cases::Case;
 use cuphase::prelude::*;
 
 /// Results per pair of inputs.
-const INT_OPS: usize = 14;
+const INT_OPS: usize = 15;
 const FLOAT_OPS: usize = 10;
 
 macro_rules! int_more {
@@ -21,7 +21,8 @@ macro_rules! int_more {
             let i = global_idx().x;
             if i < xs.len() as u32 {
                 let (x, y) = (xs[i], ys[i]);
-                let o = i * 14;
+                let o = i * 15;
+                out[o + 14] = x.abs_diff(y) as $t;
                 // Guarded so that no pair panics: a zero divisor is 1, `MIN / -1` is moved.
                 let d = if y == 0 { 1 } else { y };
                 let n = if d == !(0 as $t) {
@@ -105,6 +106,7 @@ macro_rules! int_more {
                             x.max(1).ilog10() as $t,
                             x.max(0).isqrt(),
                             x.rem_euclid(7),
+                            x.abs_diff(y) as $t,
                         ];
                         v.extend(r.iter().map(|r| *r as u64));
                     }

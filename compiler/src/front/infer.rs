@@ -30,6 +30,9 @@ struct Infer<'k, 'c> {
     local_var: Vec<usize>,
     checks: Vec<(Handle<Expr>, Check)>,
     loop_checks: Vec<(Handle<Local>, Span)>,
+    /// Results whose type is the unsigned type of another's (`abs_diff`), fixed once every
+    /// other constraint is in: (result, receiver, span).
+    unsigned_of: Vec<(usize, usize, Span)>,
 }
 
 #[derive(Clone, Copy)]
@@ -51,6 +54,7 @@ pub fn infer(cx: &mut Ctxt, k: &Kernel) -> Types {
         local_var: Vec::new(),
         checks: Vec::new(),
         loop_checks: Vec::new(),
+        unsigned_of: Vec::new(),
     };
     for (_, local) in k.locals.iter() {
         let v = inf.fresh(local.annotated.map_or(Class::Free, Class::Known));
@@ -62,6 +66,10 @@ pub fn infer(cx: &mut Ctxt, k: &Kernel) -> Types {
         inf.expr(h);
     }
     inf.block(&k.body);
+    for (v, rv, span) in std::mem::take(&mut inf.unsigned_of) {
+        let t = inf.resolve(rv).unsigned();
+        inf.constrain(v, Class::Known(t), span);
+    }
     inf.finish()
 }
 
@@ -259,6 +267,7 @@ impl Infer<'_, '_> {
                 }
                 match method.fixed_result() {
                     Some(t) => self.constrain(v, Class::Known(t), span),
+                    None if method == Method::AbsDiff => self.unsigned_of.push((v, rv, span)),
                     None => self.unify(v, rv, span),
                 }
                 for a in args {

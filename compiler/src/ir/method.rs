@@ -63,6 +63,8 @@ pub enum Method {
     SaturatingSub,
     SaturatingMul,
     SwapBytes,
+    /// `a.abs_diff(b)`: the distance, of the unsigned type of the receiver's width.
+    AbsDiff,
     Ilog2,
     Ilog10,
     Isqrt,
@@ -143,6 +145,7 @@ impl Method {
         ("saturating_sub", Method::SaturatingSub),
         ("saturating_mul", Method::SaturatingMul),
         ("swap_bytes", Method::SwapBytes),
+        ("abs_diff", Method::AbsDiff),
         ("ilog2", Method::Ilog2),
         ("ilog10", Method::Ilog10),
         ("isqrt", Method::Isqrt),
@@ -177,7 +180,7 @@ impl Method {
             Method::RotateLeft | Method::RotateRight => 1,
             Method::Copysign | Method::Hypot | Method::Atan2 => 1,
             Method::SaturatingAdd | Method::SaturatingSub | Method::SaturatingMul => 1,
-            Method::DivCeil | Method::DivEuclid | Method::RemEuclid => 1,
+            Method::DivCeil | Method::DivEuclid | Method::RemEuclid | Method::AbsDiff => 1,
             Method::MulAdd | Method::Clamp => 2,
             _ => 0,
         }
@@ -295,6 +298,7 @@ impl Method {
                 | Method::SaturatingSub
                 | Method::SaturatingMul
                 | Method::SwapBytes
+                | Method::AbsDiff
                 | Method::Ilog2
                 | Method::Ilog10
                 | Method::Isqrt

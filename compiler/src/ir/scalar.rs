@@ -25,6 +25,17 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The unsigned type of the same width (the type itself when it is not a signed integer).
+    pub fn unsigned(self) -> Scalar {
+        match self {
+            Scalar::I8 => Scalar::U8,
+            Scalar::I16 => Scalar::U16,
+            Scalar::I32 => Scalar::U32,
+            Scalar::I64 => Scalar::U64,
+            other => other,
+        }
+    }
+
     /// Parses a Rust primitive type name.
     pub fn from_rust_name(name: &str) -> Option<Scalar> {
         Some(match name {

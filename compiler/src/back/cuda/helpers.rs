@@ -21,6 +21,8 @@ use std::fmt::Write as _;
 /// the helpers' C names (the writer used to key them by name), which the tests check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Helper {
+    /// `a.abs_diff(b)`, in the operand type (the call casts it to the unsigned one).
+    AbsDiff,
     /// `a.div_ceil(b)` of unsigned integers, reporting a zero divisor.
     DivCeil,
     /// `a.div_euclid(b)`: for integers reporting a zero divisor and `MIN / -1`.
@@ -86,7 +88,8 @@ struct Text {
 impl Helper {
     /// Every helper, in declaration order.
     #[cfg(test)]
-    const ALL: [Helper; 25] = [
+    const ALL: [Helper; 26] = [
+        Helper::AbsDiff,
         Helper::DivCeil,
         Helper::DivEuclid,
         Helper::F32ToInt,
@@ -136,6 +139,13 @@ impl Helper {
                     body: float_to_int(f, fsuf, t),
                 };
             }
+            // The difference of the unsigned values: exact, as the distance fits the unsigned
+            // type.
+            Helper::AbsDiff => (
+                "abs_diff",
+                format!("{ct} a, {ct} b"),
+                format!("return a > b ? ({ct})(({ut})a - ({ut})b) : ({ct})(({ut})b - ({ut})a);"),
+            ),
             // The integer ones take the fault record: Rust panics where they report.
             Helper::DivCeil => (
                 "div_ceil",

@@ -258,6 +258,14 @@ impl Writer<'_> {
             Method::Isqrt => self.helper_cast(Helper::Isqrt, t, &[x.text]),
             Method::NextPowerOfTwo => self.helper_cast(Helper::NextPowerOfTwo, t, &[x.text]),
             Method::SwapBytes => self.helper_cast(Helper::SwapBytes, t, &[x.text]),
+            Method::AbsDiff => {
+                let r = self.helper_cast(Helper::AbsDiff, t, &[x.text, arg(0)]);
+                if t.is_signed_int() || is_narrow(t) {
+                    cast_text(unsigned_of(t), &r)
+                } else {
+                    r
+                }
+            }
             // `__brev` reverses 32 bits: a narrower value's bits end up at the top.
             Method::ReverseBits => {
                 let r = if bits == 64 {

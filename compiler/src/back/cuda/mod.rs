@@ -120,3 +120,35 @@ mod unread_tests {
         assert!(src.contains("cuphase::div"), "{src}");
     }
 }
+
+#[cfg(test)]
+mod abs_diff_tests {
+    use crate::compile_str;
+
+    /// `abs_diff`'s result has the unsigned type of the receiver's width, as in Rust.
+    #[test]
+    fn abs_diff_is_unsigned() {
+        let ok = "fn k(out: &mut [u16], xs: &[i16]) { let i = global_idx().x; if i < xs.len() as u32 { let d = xs[i].abs_diff(-3); out[i] = d; } }";
+        let c = compile_str("", ok, "k.rs").unwrap_or_else(|e| {
+            panic!(
+                "{:?}",
+                e.iter().map(|d| d.full_message()).collect::<Vec<_>>()
+            )
+        });
+        assert!(
+            c.cuda_checked
+                .source
+                .contains("(unsigned short)cuphase::abs_diff("),
+            "{}",
+            c.cuda_checked.source
+        );
+        let bad = "fn k(out: &mut [i16], xs: &[i16]) { let i = global_idx().x; if i < xs.len() as u32 { out[i] = xs[i].abs_diff(3); } }";
+        let e = compile_str("", bad, "k.rs").err().unwrap_or_default();
+        assert!(
+            e.iter()
+                .any(|d| d.full_message().contains("u16") && d.full_message().contains("i16")),
+            "{:?}",
+            e.iter().map(|d| d.full_message()).collect::<Vec<_>>()
+        );
+    }
+}

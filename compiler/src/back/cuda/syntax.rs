@@ -117,13 +117,7 @@ pub(super) fn is_narrow(t: Scalar) -> bool {
 
 /// The unsigned type of the same width (the type itself when it is not a signed integer).
 pub(super) fn unsigned_of(t: Scalar) -> Scalar {
-    match t {
-        Scalar::I8 => Scalar::U8,
-        Scalar::I16 => Scalar::U16,
-        Scalar::I32 => Scalar::U32,
-        Scalar::I64 => Scalar::U64,
-        other => other,
-    }
+    t.unsigned()
 }
 
 /// The C precedence of a binary operator.
