@@ -8,7 +8,7 @@
 
 //!
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
-//! `signature`, `stmt` (statements), `expr` (values), `control` (control flow),
+//! `signature`, `stmt` (statements), `lets` (`let`), `expr` (values), `control` (control flow),
 //! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
 //! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
@@ -18,6 +18,7 @@ mod control;
 mod cx;
 mod expr;
 mod inline;
+mod lets;
 mod local_arrays;
 mod memory;
 mod signature;
