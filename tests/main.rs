@@ -14,6 +14,7 @@ mod kernels;
 mod layering;
 mod methods;
 mod nvrtc;
+mod options;
 mod ports;
 mod runtime;
 mod samples;

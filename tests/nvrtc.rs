@@ -30,6 +30,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::edges::sources())
         .chain(crate::methods::sources())
         .chain(crate::structs::sources())
+        .chain(crate::options::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -58,7 +59,8 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         2 * (kernels::all_sources().len()
             + crate::edges::sources().len()
             + crate::methods::sources().len()
-            + crate::structs::sources().len())
+            + crate::structs::sources().len()
+            + crate::options::sources().len())
     );
 }
 

@@ -608,6 +608,13 @@ impl<'a> Writer<'a> {
                     Method::NextPowerOfTwo => {
                         quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::next_power_of_two(#x))
                     }
+                    // Rust's own `checked_*`: whether it is `Some`, and its value.
+                    Method::Checked(_) => {
+                        quote_spanned!(site(span.lo)=> (#x).#name(#(#a),*).is_some())
+                    }
+                    Method::CheckedValue(_) => {
+                        quote_spanned!(site(span.lo)=> (#x).#name(#(#a),*).unwrap_or_default())
+                    }
                     Method::FromBits32 => quote_spanned!(site(span.lo)=> f32::from_bits(#x)),
                     Method::FromBits64 => quote_spanned!(site(span.lo)=> f64::from_bits(#x)),
                     Method::Min | Method::Max if rt.is_int() => {
@@ -709,6 +716,10 @@ impl<'a> Writer<'a> {
 /// A literal of type `t`, suffixed with its type.
 fn literal(l: &Literal, t: Scalar, span: Span) -> TokenStream {
     match l {
+        Literal::Zero => {
+            let ty = scalar_tokens(t, span);
+            quote_spanned!(site(span.lo)=> <#ty as ::core::default::Default>::default())
+        }
         Literal::Bool(b) => {
             if *b {
                 quote_spanned!(site(span.lo)=> true)

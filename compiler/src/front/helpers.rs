@@ -59,11 +59,11 @@ pub fn path_key(p: &syn::Path) -> String {
 }
 
 /// Whether a call of `p` is one of the language's own functions (or a scalar type's
-/// associated function such as `f32::max`), not a helper.
+/// associated function such as `f32::max`, or `Some`), not a helper.
 pub fn is_builtin(p: &syn::Path) -> bool {
     if p.segments.len() == 1 && p.leading_colon.is_none() {
         let id = p.segments[0].ident.to_string();
-        return super::builtins::BuiltinFn::from_name(&id).is_some();
+        return id == "Some" || super::builtins::BuiltinFn::from_name(&id).is_some();
     }
     let first = p.segments.first().map(|s| s.ident.to_string());
     matches!(first.as_deref(), Some(t) if crate::ir::Scalar::from_rust_name(t).is_some() || t == "half")

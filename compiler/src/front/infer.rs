@@ -205,6 +205,8 @@ impl Infer<'_, '_> {
                 let c = suffix.map_or(Class::Float, Class::Known);
                 self.constrain(v, c, span);
             }
+            // Any type: the context fixes it.
+            Expr::Literal(Literal::Zero) => {}
             Expr::Local(l) => {
                 let lv = self.local_var[l.index()];
                 self.unify(lv, v, span);
@@ -275,7 +277,7 @@ impl Infer<'_, '_> {
                     let aspan = self.k.exprs.span(a);
                     match method {
                         Method::Powi => self.constrain(av, Class::Known(Scalar::I32), aspan),
-                        Method::Pow | Method::RotateLeft | Method::RotateRight => {
+                        m if m.u32_argument() => {
                             self.constrain(av, Class::Known(Scalar::U32), aspan)
                         }
                         _ => self.unify(rv, av, aspan),
@@ -568,6 +570,8 @@ impl Infer<'_, '_> {
                     t.is_float()
                 } else if m.unsigned_only() {
                     t.is_unsigned_int()
+                } else if m.signed_only() {
+                    t.is_signed_int()
                 } else if m.int_only() {
                     t.is_int()
                 } else if m == Method::Abs {

@@ -20,6 +20,8 @@ pub mod generics;
 pub mod helpers;
 pub mod infer;
 pub mod lower;
+#[cfg(test)]
+mod option_tests;
 pub mod records;
 
 use crate::diag::{Ctxt, Diagnostic};

@@ -83,6 +83,117 @@ pub enum Method {
     FromBits32,
     /// `f64::from_bits(u)`.
     FromBits64,
+    WrappingNeg,
+    WrappingAbs,
+    WrappingPow,
+    WrappingShl,
+    WrappingShr,
+    /// Whether `x.checked_op(..)` is `Some` (a `bool`).
+    Checked(CheckedOp),
+    /// The value of `x.checked_op(..)` where it is `Some`; unspecified (but no fault) where
+    /// it is `None`. Lowering reads it only under [`Method::Checked`] of the same operands.
+    CheckedValue(CheckedOp),
+}
+
+/// The integer operations Rust has `checked_*` forms of, as kernels support them (in the
+/// order of their names with a suffix, which the CUDA helpers' order follows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CheckedOp {
+    Abs,
+    Add,
+    DivEuclid,
+    Div,
+    Ilog10,
+    Ilog2,
+    Isqrt,
+    Mul,
+    Neg,
+    NextPowerOfTwo,
+    Pow,
+    RemEuclid,
+    Rem,
+    Shl,
+    Shr,
+    Sub,
+}
+
+impl CheckedOp {
+    /// Every operation with its Rust name (after `checked_`).
+    pub const ALL: &'static [(&'static str, CheckedOp)] = &[
+        ("abs", CheckedOp::Abs),
+        ("add", CheckedOp::Add),
+        ("div_euclid", CheckedOp::DivEuclid),
+        ("div", CheckedOp::Div),
+        ("ilog10", CheckedOp::Ilog10),
+        ("ilog2", CheckedOp::Ilog2),
+        ("isqrt", CheckedOp::Isqrt),
+        ("mul", CheckedOp::Mul),
+        ("neg", CheckedOp::Neg),
+        ("next_power_of_two", CheckedOp::NextPowerOfTwo),
+        ("pow", CheckedOp::Pow),
+        ("rem_euclid", CheckedOp::RemEuclid),
+        ("rem", CheckedOp::Rem),
+        ("shl", CheckedOp::Shl),
+        ("shr", CheckedOp::Shr),
+        ("sub", CheckedOp::Sub),
+    ];
+    /// The operation of `checked_<name>`.
+    pub fn from_method(method: &str) -> Option<CheckedOp> {
+        let name = method.strip_prefix("checked_")?;
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, c)| *c)
+    }
+    /// The Rust name after `checked_`.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map_or("?", |(n, _)| n)
+    }
+    /// Number of arguments besides the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            CheckedOp::Neg
+            | CheckedOp::Abs
+            | CheckedOp::Ilog2
+            | CheckedOp::Ilog10
+            | CheckedOp::Isqrt
+            | CheckedOp::NextPowerOfTwo => 0,
+            _ => 1,
+        }
+    }
+    /// The argument is a `u32` (an exponent or a shift amount), not the receiver's type.
+    pub fn u32_argument(self) -> bool {
+        matches!(self, CheckedOp::Pow | CheckedOp::Shl | CheckedOp::Shr)
+    }
+    /// The `overflowing_*` form exists with the overflow flag equal to "not `Some`" (for
+    /// division the flag leaves out a zero divisor, which panics instead).
+    pub fn overflowing(self) -> bool {
+        matches!(
+            self,
+            CheckedOp::Add
+                | CheckedOp::Sub
+                | CheckedOp::Mul
+                | CheckedOp::Neg
+                | CheckedOp::Abs
+                | CheckedOp::Pow
+                | CheckedOp::Shl
+                | CheckedOp::Shr
+        )
+    }
+    /// The wrapping method whose value `overflowing_*` gives.
+    pub fn wrapping(self) -> Option<Method> {
+        Some(match self {
+            CheckedOp::Add => Method::WrappingAdd,
+            CheckedOp::Sub => Method::WrappingSub,
+            CheckedOp::Mul => Method::WrappingMul,
+            CheckedOp::Neg => Method::WrappingNeg,
+            CheckedOp::Abs => Method::WrappingAbs,
+            CheckedOp::Pow => Method::WrappingPow,
+            CheckedOp::Shl => Method::WrappingShl,
+            CheckedOp::Shr => Method::WrappingShr,
+            _ => return None,
+        })
+    }
 }
 
 impl Method {
@@ -160,13 +271,24 @@ impl Method {
         ("to_bits", Method::ToBits64),
         ("from_bits", Method::FromBits32),
         ("from_bits", Method::FromBits64),
+        ("wrapping_neg", Method::WrappingNeg),
+        ("wrapping_abs", Method::WrappingAbs),
+        ("wrapping_pow", Method::WrappingPow),
+        ("wrapping_shl", Method::WrappingShl),
+        ("wrapping_shr", Method::WrappingShr),
     ];
     /// The method named `name`.
     pub fn from_name(name: &str) -> Option<Method> {
         Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
     }
-    /// The Rust name.
+    /// The Rust name (of the `checked_*` method for the `checked_*` parts).
     pub fn name(self) -> &'static str {
+        if let Method::Checked(c) | Method::CheckedValue(c) = self {
+            return match CheckedOp::ALL.iter().position(|(_, x)| *x == c) {
+                Some(i) => CHECKED_NAMES[i],
+                None => "?",
+            };
+        }
         Self::ALL
             .iter()
             .find(|(_, m)| *m == self)
@@ -181,6 +303,8 @@ impl Method {
             Method::Copysign | Method::Hypot | Method::Atan2 => 1,
             Method::SaturatingAdd | Method::SaturatingSub | Method::SaturatingMul => 1,
             Method::DivCeil | Method::DivEuclid | Method::RemEuclid | Method::AbsDiff => 1,
+            Method::WrappingPow | Method::WrappingShl | Method::WrappingShr => 1,
+            Method::Checked(c) | Method::CheckedValue(c) => c.arity(),
             Method::MulAdd | Method::Clamp => 2,
             _ => 0,
         }
@@ -194,14 +318,16 @@ impl Method {
             | Method::IsInfinite
             | Method::IsFinite
             | Method::IsSignPositive
-            | Method::IsSignNegative => Some(Scalar::Bool),
+            | Method::IsSignNegative
+            | Method::Checked(_) => Some(Scalar::Bool),
             Method::CountOnes
             | Method::LeadingZeros
             | Method::TrailingZeros
             | Method::LeadingOnes
             | Method::TrailingOnes
             | Method::Ilog2
-            | Method::Ilog10 => Some(Scalar::U32),
+            | Method::Ilog10
+            | Method::CheckedValue(CheckedOp::Ilog2 | CheckedOp::Ilog10) => Some(Scalar::U32),
             Method::ToBits32 => Some(Scalar::U32),
             Method::ToBits64 => Some(Scalar::U64),
             Method::FromBits32 => Some(Scalar::F32),
@@ -277,8 +403,35 @@ impl Method {
     pub fn unsigned_only(self) -> bool {
         matches!(
             self,
-            Method::DivCeil | Method::NextPowerOfTwo | Method::IsPowerOfTwo
+            Method::DivCeil
+                | Method::NextPowerOfTwo
+                | Method::IsPowerOfTwo
+                | Method::Checked(CheckedOp::NextPowerOfTwo)
+                | Method::CheckedValue(CheckedOp::NextPowerOfTwo)
         )
+    }
+    /// Only on signed integers.
+    pub fn signed_only(self) -> bool {
+        matches!(
+            self,
+            Method::WrappingAbs
+                | Method::Checked(CheckedOp::Abs | CheckedOp::Isqrt)
+                | Method::CheckedValue(CheckedOp::Abs | CheckedOp::Isqrt)
+        )
+    }
+    /// The argument is a `u32` whatever the receiver's type (an exponent, a shift or a
+    /// rotation amount).
+    pub fn u32_argument(self) -> bool {
+        match self {
+            Method::Pow
+            | Method::RotateLeft
+            | Method::RotateRight
+            | Method::WrappingPow
+            | Method::WrappingShl
+            | Method::WrappingShr => true,
+            Method::Checked(c) | Method::CheckedValue(c) => c.u32_argument(),
+            _ => false,
+        }
     }
     /// Only on integers.
     pub fn int_only(self) -> bool {
@@ -307,6 +460,34 @@ impl Method {
                 | Method::ReverseBits
                 | Method::LeadingOnes
                 | Method::TrailingOnes
+                | Method::WrappingNeg
+                | Method::WrappingAbs
+                | Method::WrappingPow
+                | Method::WrappingShl
+                | Method::WrappingShr
+                | Method::Checked(_)
+                | Method::CheckedValue(_)
         )
     }
 }
+
+/// The Rust names of the `checked_*` methods, in the order of [`CheckedOp::ALL`].
+const CHECKED_NAMES: [&str; 16] = [
+    "checked_abs",
+    "checked_add",
+    "checked_div_euclid",
+    "checked_div",
+    "checked_ilog10",
+    "checked_ilog2",
+    "checked_isqrt",
+    "checked_mul",
+    "checked_neg",
+    "checked_next_power_of_two",
+    "checked_pow",
+    "checked_rem_euclid",
+    "checked_rem",
+    "checked_shl",
+    "checked_shr",
+    "checked_sub",
+];
+const _: () = assert!(CHECKED_NAMES.len() == CheckedOp::ALL.len());

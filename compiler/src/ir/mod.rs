@@ -38,7 +38,7 @@ pub mod visit;
 
 pub use arena::{Arena, Handle, Span, Src};
 pub use cuphase_contract::{Distribution, WarpOp};
-pub use method::Method;
+pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
 pub use record::{field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField};
 pub use scalar::Scalar;
@@ -255,6 +255,28 @@ pub enum Literal {
         digits: String,
         suffix: Option<Scalar>,
     },
+    /// The zero of whatever type inference gives (`0`, `0.0`, `false`): the value an
+    /// `Option`'s variable holds while it is `None`, and `unwrap_or_default`'s.
+    Zero,
+}
+
+impl Literal {
+    /// The literal of type `t` that [`Literal::Zero`] stands for.
+    pub fn zero_of(t: Scalar) -> Literal {
+        if t == Scalar::Bool {
+            Literal::Bool(false)
+        } else if t.is_float() {
+            Literal::Float {
+                digits: "0.0".into(),
+                suffix: Some(t),
+            }
+        } else {
+            Literal::Int {
+                value: 0,
+                suffix: Some(t),
+            }
+        }
+    }
 }
 
 /// CUDA's limit on the threads of a block, and so on its x and y extents.

@@ -10,8 +10,9 @@
 //! Guarantees: each `(helper, type)` is defined once, and definitions come out in a fixed
 //! order (the [`Helper`] declaration order, then the type's), whatever the order of the calls.
 
-use super::syntax::{c_type, is_narrow, unsigned_of};
-use crate::ir::Scalar;
+use super::checked::{self, Part};
+use super::syntax::{c_type, int_max, int_min, is_narrow, unsigned_of};
+use crate::ir::{CheckedOp, Scalar};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -23,6 +24,8 @@ use std::fmt::Write as _;
 pub(super) enum Helper {
     /// `a.abs_diff(b)`, in the operand type (the call casts it to the unsigned one).
     AbsDiff,
+    /// `a.checked_op(b)`: whether it is `Some`, or its value ([`checked`]).
+    Checked(CheckedOp, Part),
     /// `a.div_ceil(b)` of unsigned integers, reporting a zero divisor.
     DivCeil,
     /// `a.div_euclid(b)`: for integers reporting a zero divisor and `MIN / -1`.
@@ -71,6 +74,10 @@ pub(super) enum Helper {
     WrappingNeg,
     /// `x.pow(e)`, wrapping.
     WrappingPow,
+    /// `x.wrapping_shl(n)`.
+    WrappingShl,
+    /// `x.wrapping_shr(n)`.
+    WrappingShr,
     /// `-` of a signed integer, wrapping.
     WrappingSub,
 }
@@ -88,8 +95,31 @@ struct Text {
 impl Helper {
     /// Every helper, in declaration order.
     #[cfg(test)]
-    const ALL: [Helper; 26] = [
+    const ALL: [Helper; 51] = [
         Helper::AbsDiff,
+        Helper::Checked(CheckedOp::Abs, Part::Ok),
+        Helper::Checked(CheckedOp::Add, Part::Ok),
+        Helper::Checked(CheckedOp::DivEuclid, Part::Ok),
+        Helper::Checked(CheckedOp::DivEuclid, Part::OrZero),
+        Helper::Checked(CheckedOp::Div, Part::Ok),
+        Helper::Checked(CheckedOp::Div, Part::OrZero),
+        Helper::Checked(CheckedOp::Ilog10, Part::Ok),
+        Helper::Checked(CheckedOp::Ilog10, Part::OrZero),
+        Helper::Checked(CheckedOp::Ilog2, Part::Ok),
+        Helper::Checked(CheckedOp::Ilog2, Part::OrZero),
+        Helper::Checked(CheckedOp::Isqrt, Part::Ok),
+        Helper::Checked(CheckedOp::Isqrt, Part::OrZero),
+        Helper::Checked(CheckedOp::Mul, Part::Ok),
+        Helper::Checked(CheckedOp::Neg, Part::Ok),
+        Helper::Checked(CheckedOp::NextPowerOfTwo, Part::Ok),
+        Helper::Checked(CheckedOp::Pow, Part::Ok),
+        Helper::Checked(CheckedOp::RemEuclid, Part::Ok),
+        Helper::Checked(CheckedOp::RemEuclid, Part::OrZero),
+        Helper::Checked(CheckedOp::Rem, Part::Ok),
+        Helper::Checked(CheckedOp::Rem, Part::OrZero),
+        Helper::Checked(CheckedOp::Shl, Part::Ok),
+        Helper::Checked(CheckedOp::Shr, Part::Ok),
+        Helper::Checked(CheckedOp::Sub, Part::Ok),
         Helper::DivCeil,
         Helper::DivEuclid,
         Helper::F32ToInt,
@@ -114,6 +144,8 @@ impl Helper {
         Helper::WrappingMul,
         Helper::WrappingNeg,
         Helper::WrappingPow,
+        Helper::WrappingShl,
+        Helper::WrappingShr,
         Helper::WrappingSub,
     ];
 
@@ -163,11 +195,7 @@ impl Helper {
             Helper::DivEuclid => (
                 "div_euclid",
                 format!("Faults& f, {ct} a, {ct} b, unsigned int site"),
-                if t.is_signed_int() {
-                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} if (a == {} && b == ({ct})-1) {{ report(f, site, 1, 0); return 0; }} const {ct} q = ({ct})(a / b); if (({ct})(a % b) < 0) return b > 0 ? ({ct})(q - 1) : ({ct})(q + 1); return q;", int_min(t))
-                } else {
-                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} return ({ct})(a / b);")
-                },
+                format!("{}{}", div_reports(t), checked::core(CheckedOp::DivEuclid, t)),
             ),
             Helper::RemEuclid if t.is_float() => (
                 "rem_euclid",
@@ -181,35 +209,20 @@ impl Helper {
             Helper::RemEuclid => (
                 "rem_euclid",
                 format!("Faults& f, {ct} a, {ct} b, unsigned int site"),
-                if t.is_signed_int() {
-                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} if (a == {} && b == ({ct})-1) {{ report(f, site, 1, 0); return 0; }} const {ct} r = ({ct})(a % b); return r < 0 ? (b < 0 ? ({ct})(r - b) : ({ct})(r + b)) : r;", int_min(t))
-                } else {
-                    format!("if (b == 0) {{ report(f, site, 0, 0); return 0; }} return ({ct})(a % b);")
-                },
+                format!("{}{}", div_reports(t), checked::core(CheckedOp::RemEuclid, t)),
             ),
-            Helper::Ilog2 => (
-                "ilog2",
+            Helper::Ilog2 | Helper::Ilog10 => (
+                if self == Helper::Ilog2 { "ilog2" } else { "ilog10" },
                 format!("Faults& f, {ct} a, unsigned int site"),
-                {
-                    let bad = if t.is_signed_int() { "a <= 0" } else { "a == 0" };
-                    let clz = if bits == 64 {
-                        "63 - __clzll((long long)a)".to_string()
-                    } else {
-                        format!("31 - __clz((int)({wt})a)")
-                    };
-                    format!("if ({bad}) {{ report(f, site, 0, 0); return 0; }} return ({ct})({clz});")
-                },
+                format!(
+                    "if ({}) {{ report(f, site, 0, 0); return 0; }} {}",
+                    if t.is_signed_int() { "a <= 0" } else { "a == 0" },
+                    checked::core(
+                        if self == Helper::Ilog2 { CheckedOp::Ilog2 } else { CheckedOp::Ilog10 },
+                        t
+                    )
+                ),
             ),
-            Helper::Ilog10 => (
-                "ilog10",
-                format!("Faults& f, {ct} a, unsigned int site"),
-                {
-                    let bad = if t.is_signed_int() { "a <= 0" } else { "a == 0" };
-                    format!("if ({bad}) {{ report(f, site, 0, 0); return 0; }} {wt} x = ({wt})a; {ct} r = 0; while (x >= 10) {{ x /= 10; r++; }} return r;")
-                },
-            ),
-            // From the double square root, corrected to the exact floor (comparisons by
-            // division, which cannot overflow).
             Helper::Isqrt => (
                 "isqrt",
                 if t.is_signed_int() {
@@ -218,10 +231,15 @@ impl Helper {
                     format!("{ct} a")
                 },
                 format!(
-                    "{}const unsigned long long v = (unsigned long long)a; unsigned long long r = (unsigned long long)sqrt((double)v); while (r > 0 && r > v / r) r--; while (r + 1 <= v / (r + 1)) r++; return ({ct})r;",
-                    if t.is_signed_int() { "if (a < 0) { report(f, site, 0, 0); return 0; } " } else { "" }
+                    "{}{}",
+                    if t.is_signed_int() { "if (a < 0) { report(f, site, 0, 0); return 0; } " } else { "" },
+                    checked::core(CheckedOp::Isqrt, t)
                 ),
             ),
+            Helper::Checked(op, part) => {
+                let (name, params, body) = checked::text(op, part, t);
+                return Text { name, params, body };
+            }
             Helper::NextPowerOfTwo => (
                 "next_power_of_two",
                 format!("{ct} a"),
@@ -245,6 +263,17 @@ impl Helper {
                 "wrapping_mul",
                 format!("{ct} a, {ct} b"),
                 format!("return ({ct})(({ut})a * ({ut})b);"),
+            ),
+            // The amount is taken modulo the width, as Rust's `wrapping_shl` takes it.
+            Helper::WrappingShl => (
+                "wrapping_shl",
+                format!("{ct} a, unsigned int n"),
+                format!("return ({ct})(({wt})({ut})a << (n & {}u));", bits - 1),
+            ),
+            Helper::WrappingShr => (
+                "wrapping_shr",
+                format!("{ct} a, unsigned int n"),
+                format!("return ({ct})(a >> (n & {}u));", bits - 1),
             ),
             Helper::WrappingNeg => (
                 "wrapping_neg",
@@ -417,10 +446,11 @@ impl Helper {
     /// The C definition of the helper for type `t`, one line.
     fn definition(self, t: Scalar) -> String {
         let Text { name, params, body } = self.text(t);
-        format!(
-            "__device__ __forceinline__ {} {name}({params}) {{ {body} }}",
-            c_type(t)
-        )
+        let returns = match self {
+            Helper::Checked(_, Part::Ok) => "bool",
+            _ => c_type(t),
+        };
+        format!("__device__ __forceinline__ {returns} {name}({params}) {{ {body} }}")
     }
 }
 
@@ -481,34 +511,27 @@ fn float_to_int(f: &str, fsuf: &str, to: Scalar) -> String {
     )
 }
 
-/// The least value of integer type `t`, as a C expression of that type.
+/// The reports of a division's zero divisor (value 0) and, for signed types, of
+/// `MIN / -1` (value 1), which Rust panics at.
+fn div_reports(t: Scalar) -> String {
+    let zero = "if (b == 0) { report(f, site, 0, 0); return 0; } ";
+    if t.is_signed_int() {
+        let ct = c_type(t);
+        format!(
+            "{zero}if (a == {} && b == ({ct})-1) {{ report(f, site, 1, 0); return 0; }} ",
+            int_min(t)
+        )
+    } else {
+        zero.to_string()
+    }
+}
+
 /// `fmod`, `trunc` and the literal one of a float type, as C names them.
 fn float_names(t: Scalar) -> (&'static str, &'static str, &'static str) {
     if t == Scalar::F32 {
         ("fmodf", "truncf", "1.0f")
     } else {
         ("fmod", "trunc", "1.0")
-    }
-}
-
-fn int_min(t: Scalar) -> String {
-    let ct = c_type(t);
-    if t.is_signed_int() {
-        let ut = c_type(unsigned_of(t));
-        format!("({ct})(~((({ut})~({ut})0) >> 1))")
-    } else {
-        format!("({ct})0")
-    }
-}
-
-/// The greatest value of integer type `t`, as a C expression of that type.
-fn int_max(t: Scalar) -> String {
-    let ct = c_type(t);
-    let ut = c_type(unsigned_of(t));
-    if t.is_signed_int() {
-        format!("({ct})((({ut})~({ut})0) >> 1)")
-    } else {
-        format!("({ct})~({ut})0")
     }
 }
 

@@ -6,12 +6,13 @@
 //! the exact type it takes (no cast where it already has it), and the result has the Rust
 //! method's type.
 
+use super::checked::{self, Part};
 use super::checks::FAULTS;
 use super::helpers::Helper;
 use super::syntax::{c_type, cast_text, is_narrow, prec, unsigned_of, Rendered};
 use super::writer::Writer;
 use super::FaultKind;
-use crate::ir::{BinaryOp, Expr, Handle, Method, Scalar};
+use crate::ir::{BinaryOp, CheckedOp, Expr, Handle, Method, Scalar};
 
 impl Writer<'_> {
     /// `receiver.method(args)` (expression `h`) with Rust's meaning.
@@ -145,8 +146,36 @@ impl Writer<'_> {
             }
         };
         match m {
-            Method::Abs => self.helper_cast(Helper::WrappingAbs, t, &[x.text]),
-            Method::Pow => self.helper_cast(Helper::WrappingPow, t, &[x.text, arg(0)]),
+            Method::Abs | Method::WrappingAbs => {
+                self.helper_cast(Helper::WrappingAbs, t, &[x.text])
+            }
+            Method::Pow | Method::WrappingPow => {
+                self.helper_cast(Helper::WrappingPow, t, &[x.text, arg(0)])
+            }
+            Method::WrappingNeg => self.helper_cast(Helper::WrappingNeg, t, &[x.text]),
+            Method::WrappingShl => self.helper_cast(Helper::WrappingShl, t, &[x.text, arg(0)]),
+            Method::WrappingShr => self.helper_cast(Helper::WrappingShr, t, &[x.text, arg(0)]),
+            Method::Checked(op) => {
+                let mut values = vec![x.text];
+                values.extend((0..args.len()).map(arg));
+                self.helper_cast(Helper::Checked(op, Part::Ok), t, &values)
+            }
+            // The value where it is `Some`: the wrapping form where that is total, else the
+            // helper that gives zero where C would fault.
+            Method::CheckedValue(op) if checked::needs_or_zero(op) => {
+                let mut values = vec![x.text];
+                values.extend((0..args.len()).map(arg));
+                let r = self.helper_cast(Helper::Checked(op, Part::OrZero), t, &values);
+                if matches!(op, CheckedOp::Ilog2 | CheckedOp::Ilog10) && t != Scalar::U32 {
+                    cast_text(Scalar::U32, &r)
+                } else {
+                    r
+                }
+            }
+            Method::CheckedValue(op) => match op.wrapping() {
+                Some(w) => self.method(h, w, receiver, args),
+                None => self.helper_cast(Helper::NextPowerOfTwo, t, &[x.text]),
+            },
             Method::RotateLeft => self.helper_cast(Helper::RotateLeft, t, &[x.text, arg(0)]),
             Method::RotateRight => self.helper_cast(Helper::RotateRight, t, &[x.text, arg(0)]),
             Method::Min | Method::Max => {

@@ -24,6 +24,7 @@
 //! - `checks`: bounds, division, `step_by` and `clamp` checks, the fault prelude;
 //! - `preludes`: the header before the kernel.
 
+mod checked;
 mod checks;
 mod expr;
 mod helpers;

@@ -110,6 +110,28 @@ pub(super) fn c_min(t: Scalar) -> &'static str {
     }
 }
 
+/// The least value of integer type `t`, as a C expression of that type.
+pub(super) fn int_min(t: Scalar) -> String {
+    let ct = c_type(t);
+    if t.is_signed_int() {
+        let ut = c_type(unsigned_of(t));
+        format!("({ct})(~((({ut})~({ut})0) >> 1))")
+    } else {
+        format!("({ct})0")
+    }
+}
+
+/// The greatest value of integer type `t`, as a C expression of that type.
+pub(super) fn int_max(t: Scalar) -> String {
+    let ct = c_type(t);
+    let ut = c_type(unsigned_of(t));
+    if t.is_signed_int() {
+        format!("({ct})((({ut})~({ut})0) >> 1)")
+    } else {
+        format!("({ct})~({ut})0")
+    }
+}
+
 /// Whether C would promote the type to `int` in arithmetic (so results need truncating back).
 pub(super) fn is_narrow(t: Scalar) -> bool {
     matches!(t, Scalar::I8 | Scalar::I16 | Scalar::U8 | Scalar::U16)
@@ -175,6 +197,7 @@ pub(super) fn int_fits(v: i128, t: Scalar) -> bool {
 /// A literal of type `t` as C text.
 pub(super) fn literal(l: &Literal, t: Scalar) -> Rendered {
     match l {
+        Literal::Zero => literal(&Literal::zero_of(t), t),
         Literal::Bool(b) => Rendered::atom(b.to_string()),
         Literal::Int { value, .. } => {
             let v = *value;

@@ -2,6 +2,7 @@
 //! over ranges and strided ranges, labels, `break`/`continue`/`return`, and blocks as values.
 
 use super::cx::*;
+use super::options::{Opt, Sink};
 use super::syntax::*;
 use crate::diag::Diagnostic;
 use crate::front::builtins::BuiltinFn;
@@ -9,54 +10,73 @@ use crate::ir::*;
 use std::collections::HashMap;
 
 impl Lowerer<'_> {
-    /// `match` on an integer, lowered to an `if` chain over a temporary holding the scrutinee.
-    /// With `result`, every arm's value is assigned to it.
-    pub(super) fn lower_match(
-        &mut self,
-        m: &syn::ExprMatch,
-        out: &mut Block,
-        result: Option<Handle<Local>>,
-    ) -> bool {
+    /// `match` on an integer or an `Option`, lowered to an `if` chain over a temporary
+    /// holding the scrutinee; each arm's value goes to `sink`.
+    pub(super) fn lower_match(&mut self, m: &syn::ExprMatch, out: &mut Block, sink: Sink) -> bool {
         let span = m.src();
-        let Some(scrutinee) = self.value_or_none(&m.expr, out) else {
-            return false;
-        };
-        let needs_temp = !matches!(self.exprs.get(scrutinee), Expr::Local(_) | Expr::Literal(_));
-        let subject = if needs_temp {
-            let tmp = self.locals.append(
-                Local {
-                    name: "scrutinee".into(),
-                    mutable: false,
-                    annotated: None,
-                    origin: LocalOrigin::Temp,
-                },
-                m.expr.src(),
-            );
-            out.push(
-                Stmt::Let {
-                    local: tmp,
-                    init: Some(scrutinee),
-                },
-                m.expr.src(),
-            );
-            Some(tmp)
+        // The subject: an option's variables, or an integer's value (in a temporary unless it
+        // is a variable or a literal).
+        let option = if self.is_option_expr(&m.expr) {
+            match self.lower_option(&m.expr, out) {
+                Opt::Parts(p) => Some(self.option_in_locals(p, m.expr.src(), out)),
+                _ => return false,
+            }
         } else {
             None
         };
-        let subject_expr = |this: &mut Self| -> Handle<Expr> {
-            match subject {
-                Some(t) => this.expr(Expr::Local(t), m.expr.src()),
-                None => {
-                    let e = this.exprs.get(scrutinee).clone();
-                    this.expr(e, m.expr.src())
-                }
+        let scalar = match option {
+            Some(_) => None,
+            None => {
+                let Some(scrutinee) = self.value_or_none(&m.expr, out) else {
+                    return false;
+                };
+                Some(match self.exprs.get(scrutinee) {
+                    Expr::Local(_) | Expr::Literal(_) => scrutinee,
+                    _ => {
+                        let tmp = self.locals.append(
+                            Local {
+                                name: "scrutinee".into(),
+                                mutable: false,
+                                annotated: None,
+                                origin: LocalOrigin::Temp,
+                            },
+                            m.expr.src(),
+                        );
+                        out.push(
+                            Stmt::Let {
+                                local: tmp,
+                                init: Some(scrutinee),
+                            },
+                            m.expr.src(),
+                        );
+                        self.expr(Expr::Local(tmp), m.expr.src())
+                    }
+                })
             }
+        };
+        let subject_expr = |this: &mut Self| -> Handle<Expr> {
+            let e = scalar.map_or(Expr::Literal(Literal::Zero), |s| this.exprs.get(s).clone());
+            this.expr(e, m.expr.src())
         };
         let last_is_catch_all = m
             .arms
             .last()
             .is_some_and(|a| a.guard.is_none() && is_catch_all(&a.pat));
-        if !last_is_catch_all {
+        // An exhaustive match on an option needs no test in its last arm.
+        let option_exhaustive = option.is_some() && Self::option_arms_exhaustive(&m.arms);
+        if option.is_some() && !option_exhaustive {
+            self.cx.push(
+                Diagnostic::new(
+                    span,
+                    "this `match` on an `Option` does not cover every value",
+                )
+                .note(
+                    "add a `None` arm and a `Some(x)` arm without guards, or end with `_ => ...`",
+                ),
+            );
+            return false;
+        }
+        if option.is_none() && !last_is_catch_all {
             self.cx.push(
                 Diagnostic::new(span, "a kernel `match` ends with a catch-all arm")
                     .note("add `_ => ...` as the last arm (kernels do not check exhaustiveness over integer ranges)"),
@@ -65,12 +85,20 @@ impl Lowerer<'_> {
         }
         // Build the chain from the last arm back to the first.
         let mut chain: Option<Block> = None;
-        for arm in m.arms.iter().rev() {
+        for (n, arm) in m.arms.iter().enumerate().rev() {
             self.scopes.push(HashMap::new());
-            let mut body = Block::default();
+            // The pattern's bindings: before the test where a guard reads them, else at the
+            // start of the arm.
+            let mut binds = Block::default();
             let mut cond: Option<Handle<Expr>> = None;
             let mut ok = true;
-            if let Some(name) = binding_name(&arm.pat) {
+            if let Some(v) = option {
+                match self.option_pattern_cond(&arm.pat, v, &mut binds) {
+                    Ok(c) if n + 1 < m.arms.len() => cond = c,
+                    Ok(_) => {}
+                    Err(()) => ok = false,
+                }
+            } else if let Some(name) = binding_name(&arm.pat) {
                 let v = subject_expr(self);
                 let h = self.locals.append(
                     Local {
@@ -81,7 +109,7 @@ impl Lowerer<'_> {
                     },
                     arm.pat.src(),
                 );
-                body.push(
+                binds.push(
                     Stmt::Let {
                         local: h,
                         init: Some(v),
@@ -121,35 +149,31 @@ impl Lowerer<'_> {
                     _ => ok = false,
                 }
             }
-            match result {
-                Some(tmp) => match self.lower_value(&arm.body, &mut body) {
-                    Value::Expr(v) => body.push(
-                        Stmt::Assign {
-                            place: Place::Local(tmp),
-                            op: None,
-                            value: v,
-                        },
-                        arm.body.src(),
-                    ),
-                    Value::Diverges => {}
-                    Value::Error => ok = false,
-                },
-                None => match &*arm.body {
-                    syn::Expr::Block(b) if b.label.is_none() => {
-                        let inner = self.lower_block(&b.block);
-                        body.append(inner);
-                    }
-                    other => self.lower_stmt_expr(other, &mut body),
-                },
-            }
+            let guarded = arm.guard.is_some();
+            let mut body = if guarded {
+                Block::default()
+            } else {
+                std::mem::take(&mut binds)
+            };
+            ok &= match (sink, &*arm.body) {
+                (Sink::Discard, syn::Expr::Block(b)) if b.label.is_none() => {
+                    let inner = self.lower_block(&b.block);
+                    body.append(inner);
+                    true
+                }
+                _ => self.expr_into_sink(&arm.body, sink, &mut body),
+            };
             self.scopes.pop();
             if !ok {
                 return false;
             }
             chain = Some(match (cond, chain) {
-                (None, _) => body,
+                (None, _) => {
+                    binds.append(body);
+                    binds
+                }
                 (Some(c), rest) => {
-                    let mut b = Block::default();
+                    let mut b = binds;
                     b.push(
                         Stmt::If {
                             cond: c,
@@ -283,6 +307,10 @@ impl Lowerer<'_> {
 
     pub(super) fn lower_if_stmt(&mut self, i: &syn::ExprIf, out: &mut Block) {
         let span = i.src();
+        if matches!(&*i.cond, syn::Expr::Let(_)) {
+            self.lower_if_into(i, Sink::Discard, out);
+            return;
+        }
         let cond = match self.lower_value(&i.cond, out) {
             Value::Expr(c) => c,
             _ => return,
@@ -599,6 +627,21 @@ impl Lowerer<'_> {
             );
             return Value::Error;
         };
+        if matches!(&*i.cond, syn::Expr::Let(_)) {
+            let tmp = self.temp(span);
+            out.push(
+                Stmt::Let {
+                    local: tmp,
+                    init: None,
+                },
+                span,
+            );
+            return if self.lower_if_into(i, Sink::Scalar(tmp), out) {
+                Value::Expr(self.expr(Expr::Local(tmp), span))
+            } else {
+                Value::Error
+            };
+        }
         let cond = match self.lower_value(&i.cond, out) {
             Value::Expr(c) => c,
             other => return other,

@@ -55,6 +55,8 @@ pub(super) enum Binding {
     Records(usize),
     /// A struct variable, by index into the lowerer's record values.
     Record(usize),
+    /// An `Option` variable, by index into the lowerer's option variables.
+    Option(usize),
 }
 
 /// A sub-slice: its array and the variable holding its start (a `usize`).
@@ -82,6 +84,16 @@ pub(super) struct RecordValue {
     pub(super) leaves: Vec<Handle<Local>>,
     pub(super) name: String,
     pub(super) mutable: bool,
+}
+
+/// An `Option` variable: its flag and its value.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct OptionVar {
+    pub(super) some: Handle<Local>,
+    pub(super) value: Handle<Local>,
+    /// The name may be assigned again: declared `mut`, or declared without a value (`let o:
+    /// Option<u32>;`). Temporaries, whose variables lowering assigns, are not.
+    pub(super) assignable: bool,
 }
 
 /// A local closure: its syntax and the bindings it sees (those where it was written).
@@ -135,6 +147,8 @@ pub(super) struct Lowerer<'c> {
     pub(super) record_slices: Vec<RecordSlice>,
     /// The struct variables.
     pub(super) record_values: Vec<RecordValue>,
+    /// The `Option` variables.
+    pub(super) option_vars: Vec<OptionVar>,
     /// Set while lowering a call whose struct result the caller takes
     /// ([`Lowerer::lower_record_value`]); the call leaves its result variable here.
     pub(super) record_call: Option<Option<usize>>,

@@ -2,6 +2,8 @@
 //! `Dim3` values, operators, casts, and the dispatch to the other files for everything else.
 
 use super::cx::*;
+use super::option_methods::overflowing_op;
+use super::options::{Sink, TO_SCALAR};
 use super::syntax::*;
 use crate::diag::Diagnostic;
 use crate::front::builtins::BuiltinFn;
@@ -10,6 +12,10 @@ use crate::ir::*;
 impl Lowerer<'_> {
     pub(super) fn lower_value(&mut self, e: &syn::Expr, out: &mut Block) -> Value {
         let span = e.src();
+        if self.is_option_expr(e) {
+            self.option_as_scalar(span);
+            return Value::Error;
+        }
         match e {
             syn::Expr::Lit(l) => self.lower_lit(&l.lit),
             syn::Expr::Paren(p) => self.lower_value(&p.expr, out),
@@ -191,12 +197,39 @@ impl Lowerer<'_> {
                 Some((array, index)) => Value::Expr(self.expr(Expr::Load { array, index }, span)),
                 None => Value::Error,
             },
+            // `a.overflowing_add(b).0` and `.1`.
+            syn::Expr::Field(f) if matches!(strip_parens(&f.base), syn::Expr::MethodCall(m) if overflowing_op(m).is_some()) =>
+            {
+                let index = match &f.member {
+                    syn::Member::Unnamed(i) if i.index < 2 => i.index as usize,
+                    _ => {
+                        self.err(
+                            f.member.src(),
+                            "the pair has fields `.0` (the value) and `.1` (whether it overflowed)",
+                        );
+                        return Value::Error;
+                    }
+                };
+                match strip_parens(&f.base) {
+                    syn::Expr::MethodCall(m) => match self.lower_overflowing(m, out) {
+                        Some(pair) => Value::Expr(pair[index]),
+                        None => Value::Error,
+                    },
+                    _ => Value::Error,
+                }
+            }
             syn::Expr::Field(f) => match self.lower_record_field(f, out) {
                 Some(v) => v,
                 None => self.lower_field(f),
             },
             syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
                 self.lower_atomic(m, out, true)
+            }
+            syn::Expr::MethodCall(m)
+                if TO_SCALAR.contains(&m.method.to_string().as_str())
+                    && self.is_option_expr(&m.receiver) =>
+            {
+                self.lower_option_read(m, out)
             }
             syn::Expr::MethodCall(m) => self.lower_method(m, out),
             syn::Expr::Match(mt) => {
@@ -208,7 +241,7 @@ impl Lowerer<'_> {
                     },
                     span,
                 );
-                if self.lower_match(mt, out, Some(tmp)) {
+                if self.lower_match(mt, out, Sink::Scalar(tmp)) {
                     Value::Expr(self.expr(Expr::Local(tmp), span))
                 } else {
                     Value::Error
@@ -429,6 +462,10 @@ impl Lowerer<'_> {
                 Some(Binding::Poisoned) => Value::Error,
                 Some(Binding::Records(_) | Binding::Record(_)) => {
                     self.record_misuse(&name, span);
+                    Value::Error
+                }
+                Some(Binding::Option(_)) => {
+                    self.option_as_scalar(span);
                     Value::Error
                 }
                 Some(Binding::Dim3(_)) => {

@@ -3,6 +3,7 @@
 //! structs (which `structs` lowers).
 
 use super::cx::*;
+use super::option_methods::overflowing_op;
 use super::syntax::*;
 use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
@@ -14,6 +15,12 @@ impl Lowerer<'_> {
         if let (syn::Pat::Wild(_), Some(init)) = (&local.pat, &local.init) {
             self.discard(&init.expr, span, out);
             return;
+        }
+        // `let Some(x) = o else { return; };`
+        if let Some((init, Some((_, diverge)))) = local.init.as_ref().map(|i| (i, &i.diverge)) {
+            if self.try_option_let_else(&local.pat, &init.expr, diverge, out) {
+                return;
+            }
         }
         // `let (a, mut b) = (x, y);` and `let (a, b): (u32, f32) = (x, y);`
         let tuple = match &local.pat {
@@ -53,6 +60,18 @@ impl Lowerer<'_> {
             }
         };
         let name = ident.to_string();
+        if local.init.as_ref().is_none_or(|i| i.diverge.is_none())
+            && self.try_option_let(
+                &ident,
+                mutable,
+                annotated_ty,
+                local.init.as_ref().map(|i| &*i.expr),
+                out,
+                span,
+            )
+        {
+            return;
+        }
         if local.init.as_ref().is_none_or(|i| i.diverge.is_none())
             && self.try_record_let(
                 &ident,
@@ -362,25 +381,41 @@ impl Lowerer<'_> {
             self.err(diverge.src(), "`let ... else` is not supported in kernels");
             return;
         }
-        let syn::Expr::Tuple(values) = strip_parens(&init.expr) else {
-            self.err(
-                init.expr.src(),
-                "a tuple `let` takes a tuple of values: `let (a, b) = (x, y);`",
-            );
-            for (name, _) in names.iter().flatten() {
-                self.bind(name.to_string(), Binding::Poisoned);
-            }
-            return;
-        };
+        // `let (v, overflowed) = a.overflowing_add(b);`: the pair, evaluated here.
+        let (sources, pair): (Vec<&syn::Expr>, Option<[Handle<Expr>; 2]>) =
+            match strip_parens(&init.expr) {
+                syn::Expr::MethodCall(m) if overflowing_op(m).is_some() => {
+                    match self.lower_overflowing(m, out) {
+                        Some(pair) => (vec![&*init.expr, &*init.expr], Some(pair)),
+                        None => {
+                            for (name, _) in names.iter().flatten() {
+                                self.bind(name.to_string(), Binding::Poisoned);
+                            }
+                            return;
+                        }
+                    }
+                }
+                syn::Expr::Tuple(t) => (t.elems.iter().collect(), None),
+                _ => {
+                    self.err(
+                        init.expr.src(),
+                        "a tuple `let` takes a tuple of values: `let (a, b) = (x, y);`",
+                    );
+                    for (name, _) in names.iter().flatten() {
+                        self.bind(name.to_string(), Binding::Poisoned);
+                    }
+                    return;
+                }
+            };
         if names.is_empty() {
             return;
         }
-        if values.elems.len() != names.len() {
+        if sources.len() != names.len() {
             self.err(
                 init.expr.src(),
                 format!(
                     "this tuple has {} values for {} names",
-                    values.elems.len(),
+                    sources.len(),
                     names.len()
                 ),
             );
@@ -390,11 +425,14 @@ impl Lowerer<'_> {
             return;
         }
         let mut bound: Vec<(String, Binding)> = Vec::new();
-        for ((name, annotated), value) in names.iter().zip(types).zip(&values.elems) {
-            let v = match self.lower_value(value, out) {
-                Value::Expr(e) => Some(e),
-                Value::Diverges => return,
-                Value::Error => None,
+        for (i, ((name, annotated), value)) in names.iter().zip(types).zip(sources).enumerate() {
+            let v = match pair {
+                Some(p) => Some(p[i]),
+                None => match self.lower_value(value, out) {
+                    Value::Expr(e) => Some(e),
+                    Value::Diverges => return,
+                    Value::Error => None,
+                },
             };
             let Some((ident, mutable)) = name else {
                 // `_` drops the value; only an expression that can fault needs evaluating.

@@ -318,6 +318,14 @@ impl Lowerer<'_> {
                         );
                         None
                     }
+                    // (A whole option is assigned by `try_option_assign`.)
+                    Some(Binding::Option(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is an `Option`; assign it a whole `Option` (`{ident} = Some(v);`)"),
+                        );
+                        None
+                    }
                     None => {
                         self.err(
                             e.src(),
@@ -486,6 +494,10 @@ impl Lowerer<'_> {
                         | Binding::Const(..),
                     ) => {
                         self.err(cur.src(), format!("`{name}` is a scalar; only slices and shared arrays can be indexed"));
+                        return None;
+                    }
+                    Some(Binding::Option(_)) => {
+                        self.err(cur.src(), format!("`{name}` is an `Option`; only slices and shared arrays can be indexed"));
                         return None;
                     }
                     None => {

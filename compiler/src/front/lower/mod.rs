@@ -10,7 +10,8 @@
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `lets` (`let`), `expr` (values), `control` (control flow),
 //! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
-//! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `calls` (the language's operations), `inline` (helper
+//! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `options`, `option_methods` and
+//! `option_patterns` (`Option` values), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
 mod calls;
@@ -21,6 +22,9 @@ mod inline;
 mod lets;
 mod local_arrays;
 mod memory;
+mod option_methods;
+mod option_patterns;
+mod options;
 mod signature;
 mod slices;
 mod stmt;
@@ -60,6 +64,7 @@ pub fn lower_kernel(
         records: Vec::new(),
         record_slices: Vec::new(),
         record_values: Vec::new(),
+        option_vars: Vec::new(),
         record_call: None,
         const_params: func
             .sig

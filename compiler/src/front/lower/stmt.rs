@@ -2,6 +2,7 @@
 //! expressions, blocks and barriers; `let` is in `lets`.
 
 use super::cx::*;
+use super::options::{Opt, Sink};
 use super::syntax::*;
 use crate::diag::Diagnostic;
 use crate::front::builtins::BuiltinFn;
@@ -178,7 +179,7 @@ impl Lowerer<'_> {
         let span = e.src();
         match e {
             syn::Expr::Assign(a) => {
-                if self.try_record_assign(a, out) {
+                if self.try_record_assign(a, out) || self.try_option_assign(a, out) {
                     return;
                 }
                 let Some(place) = self.lower_place(&a.left, out) else {
@@ -262,7 +263,7 @@ impl Lowerer<'_> {
                 out.push(Stmt::Block(inner), span);
             }
             syn::Expr::Match(m) => {
-                self.lower_match(m, out, None);
+                self.lower_match(m, out, Sink::Discard);
             }
             syn::Expr::MethodCall(m) if AtomicOp::from_method(&m.method.to_string()).is_some() => {
                 self.lower_atomic(m, out, false);
@@ -270,6 +271,8 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.lower_stmt_expr(&p.expr, out),
             syn::Expr::Group(g) => self.lower_stmt_expr(&g.expr, out),
             syn::Expr::Macro(m) => self.lower_macro(&m.mac, out),
+            // An option made for its effects (its closures, its checks) and dropped.
+            _ if self.is_option_expr(e) => if let Opt::Parts(_) = self.lower_option(e, out) {},
             _ => match self.lower_value(e, out) {
                 Value::Expr(v) => out.push(Stmt::Eval(v), span),
                 Value::Diverges | Value::Error => {}

@@ -325,6 +325,7 @@ impl Lowerer<'_> {
             Expr::Literal(Literal::Bool(_)) => Some(Scalar::Bool),
             Expr::Literal(Literal::Int { suffix, .. }) => Some(suffix.unwrap_or(Scalar::I32)),
             Expr::Literal(Literal::Float { suffix, .. }) => Some(suffix.unwrap_or(Scalar::F64)),
+            Expr::Literal(Literal::Zero) => None,
             Expr::Local(l) => self.guess_local(*l, d),
             Expr::Builtin { .. } => Some(Scalar::U32),
             Expr::Len(_) => Some(Scalar::Usize),
