@@ -590,6 +590,17 @@ impl Infer<'_, '_> {
                             m.name()
                         )),
                     );
+                } else if !ok && m.signed_only() && t.is_int() {
+                    self.cx.push(
+                        Diagnostic::new(
+                            span,
+                            format!("no method `{}` on type `{t}` in kernels", m.name()),
+                        )
+                        .note(format!(
+                            "`{}` is a method of the signed integers (`i8`..`i64`), as in Rust",
+                            m.name()
+                        )),
+                    );
                 } else if !ok {
                     self.cx.error(
                         span,

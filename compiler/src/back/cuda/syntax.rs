@@ -112,24 +112,26 @@ pub(super) fn c_min(t: Scalar) -> &'static str {
 
 /// The least value of integer type `t`, as a C expression of that type.
 pub(super) fn int_min(t: Scalar) -> String {
-    let ct = c_type(t);
     if t.is_signed_int() {
-        let ut = c_type(unsigned_of(t));
-        format!("({ct})(~((({ut})~({ut})0) >> 1))")
+        c_min(t).to_string()
     } else {
-        format!("({ct})0")
+        format!("({})0", c_type(t))
     }
 }
 
 /// The greatest value of integer type `t`, as a C expression of that type.
 pub(super) fn int_max(t: Scalar) -> String {
-    let ct = c_type(t);
-    let ut = c_type(unsigned_of(t));
-    if t.is_signed_int() {
-        format!("({ct})((({ut})~({ut})0) >> 1)")
-    } else {
-        format!("({ct})~({ut})0")
+    match t {
+        Scalar::I8 => "(signed char)127",
+        Scalar::I16 => "(short)32767",
+        Scalar::I32 => "2147483647",
+        Scalar::I64 => "9223372036854775807ll",
+        Scalar::U8 => "(unsigned char)255",
+        Scalar::U16 => "(unsigned short)65535",
+        Scalar::U32 => "4294967295u",
+        _ => "18446744073709551615ull",
     }
+    .to_string()
 }
 
 /// Whether C would promote the type to `int` in arithmetic (so results need truncating back).

@@ -227,7 +227,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::MethodCall(m)
                 if TO_SCALAR.contains(&m.method.to_string().as_str())
-                    && self.is_option_expr(&m.receiver) =>
+                    && (self.is_option_expr(&m.receiver) || self.is_poisoned(&m.receiver)) =>
             {
                 self.lower_option_read(m, out)
             }

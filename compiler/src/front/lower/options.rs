@@ -92,6 +92,11 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `e` names a binding whose declaration was reported (its uses report nothing).
+    pub(super) fn is_poisoned(&self, e: &syn::Expr) -> bool {
+        matches!(strip_parens(e), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Poisoned))))
+    }
+
     fn block_is_option(&self, b: &syn::Block) -> bool {
         split_tail(b).1.is_some_and(|t| self.is_option_expr(t))
     }
