@@ -205,6 +205,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(crate::methods::cases());
     cases.extend(crate::structs::cases());
     cases.extend(crate::options::cases());
+    cases.extend(crate::arrays::cases());
     cases.extend(crate::ports::cases());
     cases.extend(crate::samples::cases());
     cases.extend(crate::apps::cases());

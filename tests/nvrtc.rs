@@ -31,6 +31,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::methods::sources())
         .chain(crate::structs::sources())
         .chain(crate::options::sources())
+        .chain(crate::arrays::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -60,7 +61,8 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::edges::sources().len()
             + crate::methods::sources().len()
             + crate::structs::sources().len()
-            + crate::options::sources().len())
+            + crate::options::sources().len()
+            + crate::arrays::sources().len())
     );
 }
 

@@ -13,6 +13,8 @@
 //!   `#[kernel(..)]`; [`helpers`] is the table of helpers a kernel reaches; [`generics`] the
 //!   bounds and instances of generic parameters and the token substitution.
 
+#[cfg(test)]
+mod array_tests;
 pub mod attr;
 pub mod builtins;
 pub mod consts;

@@ -58,7 +58,9 @@ fn unsupported_uses_are_one_error_each() {
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].contains("does not cover every value"), "{e:?}");
 
-    let e = errors("let v = Some(xs[i]).map(|y| { if y > 3 { return 0; } y });\n out[i] = v.unwrap_or(0);");
+    let e = errors(
+        "let v = Some(xs[i]).map(|y| { if y > 3 { return 0; } y });\n out[i] = v.unwrap_or(0);",
+    );
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].contains("`return` in the closure of `map`"), "{e:?}");
 
@@ -68,7 +70,10 @@ fn unsupported_uses_are_one_error_each() {
 
     let e = errors("let v = Some(xs[i]);\n v = None;\n out[i] = v.unwrap_or(1);");
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].contains("cannot assign twice to immutable variable `v`"), "{e:?}");
+    assert!(
+        e[0].contains("cannot assign twice to immutable variable `v`"),
+        "{e:?}"
+    );
 
     let e = errors("if let 3 = xs[i] { out[i] = 1; }");
     assert_eq!(e.len(), 1, "{e:?}");

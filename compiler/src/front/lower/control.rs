@@ -390,6 +390,9 @@ impl Lowerer<'_> {
 
     pub(super) fn lower_for(&mut self, f: &syn::ExprForLoop, out: &mut Block) {
         let span = f.src();
+        if self.try_element_for(f, out) {
+            return;
+        }
         let (var_ident, mutable) = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.clone(), pi.mutability.is_some())

@@ -57,6 +57,9 @@ pub(super) enum Binding {
     Record(usize),
     /// An `Option` variable, by index into the lowerer's option variables.
     Option(usize),
+    /// A `&T` to a copy of a value (the element of `for v in a.iter()`, the parameter of
+    /// `filter`'s closure): read as `v` or `*v`, never assigned.
+    Shared(Handle<Local>),
 }
 
 /// A sub-slice: its array and the variable holding its start (a `usize`).
@@ -118,6 +121,8 @@ pub(super) struct CallFrame {
     pub(super) result: Option<Handle<Local>>,
     /// The struct variable that receives a struct result, by index into the record values.
     pub(super) record_result: Option<usize>,
+    /// The thread-local array that receives an array result.
+    pub(super) array_result: Option<Handle<Array>>,
     /// The label an early `return` breaks out of, once one needs it.
     pub(super) exit: Option<Handle<Label>>,
     /// Whether the helper (or one it calls) writes shared memory.
@@ -152,6 +157,9 @@ pub(super) struct Lowerer<'c> {
     /// Set while lowering a call whose struct result the caller takes
     /// ([`Lowerer::lower_record_value`]); the call leaves its result variable here.
     pub(super) record_call: Option<Option<usize>>,
+    /// Set while lowering `let a = f(..);`: a call whose result is an array leaves the array
+    /// here (a call of a helper returning a scalar ignores it).
+    pub(super) array_call: Option<Option<Handle<Array>>>,
     /// The kernel's const generic parameters.
     pub(super) const_params: Vec<String>,
     /// The const parameter that sizes the shared array being declared.

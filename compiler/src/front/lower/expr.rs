@@ -48,7 +48,7 @@ impl Lowerer<'_> {
                     syn::UnOp::Deref(_) => {
                         if let syn::Expr::Path(p) = strip_parens(&u.expr) {
                             match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
-                                Some(Binding::Ref(h)) => {
+                                Some(Binding::Ref(h) | Binding::Shared(h)) => {
                                     return Value::Expr(self.expr(Expr::Local(h), span));
                                 }
                                 Some(Binding::Elem(b)) => {
@@ -458,7 +458,9 @@ impl Lowerer<'_> {
         if let Some(ident) = p.path.get_ident() {
             let name = ident.to_string();
             return match self.lookup(&name) {
-                Some(Binding::Local(h)) => Value::Expr(self.expr(Expr::Local(h), span)),
+                Some(Binding::Local(h) | Binding::Shared(h)) => {
+                    Value::Expr(self.expr(Expr::Local(h), span))
+                }
                 Some(Binding::Poisoned) => Value::Error,
                 Some(Binding::Records(_) | Binding::Record(_)) => {
                     self.record_misuse(&name, span);

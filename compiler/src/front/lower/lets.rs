@@ -182,6 +182,18 @@ impl Lowerer<'_> {
                 self.bind(name, Binding::Closure(idx));
                 return;
             }
+            // `let b = a;` of a thread-local array: a copy.
+            if let Some(a) = self.local_array_named(&init.expr) {
+                if let Some(ty) = annotated_ty {
+                    self.err(
+                        ty.src(),
+                        "leave out the type of an array copy: it is the array's",
+                    );
+                }
+                let copy = self.copy_local_array(a, &name, ident.src(), mutable, span, out);
+                self.bind(name, Binding::Array(copy));
+                return;
+            }
             if let syn::Expr::Array(list) = strip_parens(&init.expr) {
                 let before = self.arrays.len();
                 self.lower_array_literal(
@@ -218,8 +230,18 @@ impl Lowerer<'_> {
             },
             None => None,
         };
+        // A helper call's result is an array (bound here) or a scalar (the value below).
+        let lowered = match local.init.as_ref().map(|i| strip_parens(&i.expr)) {
+            Some(syn::Expr::Call(c)) if is_helper_call(c) => {
+                match self.try_array_call_let(c, &name, mutable, out, span) {
+                    Ok(()) => return,
+                    Err(v) => Some(v),
+                }
+            }
+            _ => None,
+        };
         let init = match &local.init {
-            Some(init) => match self.lower_value(&init.expr, out) {
+            Some(init) => match lowered.unwrap_or_else(|| self.lower_value(&init.expr, out)) {
                 Value::Expr(e) => Some(e),
                 Value::Diverges => return,
                 Value::Error => {

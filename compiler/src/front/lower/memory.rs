@@ -295,6 +295,13 @@ impl Lowerer<'_> {
                         );
                         None
                     }
+                    Some(Binding::Shared(_)) => {
+                        self.err(
+                            e.src(),
+                            format!("`{ident}` is a `&` reference; it cannot be assigned"),
+                        );
+                        None
+                    }
                     Some(Binding::Poisoned) => None,
                     Some(Binding::Records(_)) => {
                         self.err(
@@ -344,6 +351,13 @@ impl Lowerer<'_> {
                 };
                 match target {
                     Some(Binding::Ref(h)) => Some(Place::Local(h)),
+                    Some(Binding::Shared(_)) => {
+                        self.err(
+                            e.src(),
+                            "cannot assign through a `&` reference: it points at a copy that is read only",
+                        );
+                        None
+                    }
                     Some(Binding::Elem(b)) => {
                         let (array, index) = self.borrowed(b, e.src());
                         if matches!(self.arrays.get(array).kind, ArrayKind::Shared { .. }) {
@@ -488,6 +502,7 @@ impl Lowerer<'_> {
                     }
                     Some(
                         Binding::Local(_)
+                        | Binding::Shared(_)
                         | Binding::Ref(_)
                         | Binding::Elem(_)
                         | Binding::Dim3(_)
@@ -509,10 +524,20 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Call(c) if is_helper_call(c) => {
+                let name = call_name(c).unwrap_or_default();
+                self.err(
+                    c.src(),
+                    format!(
+                        "`{name}` returns an array; bind it (`let a = {name}(..);`), then index it"
+                    ),
+                );
+                return None;
+            }
             other => {
                 self.err(
                     other.src(),
-                    "only slice parameters and shared arrays can be indexed",
+                    "only slice parameters, shared arrays and thread-local arrays can be indexed",
                 );
                 return None;
             }

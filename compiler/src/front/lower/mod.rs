@@ -9,11 +9,12 @@
 //!
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `lets` (`let`), `expr` (values), `control` (control flow),
-//! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `slices`
+//! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `array_values` (arrays copied and iterated), `slices`
 //! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `options`, `option_methods` and
 //! `option_patterns` (`Option` values), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
+mod array_values;
 mod calls;
 mod control;
 mod cx;
@@ -66,6 +67,7 @@ pub fn lower_kernel(
         record_values: Vec::new(),
         option_vars: Vec::new(),
         record_call: None,
+        array_call: None,
         const_params: func
             .sig
             .generics

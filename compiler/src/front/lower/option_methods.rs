@@ -509,7 +509,7 @@ impl Lowerer<'_> {
                     pi.ident.src(),
                 );
                 let b = if by_ref {
-                    Binding::Ref(h)
+                    Binding::Shared(h)
                 } else {
                     Binding::Local(h)
                 };

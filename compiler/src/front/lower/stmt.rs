@@ -179,7 +179,10 @@ impl Lowerer<'_> {
         let span = e.src();
         match e {
             syn::Expr::Assign(a) => {
-                if self.try_record_assign(a, out) || self.try_option_assign(a, out) {
+                if self.try_record_assign(a, out)
+                    || self.try_option_assign(a, out)
+                    || self.try_array_assign(a, out)
+                {
                     return;
                 }
                 let Some(place) = self.lower_place(&a.left, out) else {

@@ -19,6 +19,11 @@ impl Lowerer<'_> {
         if let Some(v) = self.record_arg(arg, pt, out) {
             return v.map_or(Arg::Error, Arg::Record);
         }
+        if let syn::Type::Array(_) = &*pt.ty {
+            return self
+                .array_value_arg(arg, pt, out)
+                .map_or(Arg::Error, |a| Arg::Array(a, false));
+        }
         match &*pt.ty {
             syn::Type::Reference(r) if array_type(&r.elem).is_some() => {
                 let param = match &*pt.pat {
@@ -268,7 +273,7 @@ impl Lowerer<'_> {
     }
 
     /// Checks that the parameter's element type `elem_ty` is array `a`'s.
-    fn same_elem(
+    pub(in crate::front::lower) fn same_elem(
         &mut self,
         elem_ty: &syn::Type,
         a: Handle<Array>,
@@ -304,6 +309,8 @@ impl Lowerer<'_> {
         };
         let name = pi.ident.to_string();
         match (arg, &*pt.ty) {
+            // A `[T; N]` parameter: the copy made for it.
+            (Arg::Array(a, _), syn::Type::Array(_)) => Some((name, Binding::Array(*a))),
             (Arg::Array(a, is_view), syn::Type::Reference(r)) => {
                 let (elem_ty, dims) = array_type(&r.elem)?;
                 let arr = self.arrays.get(*a).clone();

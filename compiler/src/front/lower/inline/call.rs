@@ -23,6 +23,8 @@ impl Lowerer<'_> {
         // Whether the caller takes a struct result (taken before the arguments, whose own
         // calls take none).
         let takes_record = self.record_call.take().is_some();
+        // Likewise whether it takes an array result (`let a = f(..);`).
+        let takes_array = self.array_call.take().is_some();
         let syn::Expr::Path(p) = &*c.func else {
             return Value::Error;
         };
@@ -31,7 +33,7 @@ impl Lowerer<'_> {
                 return self.lower_closure_call(idx, c, out, span, want_value)
             }
             Some(Binding::Poisoned) => return Value::Error,
-            Some(Binding::Local(_) | Binding::Ref(_) | Binding::Elem(_)) => {
+            Some(Binding::Local(_) | Binding::Shared(_) | Binding::Ref(_) | Binding::Elem(_)) => {
                 self.err(
                     span,
                     format!("`{}` is a variable, not a function", path_key(&p.path)),
@@ -155,6 +157,23 @@ impl Lowerer<'_> {
             },
             syn::ReturnType::Default => None,
         };
+        // An array result: the array the body's value is copied into.
+        let array_ret = match &func.sig.output {
+            syn::ReturnType::Type(_, ty) if matches!(&**ty, syn::Type::Array(_)) => {
+                match self.array_result(&hname, ty) {
+                    Some(a) => Some(a),
+                    None => return Value::Error,
+                }
+            }
+            _ => None,
+        };
+        if want_value && array_ret.is_some() && !takes_array {
+            self.err(
+                span,
+                format!("`{hname}` returns an array; bind it (`let a = {hname}(..);`), then use its elements"),
+            );
+            return Value::Error;
+        }
         if want_value && record_ret.is_some() != takes_record {
             let what = if takes_record {
                 format!("a struct is needed here, but `{hname}` returns no struct")
@@ -171,7 +190,7 @@ impl Lowerer<'_> {
         });
         let ret = match &func.sig.output {
             syn::ReturnType::Default => None,
-            syn::ReturnType::Type(..) if record_ret.is_some() => None,
+            syn::ReturnType::Type(..) if record_ret.is_some() || array_ret.is_some() => None,
             syn::ReturnType::Type(_, ty) => {
                 if matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty()) {
                     None
@@ -186,7 +205,7 @@ impl Lowerer<'_> {
                 }
             }
         };
-        if want_value && ret.is_none() && record_ret.is_none() {
+        if want_value && ret.is_none() && record_ret.is_none() && array_ret.is_none() {
             self.err(
                 span,
                 format!("`{hname}` returns `()`; its call has no value"),
@@ -219,6 +238,7 @@ impl Lowerer<'_> {
             name: hname.clone(),
             result,
             record_result,
+            array_result: array_ret,
             exit: None,
             wrote_shared: false,
         });
@@ -241,6 +261,17 @@ impl Lowerer<'_> {
         self.lower_stmts(stmts, &mut body, true);
         let mut value = None;
         match (tail, ret) {
+            (Some(t), None) if array_ret.is_some() => {
+                if let Some(a) = array_ret {
+                    self.assign_array_result(a, &hname, t, &mut body);
+                }
+            }
+            (None, None) if array_ret.is_some() && !ends_in_jump(&func.block) => {
+                self.err(
+                    func.block.src(),
+                    format!("`{hname}` must end with the value it returns"),
+                );
+            }
             (Some(t), None) if record_ret.is_some() => {
                 if let (Some(v), Some(rec)) = (record_result, record_ret) {
                     self.assign_record_result(v, rec, t, &mut body);
@@ -316,6 +347,12 @@ impl Lowerer<'_> {
         out.push(Stmt::Block(with_exit(body, frame.exit, span)), span);
         if trailing {
             self.barrier(BarrierOrigin::TrailingSync(hname), span, out);
+        }
+        if let Some(a) = array_ret {
+            if takes_array {
+                self.array_call = Some(Some(a));
+            }
+            return Value::Error;
         }
         if let Some(v) = record_result {
             if takes_record {
@@ -441,6 +478,7 @@ impl Lowerer<'_> {
             name: name.clone(),
             result,
             record_result: None,
+            array_result: None,
             exit: None,
             wrote_shared: false,
         });
@@ -499,6 +537,11 @@ impl Lowerer<'_> {
             return;
         };
         let (name, result) = (frame.name.clone(), frame.result);
+        if let (Some(v), Some(a)) = (&r.expr, frame.array_result) {
+            self.assign_array_result(a, &name, v, out);
+            self.break_to_exit(&name, span, out);
+            return;
+        }
         if let (Some(v), Some(rv)) = (&r.expr, frame.record_result) {
             let rec = self.record_values[rv].record;
             self.assign_record_result(rv, rec, v, out);
