@@ -2,7 +2,8 @@
 //! `$OUT_DIR/kernels.rs`, deterministically from `CUPHASE_FUZZ_SEED` (default 1): arithmetic
 //! over every integer width and both float types, casts, selects, methods, `if`, loops,
 //! thread-local arrays, and shared memory with barriers; saturating arithmetic, byte and bit
-//! reversal, path calls, exact float methods, array literals and `DeviceStruct` structs through
+//! reversal, path calls, exact float methods, `checked_*`/`overflowing_*` methods and `Option`
+//! values, array copies and element loops, array literals and `DeviceStruct` structs through
 //! a helper. Every kernel writes one i64 and one f64 per thread.
 
 use std::fmt::Write as _;
@@ -385,6 +386,58 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
         let _ = writeln!(
             out,
             "        let mut sq = fz_mix(sp, {k});\n        sq.d.y = sq.d.y.wrapping_add(sp.c as u16);\n        ri = ri ^ (sq.a as i64) ^ (sq.c as i64) ^ (sq.d.y as i64);\n        rf = rf + sq.b as f64 + sq.d.x;"
+        );
+        std::mem::swap(&mut g.rng, &mut g.extra);
+    }
+    // One kernel in two: `checked_*` and `overflowing_*` methods, `Option` values through
+    // `if`, `match` with a guard and the `Option` methods, an array copy and an element loop
+    // (drawn from `extra`).
+    if g.extra.below(2) == 0 {
+        std::mem::swap(&mut g.rng, &mut g.extra);
+        let t = *g.rng.pick(INTS);
+        let (x, y) = (g.expr(t, 2), g.expr(t, 2));
+        let checked = *g.rng.pick(&[
+            "checked_add",
+            "checked_sub",
+            "checked_mul",
+            "checked_div",
+            "checked_rem",
+            "checked_div_euclid",
+            "checked_rem_euclid",
+        ]);
+        let unary = if is_signed(t) {
+            *g.rng.pick(&["checked_neg", "checked_abs", "checked_ilog2", "checked_isqrt"])
+        } else {
+            *g.rng.pick(&["checked_neg", "checked_next_power_of_two", "checked_ilog10"])
+        };
+        let over = *g.rng.pick(&[
+            "overflowing_add",
+            "overflowing_sub",
+            "overflowing_mul",
+        ]);
+        let c = g.cond(1);
+        let lit = g.literal(t);
+        let _ = writeln!(
+            out,
+            "        let op_x: {t} = {x};\n        let op_y: {t} = {y};\n        let op_c = op_x.{checked}(op_y);\n        let op_p = op_x.checked_pow((op_y as u32) % 9).or(op_x.checked_shl(op_y as u32));"
+        );
+        // (`checked_ilog2` and the rest give a `u32`: compared as `i64`.)
+        let _ = writeln!(
+            out,
+            "        let op_u = op_y.{unary}().map_or(-1i64, |v| v as i64);\n        let op_v = if {c} {{ op_c }} else {{ op_p.map(|v| v ^ op_x) }};"
+        );
+        let _ = writeln!(
+            out,
+            "        let op_w = match op_v {{\n            Some(v) if v > op_x => v.wrapping_sub(op_x),\n            Some(v) => v,\n            None => {lit},\n        }};\n        let (op_o, op_f) = op_x.{over}(op_y);"
+        );
+        let _ = writeln!(
+            out,
+            "        ri = ri ^ (op_w as i64) ^ (op_o as i64) ^ (op_f as i64) ^ op_u ^ (op_c.is_some_and(|v| v > op_y) as i64) ^ (op_p.unwrap_or_default() as i64);\n        if let Some(v) = op_c.filter(|v| *v != op_y) {{\n            ri = ri.wrapping_add(v as i64);\n        }}"
+        );
+        let (e1, e2, e3) = (g.expr(t, 1), g.expr(t, 1), g.expr(t, 1));
+        let _ = writeln!(
+            out,
+            "        let op_a: [{t}; 3] = [{e1}, {e2}, {e3}];\n        let mut op_b = op_a;\n        op_b[t % 3] = op_x;\n        for (k, &v) in op_b.iter().enumerate() {{\n            ri = ri.wrapping_add((v as i64).wrapping_mul(k as i64 + 1));\n        }}\n        for v in op_a {{\n            ri = ri ^ (v as i64);\n        }}"
         );
         std::mem::swap(&mut g.rng, &mut g.extra);
     }
