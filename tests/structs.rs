@@ -15,6 +15,30 @@ pub struct Vec2 {
     pub y: f32,
 }
 
+/// Methods of `Vec2`, which kernels of this file call as helpers (and the host, too).
+#[device]
+impl Vec2 {
+    /// The vector `(x, y)`.
+    pub fn new(x: f32, y: f32) -> Self {
+        Vec2 { x, y }
+    }
+    /// The dot product.
+    pub fn dot(self, o: Vec2) -> f32 {
+        self.x * o.x + self.y * o.y
+    }
+    /// The vector times `k`, through another method.
+    pub fn scaled(&self, k: f32) -> Vec2 {
+        Self::new(self.x * k, self.y * k)
+    }
+    /// The squared length, an early `return` for the zero vector.
+    pub fn length2(self) -> f32 {
+        if self.x == 0.0 && self.y == 0.0 {
+            return 0.0;
+        }
+        self.dot(self)
+    }
+}
+
 /// A particle: nested structs and fields of several types.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, DeviceStruct)]
@@ -530,6 +554,25 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "vec_methods",
+            run: |dev| {
+                let ps = dev.upload(&particles())?;
+                let mut out = dev.zeros::<f32>(ps.len())?;
+                vec_methods.launch(dev, Launch::cover(ps.len(), 64), &mut out, &ps)?;
+                Ok(out
+                    .to_vec()?
+                    .iter()
+                    .map(|x| u64::from(x.to_bits()))
+                    .collect())
+            },
+            expected: || {
+                particles()
+                    .iter()
+                    .map(|p| u64::from(vec_methods_host(p).to_bits()))
+                    .collect()
+            },
+        },
+        Case {
             name: "pair_fields",
             run: |dev| {
                 let mut out = dev.zeros::<Pair>(100)?;
@@ -549,6 +592,25 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
+/// Struct methods: a method of a field (`p.vel.scaled(k)`), an associated function, a method
+/// calling another.
+#[kernel]
+pub fn vec_methods(out: &mut [f32], ps: &[Particle]) {
+    let i = global_idx().x as usize;
+    if i < ps.len() {
+        let p = ps[i];
+        let v = p.vel.scaled(0.5);
+        let w = Vec2::new(1.0, p.mass);
+        out[i] = v.dot(p.pos) + w.length2() + ps[i].pos.length2();
+    }
+}
+
+fn vec_methods_host(p: &Particle) -> f32 {
+    let v = p.vel.scaled(0.5);
+    let w = Vec2::new(1.0, p.mass);
+    v.dot(p.pos) + w.length2() + p.pos.length2()
+}
+
 /// The CUDA C of every kernel here, for NVRTC.
 pub fn sources() -> Vec<(&'static str, &'static str)> {
     vec![
@@ -561,6 +623,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (block_stats.name(), block_stats.cuda_source()),
         (c_words.name(), c_words.cuda_source()),
         (transpose_points.name(), transpose_points.cuda_source()),
+        (vec_methods.name(), vec_methods.cuda_source()),
     ]
 }
 

@@ -141,3 +141,69 @@ fn shared_arrays_of_structs_are_checked_per_field() {
         Ok(())
     );
 }
+
+const WITH_METHODS: &str =
+    "#[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct V2 { x: f32, y: f32 }\n\
+     #[device] impl V2 {\n\
+         fn new(x: f32, y: f32) -> Self { V2 { x, y } }\n\
+         fn dot(self, o: V2) -> f32 { self.x * o.x + self.y * o.y }\n\
+         fn scaled(&self, k: f32) -> V2 { Self::new(self.x * k, self.y * k) }\n\
+         fn len2(self) -> f32 { self.dot(self) }\n\
+         fn grow(&mut self) { self.x += 1.0; }\n\
+     }";
+
+/// Compiles `src` in a module of `WITH_METHODS`, its methods fetched as the macro fetches
+/// them (each a helper under its alias).
+fn with_methods(src: &str) -> Result<crate::pipeline::Compiled, Vec<String>> {
+    use crate::front::{consts::ModuleConsts, helpers, methods};
+    let file = syn::parse_file(WITH_METHODS).expect("module");
+    let mut hs = helpers::Helpers::default();
+    for item in &file.items {
+        if let syn::Item::Impl(i) = item {
+            let syn::Type::Path(tp) = &*i.self_ty else {
+                continue;
+            };
+            let ty = tp.path.get_ident().expect("a plain type").clone();
+            for f in &i.items {
+                if let syn::ImplItem::Fn(f) = f {
+                    let func = methods::as_helper(&ty, f).expect("a method");
+                    let options = helpers::parse_device_attr(proc_macro2::TokenStream::new())
+                        .expect("no options");
+                    hs.add(
+                        methods::alias(&ty.to_string(), &f.sig.ident.to_string()),
+                        options,
+                        func,
+                    );
+                }
+            }
+        }
+    }
+    let func: syn::ItemFn = syn::parse_str(src).expect("kernel");
+    crate::pipeline::compile_with(
+        proc_macro2::TokenStream::new(),
+        &func,
+        "k.rs",
+        &hs,
+        &ModuleConsts::of_source(WITH_METHODS),
+    )
+    .map_err(|d| d.iter().map(|d| d.full_message()).collect())
+}
+
+#[test]
+fn methods_of_device_impl_blocks_are_inlined_helpers() {
+    let src = "fn k(out: &mut [f32], vs: &[V2]) {\n    let i = thread_idx().x as usize;\n    let v = vs[i].scaled(2.0);\n    let w = V2::new(1.0, -1.0);\n    out[i] = v.dot(w) + w.len2() + vs[i].len2();\n}";
+    let c = with_methods(src).unwrap_or_else(|e| panic!("{e:?}"));
+    // No call is left: every method is inlined.
+    assert!(!c.cuda.contains("dot("), "{}", c.cuda);
+    assert!(c.cuda.contains("vs[i].x"), "{}", c.cuda);
+}
+
+#[test]
+fn a_mut_self_method_is_an_error_naming_the_fix() {
+    let src = "fn k(vs: &mut [V2]) {\n    let i = thread_idx().x as usize;\n    let mut v = vs[i];\n    v.grow();\n    vs[i] = v;\n}";
+    let m = with_methods(src)
+        .map(|_| ())
+        .expect_err("&mut self is not supported");
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].contains("takes `&mut self`"), "{m:?}");
+}

@@ -40,12 +40,17 @@ fn from_child_module(path: &syn::Path) -> TokenStream {
 
 /// What `#[device]` expands to. Never panics; a malformed item is reported at its span.
 pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    // `#[device] impl T { .. }`: the block as written (its methods are host Rust too), and
+    // beside it each method as a helper reached by its alias (see `front::methods`).
+    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return expand_device_impl(attr, &block, item);
+    }
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let mut out = syn::Error::new(
                 e.span(),
-                "`#[device]` goes on a free function: `#[device] fn name(..) -> T { .. }`",
+                "`#[device]` goes on a free function (`#[device] fn name(..) -> T { .. }`) or on an `impl` block of a `DeviceStruct` struct",
             )
             .to_compile_error();
             out.extend(item);
@@ -55,7 +60,61 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Err(e) = parse_device_attr(attr.clone()) {
         return e.to_compile_error();
     }
-    let name = &func.sig.ident;
+    let doc = format!(
+        "`#[device]` helper `{}`: inlined into the kernels that call it; not callable from host code.",
+        func.sig.ident
+    );
+    helper_items(&attr, &func, &func.sig.ident, &doc)
+}
+
+/// `#[device] impl T { .. }`: the block, then each method's helper items under its alias.
+fn expand_device_impl(attr: TokenStream, block: &syn::ItemImpl, item: TokenStream) -> TokenStream {
+    if let Err(e) = parse_device_attr(attr.clone()) {
+        return e.to_compile_error();
+    }
+    let ty = match (&block.trait_, &*block.self_ty) {
+        (None, syn::Type::Path(p))
+            if p.path.get_ident().is_some() && block.generics.params.is_empty() =>
+        {
+            p.path.get_ident().cloned()
+        }
+        _ => None,
+    };
+    let Some(ty) = ty else {
+        let mut out = syn::Error::new_spanned(
+            &block.self_ty,
+            "`#[device]` goes on an inherent `impl T { .. }` block of a `DeviceStruct` struct, without generics",
+        )
+        .to_compile_error();
+        out.extend(item);
+        return out;
+    };
+    let mut out = item;
+    for f in &block.items {
+        let syn::ImplItem::Fn(f) = f else {
+            continue;
+        };
+        let Some(func) = crate::front::methods::as_helper(&ty, f) else {
+            continue;
+        };
+        let alias = syn::Ident::new(
+            &crate::front::methods::alias(&ty.to_string(), &f.sig.ident.to_string()),
+            f.sig.ident.span(),
+        );
+        let doc = format!("`#[device]` method `{ty}::{}` as a helper.", f.sig.ident);
+        out.extend(helper_items(&attr, &func, &alias, &doc));
+    }
+    out
+}
+
+/// The items that carry helper `func` to the kernels that call it by `name`: a macro that
+/// hands its tokens on, and a module of the helpers it calls.
+fn helper_items(
+    attr: &TokenStream,
+    func: &syn::ItemFn,
+    name: &syn::Ident,
+    doc: &str,
+) -> TokenStream {
     let mac = format_ident!("__cuphase_device_{}", name);
     let called = callees(&func);
     let callee_uses = called.iter().enumerate().map(|(i, p)| {
@@ -63,9 +122,6 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         let target = from_child_module(p);
         quote!(pub(crate) use #target as #alias;)
     });
-    let doc = format!(
-        "`#[device]` helper `{name}`: inlined into the kernels that call it; not callable from host code."
-    );
     quote! {
         #[doc(hidden)]
         macro_rules! #mac {
@@ -165,8 +221,14 @@ fn step(state: State, file_of: impl Fn(&syn::ItemFn) -> String) -> TokenStream {
 }
 
 /// The first expansion of a kernel that calls helpers: fetch the first one.
-pub fn start(attr: TokenStream, func: &syn::ItemFn) -> TokenStream {
-    let queue = callees(func).iter().map(path_key).collect();
+pub fn start(attr: TokenStream, func: &syn::ItemFn, also: &[syn::Path]) -> TokenStream {
+    let mut queue: Vec<String> = callees(func).iter().map(path_key).collect();
+    for p in also {
+        let key = path_key(p);
+        if !queue.contains(&key) {
+            queue.push(key);
+        }
+    }
     step(
         State {
             kernel_attr: attr,

@@ -43,9 +43,17 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
-    if !helpers::callees(&func).is_empty() {
+    // The methods of the file's `#[device] impl` blocks are fetched as helpers are.
+    let method_callees = func
+        .sig
+        .ident
+        .span()
+        .local_file()
+        .map(|f| ModuleConsts::of_file(&f).methods.paths())
+        .unwrap_or_default();
+    if !helpers::callees(&func).is_empty() || !method_callees.is_empty() {
         // Fetch the helpers' source first (see `device`); the kernel compiles at the end.
-        return device::start(attr, &func);
+        return device::start(attr, &func, &method_callees);
     }
     let file = func.sig.ident.span().file();
     emit(attr, &func, &file, &Helpers::default())

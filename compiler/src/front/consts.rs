@@ -20,6 +20,8 @@ pub struct ModuleConsts {
     values: HashMap<String, (Scalar, i128)>,
     /// The file's structs that kernels may use.
     pub records: super::records::Records,
+    /// The methods of the file's `#[device] impl` blocks.
+    pub methods: super::methods::Methods,
 }
 
 impl ModuleConsts {
@@ -49,6 +51,7 @@ impl ModuleConsts {
         collect(&file.items, &mut defs);
         let mut out = ModuleConsts {
             records: super::records::Records::of_file(&file),
+            methods: super::methods::Methods::of_file(&file),
             ..ModuleConsts::default()
         };
         // Constants may use constants defined after them: evaluate until nothing changes.

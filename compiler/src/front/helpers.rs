@@ -71,6 +71,17 @@ pub fn is_builtin(p: &syn::Path) -> bool {
             && p.segments.iter().nth(1).is_some_and(|s| s.ident == "half"))
 }
 
+/// Whether `p` is `Type::f`: an associated function (of a `#[device] impl` block, which the
+/// kernel reads from its file), not a free helper to fetch. Types are capitalised, modules
+/// are not.
+pub fn is_associated(p: &syn::Path) -> bool {
+    p.segments.len() >= 2
+        && p.segments[p.segments.len() - 2]
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase())
+}
+
 /// The paths of the helpers a function calls, in order of first appearance, each once.
 /// Calls of names the function binds itself (local closures) are not helper calls.
 pub fn callees(func: &syn::ItemFn) -> Vec<syn::Path> {
@@ -92,7 +103,7 @@ pub fn callees(func: &syn::ItemFn) -> Vec<syn::Path> {
                     .path
                     .get_ident()
                     .is_some_and(|i| self.bound.contains(&i.to_string()));
-                if p.qself.is_none() && !local && !is_builtin(&p.path) {
+                if p.qself.is_none() && !local && !is_builtin(&p.path) && !is_associated(&p.path) {
                     let key = path_key(&p.path);
                     if !self.out.iter().any(|q| path_key(q) == key) {
                         self.out.push(p.path.clone());
@@ -169,6 +180,15 @@ impl Helpers {
     /// The helper a call of `written` refers to, from the kernel (`from == None`) or from the
     /// body of helper `from`.
     pub fn resolve(&self, from: Option<usize>, written: &syn::Path) -> Option<usize> {
+        // `T::f`: a method of a `#[device] impl` block of the kernel's file, which the kernel
+        // fetched by its alias.
+        if is_associated(written) && written.segments.len() == 2 {
+            let (ty, f) = (&written.segments[0].ident, &written.segments[1].ident);
+            return self
+                .by_path
+                .get(&super::methods::alias(&ty.to_string(), &f.to_string()))
+                .copied();
+        }
         let key = path_key(written);
         match from {
             None => self.by_path.get(&key).copied(),

@@ -22,6 +22,7 @@ pub mod generics;
 pub mod helpers;
 pub mod infer;
 pub mod lower;
+pub mod methods;
 #[cfg(test)]
 mod option_tests;
 pub mod records;

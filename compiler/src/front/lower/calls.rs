@@ -188,6 +188,12 @@ impl Lowerer<'_> {
 
     pub(super) fn lower_method(&mut self, m: &syn::ExprMethodCall, out: &mut Block) -> Value {
         let span = m.src();
+        // `p.dot(q)` of a struct with a `#[device] impl` method.
+        match self.record_method_call(m) {
+            Some(Ok(call)) => return self.lower_call(&call, out, span, true),
+            Some(Err(())) => return Value::Error,
+            None => {}
+        }
         // `h.to_f32()`, `h.to_f64()` of `half` values.
         if m.args.is_empty() && (m.method == "to_f32" || m.method == "to_f64") {
             let to = if m.method == "to_f32" {

@@ -10,7 +10,7 @@
 //! The lowerer's state is in `cx`; each other file adds the methods for one concern:
 //! `signature`, `stmt` (statements), `lets` (`let`), `expr` (values), `control` (control flow),
 //! `memory` (shared arrays and places), `local_arrays` (thread-local arrays), `array_values` (arrays copied and iterated), `slices`
-//! (sub-slices `&a[s..]`), `structs` and `struct_values` (user structs), `options`, `option_methods` and
+//! (sub-slices `&a[s..]`), `structs`, `struct_values` and `record_methods` (user structs and their methods), `options`, `option_methods` and
 //! `option_patterns` (`Option` values), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
@@ -26,6 +26,7 @@ mod memory;
 mod option_methods;
 mod option_patterns;
 mod options;
+mod record_methods;
 mod signature;
 mod slices;
 mod stmt;

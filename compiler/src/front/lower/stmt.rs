@@ -252,6 +252,19 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) if is_helper_call(c) => {
                 self.lower_call(c, out, span, false);
             }
+            syn::Expr::MethodCall(m) if self.record_type_of(&m.receiver).is_some() => {
+                match self.record_method_call(m) {
+                    Some(Ok(call)) => {
+                        self.lower_call(&call, out, span, false);
+                    }
+                    Some(Err(())) => {}
+                    None => {
+                        if let Value::Expr(v) = self.lower_value(e, out) {
+                            out.push(Stmt::Eval(v), span);
+                        }
+                    }
+                }
+            }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Warp(WarpOp::Sync)) => {
                 self.lower_warp(c, WarpOp::Sync, out, span);
             }

@@ -90,6 +90,13 @@ impl Lowerer<'_> {
         out: &mut Block,
     ) -> Option<(usize, Vec<Handle<Expr>>)> {
         let span = e.src();
+        // `p.scaled(k)`: the call of the struct's method.
+        if let syn::Expr::MethodCall(m) = strip_parens(e) {
+            if let Some(call) = self.record_method_call(m) {
+                let call = syn::Expr::Call(call.ok()?);
+                return self.lower_record_value(&call, expected, out);
+            }
+        }
         let (rec, leaves) = match strip_parens(e) {
             syn::Expr::Struct(s) => self.lower_struct_literal(s, out)?,
             syn::Expr::Call(c) => {

@@ -231,6 +231,7 @@ impl Lowerer<'_> {
             syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
             syn::Expr::Field(f) => self.is_record_syntax(&f.base),
             syn::Expr::Call(c) => self.call_returns_record(c),
+            syn::Expr::MethodCall(m) => self.method_returns_record(m),
             _ => false,
         }
     }
