@@ -32,7 +32,13 @@ impl Lowerer<'_> {
         let rec = self.record_type_of(&m.receiver)?;
         let ty = self.records.get(rec)?.name.clone();
         let name = m.method.to_string();
-        let method = self.consts.methods.get(&ty, &name)?;
+        let Some(method) = self.consts.methods.get(&ty, &name) else {
+            self.cx.push(
+                Diagnostic::new(m.method.src(), format!("no method `{name}` on struct `{ty}` in kernels"))
+                    .note(format!("kernels call the methods of `#[device] impl {ty} {{ .. }}` blocks in the kernel's file")),
+            );
+            return Some(Err(()));
+        };
         if method.mut_receiver {
             self.cx.push(
                 Diagnostic::new(
