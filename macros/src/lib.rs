@@ -35,6 +35,17 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// A helper that writes shared memory ends on a barrier (trailing sync) unless
 /// `#[device(trailing_sync = false)]`; a trailing barrier that orders nothing at a call is
 /// dropped there.
+///
+/// On an inherent `impl` block of a `DeviceStruct` struct, every method of the block is a
+/// helper that kernels of the same file call as `p.dot(q)` or `Vec2::new(x, y)` (receivers
+/// `self`, `mut self` and `&self`); the block itself stays ordinary Rust for the host.
+///
+/// ```text
+/// #[device]
+/// impl Vec2 {
+///     fn dot(self, o: Vec2) -> f32 { self.x * o.x + self.y * o.y }
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     cuphase_compiler::expand_device(attr.into(), item.into()).into()
