@@ -127,7 +127,7 @@ int_more!(i64_more, i64_more_case, i64);
 int_more!(u64_more, u64_more_case, u64);
 
 /// Results per pair of the unsigned methods.
-const UNSIGNED_OPS: usize = 3;
+const UNSIGNED_OPS: usize = 4;
 
 macro_rules! unsigned_more {
     ($kernel:ident, $case:ident, $t:ident) => {
@@ -137,10 +137,11 @@ macro_rules! unsigned_more {
             let i = global_idx().x;
             if i < xs.len() as u32 {
                 let (x, y) = (xs[i], ys[i]);
-                let o = i * 3;
+                let o = i * 4;
                 out[o] = x.div_ceil(y.max(1));
                 out[o + 1] = x.next_power_of_two();
                 out[o + 2] = x.is_power_of_two() as $t;
+                out[o + 3] = x.is_multiple_of(y) as $t;
             }
         }
 
@@ -187,6 +188,7 @@ macro_rules! unsigned_more {
                             // A release build's wrapping.
                             x.checked_next_power_of_two().unwrap_or(0),
                             x.is_power_of_two() as $t,
+                            x.is_multiple_of(y) as $t,
                         ];
                         v.extend(r.iter().map(|r| *r as u64));
                     }

@@ -31,6 +31,9 @@ pub enum Method {
     Pow,
     CountOnes,
     IsPowerOfTwo,
+    /// `a.is_multiple_of(b)` of unsigned integers: `a % b == 0`, and for `b == 0` whether
+    /// `a == 0`.
+    IsMultipleOf,
     LeadingZeros,
     TrailingZeros,
     WrappingAdd,
@@ -224,6 +227,7 @@ impl Method {
         ("pow", Method::Pow),
         ("count_ones", Method::CountOnes),
         ("is_power_of_two", Method::IsPowerOfTwo),
+        ("is_multiple_of", Method::IsMultipleOf),
         ("leading_zeros", Method::LeadingZeros),
         ("trailing_zeros", Method::TrailingZeros),
         ("wrapping_add", Method::WrappingAdd),
@@ -303,6 +307,7 @@ impl Method {
             Method::Copysign | Method::Hypot | Method::Atan2 => 1,
             Method::SaturatingAdd | Method::SaturatingSub | Method::SaturatingMul => 1,
             Method::DivCeil | Method::DivEuclid | Method::RemEuclid | Method::AbsDiff => 1,
+            Method::IsMultipleOf => 1,
             Method::WrappingPow | Method::WrappingShl | Method::WrappingShr => 1,
             Method::Checked(c) | Method::CheckedValue(c) => c.arity(),
             Method::MulAdd | Method::Clamp => 2,
@@ -314,6 +319,7 @@ impl Method {
     pub fn fixed_result(self) -> Option<Scalar> {
         match self {
             Method::IsPowerOfTwo
+            | Method::IsMultipleOf
             | Method::IsNan
             | Method::IsInfinite
             | Method::IsFinite
@@ -406,6 +412,7 @@ impl Method {
             Method::DivCeil
                 | Method::NextPowerOfTwo
                 | Method::IsPowerOfTwo
+                | Method::IsMultipleOf
                 | Method::Checked(CheckedOp::NextPowerOfTwo)
                 | Method::CheckedValue(CheckedOp::NextPowerOfTwo)
         )
@@ -440,6 +447,7 @@ impl Method {
             Method::Pow
                 | Method::CountOnes
                 | Method::IsPowerOfTwo
+                | Method::IsMultipleOf
                 | Method::LeadingZeros
                 | Method::TrailingZeros
                 | Method::WrappingAdd

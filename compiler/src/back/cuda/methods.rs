@@ -193,6 +193,21 @@ impl Writer<'_> {
                     call(f, &[x.text, arg(0)])
                 }
             }
+            // `b == 0 ? a == 0 : a % b == 0`: no division by zero.
+            Method::IsMultipleOf => {
+                let b = a[0].clone();
+                Rendered {
+                    text: format!(
+                        "{} == 0 ? {} == 0 : {} % {} == 0",
+                        b.at_least(prec::EQUALITY + 1),
+                        x.at_least(prec::EQUALITY + 1),
+                        x.at_least(prec::MULTIPLICATIVE),
+                        b.at_least(prec::MULTIPLICATIVE + 1)
+                    ),
+                    prec: prec::TERNARY,
+                    op: None,
+                }
+            }
             // One bit set: a power of two (Rust's method exists on unsigned integers only).
             Method::IsPowerOfTwo => {
                 let f = if bits == 64 { "__popcll" } else { "__popc" };
