@@ -116,7 +116,7 @@ fn helper_items(
     doc: &str,
 ) -> TokenStream {
     let mac = format_ident!("__cuphase_device_{}", name);
-    let called = callees(&func);
+    let called = callees(func);
     let callee_uses = called.iter().enumerate().map(|(i, p)| {
         let alias = format_ident!("{CALLEE_PREFIX}{i}");
         let target = from_child_module(p);
