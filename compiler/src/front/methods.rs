@@ -9,7 +9,6 @@
 //! a struct `p` of type `T` is then the helper call `T::dot(p, q)`, and `T::new(x, y)` a call
 //! of an associated function.
 
-use super::helpers::path_key;
 use proc_macro2::{Group, Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 
@@ -91,13 +90,17 @@ impl Methods {
 
     /// The paths of every method, for a kernel of the file to fetch.
     pub fn paths(&self) -> Vec<syn::Path> {
-        let mut out: Vec<syn::Path> = Vec::new();
+        let mut seen: Vec<String> = Vec::new();
+        let mut out = Vec::new();
         for m in &self.items {
-            if let Ok(p) = syn::parse_str::<syn::Path>(&alias(&m.of, &m.name)) {
-                if !out.iter().any(|q| path_key(q) == path_key(&p)) {
-                    out.push(p);
-                }
+            let a = alias(&m.of, &m.name);
+            if seen.contains(&a) {
+                continue;
             }
+            if let Ok(p) = syn::parse_str::<syn::Path>(&a) {
+                out.push(p);
+            }
+            seen.push(a);
         }
         out
     }

@@ -12,6 +12,8 @@
 //! - [`builtins`] is the one table of the language's own functions; [`attr`] parses
 //!   `#[kernel(..)]`; [`helpers`] is the table of helpers a kernel reaches; [`generics`] the
 //!   bounds and instances of generic parameters and the token substitution.
+//! - [`consts`], [`records`] and [`methods`] read the kernel's own file: its integer
+//!   constants, its `DeviceStruct` structs and the methods of its `#[device] impl` blocks.
 
 #[cfg(test)]
 mod array_tests;
