@@ -30,6 +30,11 @@ impl Vec2 {
     pub fn scaled(&self, k: f32) -> Vec2 {
         Self::new(self.x * k, self.y * k)
     }
+    /// Moves by `d` in place: the caller's variable changes.
+    pub fn shift(&mut self, d: Vec2) {
+        self.x += d.x;
+        self.y += d.y;
+    }
     /// The squared length, an early `return` for the zero vector.
     pub fn length2(self) -> f32 {
         if self.x == 0.0 && self.y == 0.0 {
@@ -599,14 +604,16 @@ pub fn vec_methods(out: &mut [f32], ps: &[Particle]) {
     let i = global_idx().x as usize;
     if i < ps.len() {
         let p = ps[i];
-        let v = p.vel.scaled(0.5);
+        let mut v = p.vel.scaled(0.5);
+        v.shift(p.pos);
         let w = Vec2::new(1.0, p.mass);
         out[i] = v.dot(p.pos) + w.length2() + ps[i].pos.length2();
     }
 }
 
 fn vec_methods_host(p: &Particle) -> f32 {
-    let v = p.vel.scaled(0.5);
+    let mut v = p.vel.scaled(0.5);
+    v.shift(p.pos);
     let w = Vec2::new(1.0, p.mass);
     v.dot(p.pos) + w.length2() + p.pos.length2()
 }

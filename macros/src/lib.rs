@@ -38,7 +38,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// On an inherent `impl` block of a `DeviceStruct` struct, every method of the block is a
 /// helper that kernels of the same file call as `p.dot(q)` or `Vec2::new(x, y)` (receivers
-/// `self`, `mut self` and `&self`); the block itself stays ordinary Rust for the host.
+/// `self`, `mut self`, `&self`, and `&mut self` of a `mut` struct variable); the block itself
+/// stays ordinary Rust for the host.
 ///
 /// ```text
 /// #[device]

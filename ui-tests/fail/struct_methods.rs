@@ -18,12 +18,10 @@ impl V2 {
 }
 
 #[kernel]
-fn mut_self(vs: &mut [V2]) {
+fn mut_self_of_an_element(vs: &mut [V2]) {
     let i = global_idx().x as usize;
-    let mut v = vs[i];
-    // `&mut self` methods are not supported yet.
-    v.grow();
-    vs[i] = v;
+    // A `&mut self` method changes a struct variable, not an element in memory.
+    vs[i].grow();
 }
 
 #[kernel]

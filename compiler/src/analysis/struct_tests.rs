@@ -199,11 +199,28 @@ fn methods_of_device_impl_blocks_are_inlined_helpers() {
 }
 
 #[test]
-fn a_mut_self_method_is_an_error_naming_the_fix() {
-    let src = "fn k(vs: &mut [V2]) {\n    let i = thread_idx().x as usize;\n    let mut v = vs[i];\n    v.grow();\n    vs[i] = v;\n}";
-    let m = with_methods(src)
-        .map(|_| ())
-        .expect_err("&mut self is not supported");
+fn a_mut_self_method_changes_the_callers_variable() {
+    let src = "fn k(vs: &mut [V2]) {\n    let i = thread_idx().x as usize;\n    let mut v = vs[i];\n    v.grow();\n    v.grow();\n    vs[i] = v;\n}";
+    let c = with_methods(src).unwrap_or_else(|e| panic!("{e:?}"));
+    // The method's `self.x += 1.0` is the variable's own field, twice.
+    assert_eq!(c.cuda.matches("v_x += 1.0f;").count(), 2, "{}", c.cuda);
+    let m = with_methods(
+        "fn k(vs: &mut [V2]) {\n    let i = thread_idx().x as usize;\n    vs[i].grow();\n}",
+    )
+    .map(|_| ())
+    .expect_err("an element is no struct variable");
     assert_eq!(m.len(), 1, "{m:?}");
-    assert!(m[0].contains("takes `&mut self`"), "{m:?}");
+    assert!(
+        m[0].contains("a `&mut self` method changes a struct variable"),
+        "{m:?}"
+    );
+    let m = with_methods(
+        "fn k(vs: &mut [V2]) {\n    let i = thread_idx().x as usize;\n    let v = vs[i];\n    v.grow();\n}",
+    )
+    .map(|_| ())
+    .expect_err("an immutable variable");
+    assert!(
+        m.iter().any(|m| m.contains("cannot borrow `v` as mutable")),
+        "{m:?}"
+    );
 }

@@ -24,7 +24,7 @@ pub struct MethodInfo {
     pub of: String,
     /// Its name.
     pub name: String,
-    /// The receiver is `&mut self`, which kernels do not support yet.
+    /// The receiver is `&mut self`: the method changes a struct variable of the caller.
     pub mut_receiver: bool,
     /// The name of the type it returns, where that is a plain name (`Self` as the struct's).
     pub returns: Option<String>,
@@ -123,14 +123,13 @@ pub fn as_helper(ty: &Ident, f: &syn::ImplItemFn) -> Option<syn::ItemFn> {
         .iter()
         .map(|a| match a {
             syn::FnArg::Receiver(r) => {
-                let m = if r.reference.is_none() && r.mutability.is_some() {
-                    quote::quote!(mut)
-                } else {
-                    TokenStream::new()
-                };
                 let this = Ident::new("this", r.self_token.span);
-                // (`&mut self` is reported where the method is called.)
-                syn::parse_quote!(#m #this: #ty)
+                match (&r.reference, r.mutability) {
+                    // `&mut self`: the caller's struct variable.
+                    (Some(_), Some(_)) => syn::parse_quote!(#this: &mut #ty),
+                    (None, Some(_)) => syn::parse_quote!(mut #this: #ty),
+                    _ => syn::parse_quote!(#this: #ty),
+                }
             }
             other => other.clone(),
         })

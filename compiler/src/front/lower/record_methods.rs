@@ -23,8 +23,8 @@ impl Lowerer<'_> {
     }
 
     /// The call `T::name(receiver, args..)` that method call `m` stands for, where the
-    /// receiver is a struct with such a method. `Err(())` after an error (a method taking
-    /// `&mut self`).
+    /// receiver is a struct with such a method (a `&mut self` method borrows the receiver,
+    /// which must be a `mut` struct variable). `Err(())` after an error.
     pub(super) fn record_method_call(
         &mut self,
         m: &syn::ExprMethodCall,
@@ -32,20 +32,10 @@ impl Lowerer<'_> {
         let rec = self.record_type_of(&m.receiver)?;
         let ty = self.records.get(rec)?.name.clone();
         let name = m.method.to_string();
-        let Some(method) = self.consts.methods.get(&ty, &name) else {
+        if self.consts.methods.get(&ty, &name).is_none() {
             self.cx.push(
                 Diagnostic::new(m.method.src(), format!("no method `{name}` on struct `{ty}` in kernels"))
                     .note(format!("kernels call the methods of `#[device] impl {ty} {{ .. }}` blocks in the kernel's file")),
-            );
-            return Some(Err(()));
-        };
-        if method.mut_receiver {
-            self.cx.push(
-                Diagnostic::new(
-                    m.method.src(),
-                    format!("`{ty}::{name}` takes `&mut self`, which kernels do not support yet"),
-                )
-                .note("take `self` and return the changed struct: `p = p.moved(dt);`"),
             );
             return Some(Err(()));
         }

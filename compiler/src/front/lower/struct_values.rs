@@ -5,6 +5,7 @@
 use super::cx::{Binding, Lowerer, RecordValue, Value};
 use super::structs::Source;
 use super::syntax::strip_parens;
+use crate::diag::Diagnostic;
 use crate::ir::*;
 
 /// What one field write of a whole-struct assignment changes.
@@ -377,6 +378,12 @@ impl Lowerer<'_> {
         pt: &syn::PatType,
         out: &mut Block,
     ) -> Option<Option<usize>> {
+        // `&mut P` (a method's `&mut self`): the caller's struct variable itself.
+        if let syn::Type::Reference(r) = &*pt.ty {
+            if r.mutability.is_some() && self.record_of_type(&r.elem).is_some() {
+                return Some(self.record_borrow(arg));
+            }
+        }
         let rec = match self.record_of_type(&pt.ty)? {
             Ok(r) => r,
             Err(why) => {
@@ -401,6 +408,37 @@ impl Lowerer<'_> {
             arg.src(),
             out,
         )))
+    }
+
+    /// The struct variable a `&mut P` parameter borrows: `p` or `&mut p` of a `mut` struct
+    /// variable (its fields are the helper's, so writes reach the caller).
+    fn record_borrow(&mut self, arg: &syn::Expr) -> Option<usize> {
+        let target = match strip_parens(arg) {
+            syn::Expr::Reference(r) if r.mutability.is_some() => strip_parens(&r.expr),
+            other => other,
+        };
+        let name = match target {
+            syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        match name.as_deref().and_then(|n| self.lookup(n)) {
+            Some(Binding::Record(v)) if self.record_values[v].mutable => Some(v),
+            Some(Binding::Record(v)) => {
+                let name = self.record_values[v].name.clone();
+                self.cx.push(
+                    Diagnostic::new(arg.src(), format!("cannot borrow `{name}` as mutable"))
+                        .note(format!("declare it `let mut {name}`")),
+                );
+                None
+            }
+            _ => {
+                self.cx.push(
+                    Diagnostic::new(arg.src(), "a `&mut self` method changes a struct variable")
+                        .note("copy the element into a variable, call the method, store it back: `let mut p = ps[i]; p.step(); ps[i] = p;`"),
+                );
+                None
+            }
+        }
     }
 
     /// `place = <struct>;` of a whole struct (`p = q;`, `ps[i] = P { .. };`, `ps[i].pos =
