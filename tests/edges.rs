@@ -226,7 +226,7 @@ int_table!(
 );
 
 /// Every ordered pair of the edge values, as two columns.
-fn all_pairs<T: Copy>(edges: &[T]) -> (Vec<T>, Vec<T>) {
+pub fn all_pairs<T: Copy>(edges: &[T]) -> (Vec<T>, Vec<T>) {
     let xs = edges
         .iter()
         .flat_map(|x| edges.iter().map(move |_| *x))

@@ -7,6 +7,7 @@
 //! (checked here exactly) and CUDA's libm on the GPU.
 
 use crate::cases::Case;
+use crate::edges::all_pairs;
 use cuphase::prelude::*;
 
 /// Results per pair of inputs.
@@ -63,12 +64,7 @@ macro_rules! int_more {
                     !(0 as $t),
                     $t::MAX / 3,
                 ];
-                let xs = edges
-                    .iter()
-                    .flat_map(|x| edges.iter().map(move |_| *x))
-                    .collect();
-                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
-                (xs, ys)
+                all_pairs(&edges)
             }
             Case {
                 name: stringify!($kernel),
@@ -161,12 +157,7 @@ macro_rules! unsigned_more {
                     $t::MAX / 2,
                     $t::MAX / 2 + 2,
                 ];
-                let xs = edges
-                    .iter()
-                    .flat_map(|x| edges.iter().map(move |_| *x))
-                    .collect();
-                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
-                (xs, ys)
+                all_pairs(&edges)
             }
             Case {
                 name: stringify!($kernel),
@@ -361,12 +352,7 @@ macro_rules! float_more {
                     $t::NEG_INFINITY,
                     $t::NAN,
                 ];
-                let xs = edges
-                    .iter()
-                    .flat_map(|x| edges.iter().map(move |_| *x))
-                    .collect();
-                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
-                (xs, ys)
+                all_pairs(&edges)
             }
             Case {
                 name: stringify!($kernel),

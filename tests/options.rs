@@ -6,6 +6,7 @@
 //! join `cases::all()`, so the GPU is compared with the simulator bit for bit.
 
 use crate::cases::Case;
+use crate::edges::all_pairs;
 use cuphase::prelude::*;
 
 /// Results per pair of inputs.
@@ -102,12 +103,7 @@ macro_rules! checked_table {
                     (1 as $t) << ($t::BITS - 2),
                     $t::BITS as $t,
                 ];
-                let xs = edges
-                    .iter()
-                    .flat_map(|x| edges.iter().map(move |_| *x))
-                    .collect();
-                let ys = edges.iter().flat_map(|_| edges.iter().copied()).collect();
-                (xs, ys)
+                all_pairs(&edges)
             }
             Case {
                 name: stringify!($kernel),

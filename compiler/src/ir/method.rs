@@ -183,7 +183,10 @@ impl CheckedOp {
                 | CheckedOp::Shr
         )
     }
-    /// The wrapping method whose value `overflowing_*` gives.
+    /// The total method whose value is the operation's where it fits: the wrapping form that
+    /// `overflowing_*` gives (and for `next_power_of_two` the release build's wrapping one).
+    /// `None` for the operations that fault where they do not fit (division, logarithms,
+    /// square roots).
     pub fn wrapping(self) -> Option<Method> {
         Some(match self {
             CheckedOp::Add => Method::WrappingAdd,
@@ -194,6 +197,7 @@ impl CheckedOp {
             CheckedOp::Pow => Method::WrappingPow,
             CheckedOp::Shl => Method::WrappingShl,
             CheckedOp::Shr => Method::WrappingShr,
+            CheckedOp::NextPowerOfTwo => Method::NextPowerOfTwo,
             _ => return None,
         })
     }

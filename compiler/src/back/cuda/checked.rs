@@ -4,9 +4,10 @@
 //! Takes an operation and the operand type; gives the text of two kinds of helper:
 //! `checked_<op>_ok(a[, b])`, whether Rust's `checked_<op>` is `Some`, and for the
 //! operations that fault in C (division, remainder, their Euclidean forms, the logarithms,
-//! the signed square root) `checked_<op>_or_zero(a[, b])`, the value where it is `Some` and
-//! zero where it is not, with no fault. The value of the other operations is their wrapping
-//! form, which the writer renders. The panicking helpers of the same operations
+//! the signed square root: those [`CheckedOp::wrapping`] has no total form for)
+//! `checked_<op>_or_zero(a[, b])`, the value where it is `Some` and zero where it is not, with
+//! no fault. The value of the other operations is their wrapping form, which the writer
+//! renders. The panicking helpers of the same operations
 //! (`div_euclid`, `ilog2`, ...) share this module's [`core`], so the two cannot disagree on a
 //! value. A leaf module (it uses only [`super::syntax`]).
 
@@ -20,21 +21,6 @@ pub(super) enum Part {
     Ok,
     /// The value where it is `Some`, else zero.
     OrZero,
-}
-
-/// The operations whose value needs an `or_zero` helper (the rest have a total wrapping
-/// form).
-pub(super) fn needs_or_zero(op: CheckedOp) -> bool {
-    matches!(
-        op,
-        CheckedOp::Div
-            | CheckedOp::Rem
-            | CheckedOp::DivEuclid
-            | CheckedOp::RemEuclid
-            | CheckedOp::Ilog2
-            | CheckedOp::Ilog10
-            | CheckedOp::Isqrt
-    )
 }
 
 /// The helper's name, parameters and body for operand type `t`.

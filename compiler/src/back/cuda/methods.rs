@@ -6,7 +6,7 @@
 //! the exact type it takes (no cast where it already has it), and the result has the Rust
 //! method's type.
 
-use super::checked::{self, Part};
+use super::checked::Part;
 use super::checks::FAULTS;
 use super::helpers::Helper;
 use super::syntax::{c_type, cast_text, is_narrow, prec, unsigned_of, Rendered};
@@ -23,6 +23,12 @@ impl Writer<'_> {
         receiver: Handle<Expr>,
         args: &[Handle<Expr>],
     ) -> Rendered {
+        // The value of a `checked_*` whose wrapping form is total is that form (it is read
+        // only where the operation fits).
+        let m = match m {
+            Method::CheckedValue(op) => op.wrapping().unwrap_or(m),
+            m => m,
+        };
         let t = self.types.expr(receiver);
         let x = self.expr(receiver);
         let a: Vec<Rendered> = args.iter().map(|a| self.expr(*a)).collect();
@@ -160,9 +166,9 @@ impl Writer<'_> {
                 values.extend((0..args.len()).map(arg));
                 self.helper_cast(Helper::Checked(op, Part::Ok), t, &values)
             }
-            // The value where it is `Some`: the wrapping form where that is total, else the
-            // helper that gives zero where C would fault.
-            Method::CheckedValue(op) if checked::needs_or_zero(op) => {
+            // The value where it is `Some`, where C would fault otherwise (the other operations'
+            // values are their wrapping forms, taken above).
+            Method::CheckedValue(op) => {
                 let mut values = vec![x.text];
                 values.extend((0..args.len()).map(arg));
                 let r = self.helper_cast(Helper::Checked(op, Part::OrZero), t, &values);
@@ -172,10 +178,6 @@ impl Writer<'_> {
                     r
                 }
             }
-            Method::CheckedValue(op) => match op.wrapping() {
-                Some(w) => self.method(h, w, receiver, args),
-                None => self.helper_cast(Helper::NextPowerOfTwo, t, &[x.text]),
-            },
             Method::RotateLeft => self.helper_cast(Helper::RotateLeft, t, &[x.text, arg(0)]),
             Method::RotateRight => self.helper_cast(Helper::RotateRight, t, &[x.text, arg(0)]),
             Method::Min | Method::Max => {

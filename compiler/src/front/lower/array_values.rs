@@ -539,29 +539,7 @@ impl Lowerer<'_> {
         if let Some(v) = &elem {
             let index = vec![self.expr(Expr::Local(var), v.src())];
             let value = self.expr(Expr::Load { array, index }, v.src());
-            let h = self.locals.append(
-                Local {
-                    name: v.to_string(),
-                    mutable: elem_mut,
-                    annotated: None,
-                    origin: LocalOrigin::Let,
-                },
-                v.src(),
-            );
-            self.let_inits.insert(h, value);
-            body.push(
-                Stmt::Let {
-                    local: h,
-                    init: Some(value),
-                },
-                v.src(),
-            );
-            let b = if elem_ref {
-                Binding::Shared(h)
-            } else {
-                Binding::Local(h)
-            };
-            self.bind(v.to_string(), b);
+            self.bind_copy(v, elem_mut, value, elem_ref, &mut body);
         }
         let inner = self.lower_block(&f.body);
         body.append(inner);

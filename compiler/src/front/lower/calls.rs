@@ -300,10 +300,13 @@ impl Lowerer<'_> {
                 span,
             ));
         }
-        self.err(
-            m.method.src(),
-            format!("the method `{}` is not supported in kernels yet", m.method),
-        );
+        // (A receiver whose declaration was reported adds nothing.)
+        if !self.is_poisoned(&m.receiver) {
+            self.err(
+                m.method.src(),
+                format!("the method `{}` is not supported in kernels yet", m.method),
+            );
+        }
         Value::Error
     }
 
@@ -480,14 +483,7 @@ impl Lowerer<'_> {
                 if scratch.stmts.is_empty() {
                     v
                 } else {
-                    let tmp = self.temp(span);
-                    out.push(
-                        Stmt::Let {
-                            local: tmp,
-                            init: None,
-                        },
-                        span,
-                    );
+                    let tmp = self.declared_temp(span, out);
                     let mut inner = Block {
                         is_unsafe: true,
                         ..Block::default()
@@ -508,14 +504,7 @@ impl Lowerer<'_> {
                 }
             }
             None => {
-                let tmp = self.temp(span);
-                out.push(
-                    Stmt::Let {
-                        local: tmp,
-                        init: None,
-                    },
-                    span,
-                );
+                let tmp = self.declared_temp(span, out);
                 let mut inner = self.block_into_temp(b, tmp);
                 inner.is_unsafe = true;
                 out.push(Stmt::Block(inner), span);

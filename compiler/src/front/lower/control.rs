@@ -631,14 +631,7 @@ impl Lowerer<'_> {
             return Value::Error;
         };
         if matches!(&*i.cond, syn::Expr::Let(_)) {
-            let tmp = self.temp(span);
-            out.push(
-                Stmt::Let {
-                    local: tmp,
-                    init: None,
-                },
-                span,
-            );
+            let tmp = self.declared_temp(span, out);
             return if self.lower_if_into(i, Sink::Scalar(tmp), out) {
                 Value::Expr(self.expr(Expr::Local(tmp), span))
             } else {
@@ -677,14 +670,7 @@ impl Lowerer<'_> {
             }
         }
         // General form: `let tmp; if c { ..; tmp = a } else { ..; tmp = b }`.
-        let tmp = self.temp(span);
-        out.push(
-            Stmt::Let {
-                local: tmp,
-                init: None,
-            },
-            span,
-        );
+        let tmp = self.declared_temp(span, out);
         let accept = self.block_into_temp(&i.then_branch, tmp);
         let reject = match &**else_expr {
             syn::Expr::Block(b) => self.block_into_temp(&b.block, tmp),
@@ -763,14 +749,7 @@ impl Lowerer<'_> {
                 return v;
             }
         }
-        let tmp = self.temp(span);
-        out.push(
-            Stmt::Let {
-                local: tmp,
-                init: None,
-            },
-            span,
-        );
+        let tmp = self.declared_temp(span, out);
         let inner = self.block_into_temp(b, tmp);
         out.push(Stmt::Block(inner), span);
         Value::Expr(self.expr(Expr::Local(tmp), span))

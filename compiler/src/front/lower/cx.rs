@@ -330,6 +330,59 @@ impl Lowerer<'_> {
         h
     }
 
+    /// `let name = init;` (`mut` where `mutable`) pushed to `out`, and the name bound: as a
+    /// `&T` to the copy where `shared` (read as `v` or `*v`, never assigned).
+    pub(super) fn bind_copy(
+        &mut self,
+        name: &syn::Ident,
+        mutable: bool,
+        init: Handle<Expr>,
+        shared: bool,
+        out: &mut Block,
+    ) {
+        let h = self.locals.append(
+            Local {
+                name: name.to_string(),
+                mutable,
+                annotated: None,
+                origin: LocalOrigin::Let,
+            },
+            name.src(),
+        );
+        self.let_inits.insert(h, init);
+        out.push(
+            Stmt::Let {
+                local: h,
+                init: Some(init),
+            },
+            name.src(),
+        );
+        let b = if shared {
+            Binding::Shared(h)
+        } else {
+            Binding::Local(h)
+        };
+        self.bind(name.to_string(), b);
+    }
+
+    /// Whether `e` names a binding whose declaration was reported (its uses report nothing).
+    pub(super) fn is_poisoned(&self, e: &syn::Expr) -> bool {
+        matches!(super::syntax::strip_parens(e), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Poisoned))))
+    }
+
+    /// A temporary declared here without a value (each path that reads it assigns it).
+    pub(super) fn declared_temp(&mut self, span: Span, out: &mut Block) -> Handle<Local> {
+        let tmp = self.temp(span);
+        out.push(
+            Stmt::Let {
+                local: tmp,
+                init: None,
+            },
+            span,
+        );
+        tmp
+    }
+
     pub(super) fn temp(&mut self, span: Span) -> Handle<Local> {
         self.locals.append(
             Local {

@@ -103,14 +103,7 @@ impl Lowerer<'_> {
                             };
                         };
                         let (l, r) = (*l, *r);
-                        let tmp = self.temp(span);
-                        out.push(
-                            Stmt::Let {
-                                local: tmp,
-                                init: None,
-                            },
-                            span,
-                        );
+                        let tmp = self.declared_temp(span, out);
                         let set = |v: Handle<Expr>| Stmt::Assign {
                             place: Place::Local(tmp),
                             op: None,
@@ -227,20 +220,13 @@ impl Lowerer<'_> {
             }
             syn::Expr::MethodCall(m)
                 if TO_SCALAR.contains(&m.method.to_string().as_str())
-                    && (self.is_option_expr(&m.receiver) || self.is_poisoned(&m.receiver)) =>
+                    && self.is_option_expr(&m.receiver) =>
             {
                 self.lower_option_read(m, out)
             }
             syn::Expr::MethodCall(m) => self.lower_method(m, out),
             syn::Expr::Match(mt) => {
-                let tmp = self.temp(span);
-                out.push(
-                    Stmt::Let {
-                        local: tmp,
-                        init: None,
-                    },
-                    span,
-                );
+                let tmp = self.declared_temp(span, out);
                 if self.lower_match(mt, out, Sink::Scalar(tmp)) {
                     Value::Expr(self.expr(Expr::Local(tmp), span))
                 } else {

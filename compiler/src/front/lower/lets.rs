@@ -60,29 +60,14 @@ impl Lowerer<'_> {
             }
         };
         let name = ident.to_string();
-        if local.init.as_ref().is_none_or(|i| i.diverge.is_none())
-            && self.try_option_let(
-                &ident,
-                mutable,
-                annotated_ty,
-                local.init.as_ref().map(|i| &*i.expr),
-                out,
-                span,
-            )
-        {
-            return;
-        }
-        if local.init.as_ref().is_none_or(|i| i.diverge.is_none())
-            && self.try_record_let(
-                &ident,
-                mutable,
-                annotated_ty,
-                local.init.as_ref().map(|i| &*i.expr),
-                span,
-                out,
-            )
-        {
-            return;
+        // Options and structs (not with `else`: a plain name always matches).
+        if local.init.as_ref().is_none_or(|i| i.diverge.is_none()) {
+            let init = local.init.as_ref().map(|i| &*i.expr);
+            if self.try_option_let(&ident, mutable, annotated_ty, init, out, span)
+                || self.try_record_let(&ident, mutable, annotated_ty, init, span, out)
+            {
+                return;
+            }
         }
         if let Some(init) = &local.init {
             if let Some((_, diverge)) = &init.diverge {

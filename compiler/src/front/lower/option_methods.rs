@@ -162,25 +162,11 @@ impl Lowerer<'_> {
     /// `x.checked_op(y)`: `Some` where the operation fits, its value there.
     fn lower_checked(&mut self, m: &syn::ExprMethodCall, op: CheckedOp, out: &mut Block) -> Opt {
         let span = m.src();
-        let Some((operands, copies)) = self.checked_operands(m, op, out) else {
+        let Some(operands) = self.checked_operands(m, op, out) else {
             return Opt::Error;
         };
-        let some = self.expr(
-            Expr::Method {
-                method: Method::Checked(op),
-                receiver: operands[0],
-                args: operands[1..].to_vec(),
-            },
-            span,
-        );
-        let value = self.expr(
-            Expr::Method {
-                method: Method::CheckedValue(op),
-                receiver: copies[0],
-                args: copies[1..].to_vec(),
-            },
-            span,
-        );
+        let some = self.method_of(Method::Checked(op), &operands, span);
+        let value = self.method_of(Method::CheckedValue(op), &operands, span);
         Opt::Parts(OptionParts { some, value })
     }
 
@@ -192,23 +178,9 @@ impl Lowerer<'_> {
     ) -> Option<[Handle<Expr>; 2]> {
         let span = m.src();
         let op = overflowing_op(m)?;
-        let (operands, copies) = self.checked_operands(m, op, out)?;
-        let value = self.expr(
-            Expr::Method {
-                method: op.wrapping()?,
-                receiver: operands[0],
-                args: operands[1..].to_vec(),
-            },
-            span,
-        );
-        let fits = self.expr(
-            Expr::Method {
-                method: Method::Checked(op),
-                receiver: copies[0],
-                args: copies[1..].to_vec(),
-            },
-            span,
-        );
+        let operands = self.checked_operands(m, op, out)?;
+        let value = self.method_of(op.wrapping()?, &operands, span);
+        let fits = self.method_of(Method::Checked(op), &operands, span);
         let flag = self.expr(
             Expr::Unary {
                 op: UnaryOp::Not,
@@ -219,16 +191,15 @@ impl Lowerer<'_> {
         Some([value, flag])
     }
 
-    /// The operands of `x.checked_op(y)` (or `overflowing_op`), each evaluated once, and a
-    /// copy of each for a second use. `None` after an error (or where control does not come
-    /// back).
-    #[allow(clippy::type_complexity)]
+    /// The operands of `x.checked_op(y)` (or `overflowing_op`), each evaluated once into a
+    /// variable (or a literal), so that each part may read them. `None` after an error (or
+    /// where control does not come back).
     fn checked_operands(
         &mut self,
         m: &syn::ExprMethodCall,
         op: CheckedOp,
         out: &mut Block,
-    ) -> Option<(Vec<Handle<Expr>>, Vec<Handle<Expr>>)> {
+    ) -> Option<Vec<Handle<Expr>>> {
         let span = m.src();
         if m.args.len() != op.arity() {
             self.err(
@@ -249,11 +220,25 @@ impl Lowerer<'_> {
                 _ => return None,
             }
         }
-        let copies = operands
+        Some(operands)
+    }
+
+    /// `method` applied to `operands` (variables or literals, the receiver first), each read
+    /// through a node of its own.
+    fn method_of(&mut self, method: Method, operands: &[Handle<Expr>], span: Span) -> Handle<Expr> {
+        let mut read: Vec<Handle<Expr>> = operands
             .iter()
             .map(|o| self.expr(self.exprs.get(*o).clone(), span))
             .collect();
-        Some((operands, copies))
+        let receiver = read.remove(0);
+        self.expr(
+            Expr::Method {
+                method,
+                receiver,
+                args: read,
+            },
+            span,
+        )
     }
 
     /// A method of an `Option` that gives a scalar.
@@ -361,14 +346,7 @@ impl Lowerer<'_> {
                     },
                     _ => None,
                 };
-                let tmp = self.temp(span);
-                out.push(
-                    Stmt::Let {
-                        local: tmp,
-                        init: None,
-                    },
-                    span,
-                );
+                let tmp = self.declared_temp(span, out);
                 let v = self.option_in_locals(p, span, out);
                 self.scopes.push(HashMap::new());
                 let mut run = Block::default();
@@ -490,30 +468,8 @@ impl Lowerer<'_> {
             syn::Pat::Type(t) => self.bind_closure_param(&t.pat, value, by_ref, out),
             syn::Pat::Reference(r) if by_ref => self.bind_closure_param(&r.pat, value, false, out),
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                let name = pi.ident.to_string();
-                let h = self.locals.append(
-                    Local {
-                        name: name.clone(),
-                        mutable: pi.mutability.is_some(),
-                        annotated: None,
-                        origin: LocalOrigin::Let,
-                    },
-                    pi.ident.src(),
-                );
                 let init = self.expr(Expr::Local(value), pi.ident.src());
-                out.push(
-                    Stmt::Let {
-                        local: h,
-                        init: Some(init),
-                    },
-                    pi.ident.src(),
-                );
-                let b = if by_ref {
-                    Binding::Shared(h)
-                } else {
-                    Binding::Local(h)
-                };
-                self.bind(name, b);
+                self.bind_copy(&pi.ident, pi.mutability.is_some(), init, by_ref, out);
                 true
             }
             other => {

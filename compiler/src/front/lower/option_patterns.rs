@@ -135,25 +135,8 @@ impl Lowerer<'_> {
                 match inner {
                     syn::Pat::Wild(_) => Ok(Some(some)),
                     syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
-                        let name = pi.ident.to_string();
-                        let h = self.locals.append(
-                            Local {
-                                name: name.clone(),
-                                mutable: pi.mutability.is_some(),
-                                annotated: None,
-                                origin: LocalOrigin::Let,
-                            },
-                            pi.ident.src(),
-                        );
                         let init = self.expr(Expr::Local(v.value), pi.ident.src());
-                        body.push(
-                            Stmt::Let {
-                                local: h,
-                                init: Some(init),
-                            },
-                            pi.ident.src(),
-                        );
-                        self.bind(name, Binding::Local(h));
+                        self.bind_copy(&pi.ident, pi.mutability.is_some(), init, false, body);
                         Ok(Some(some))
                     }
                     other => {

@@ -92,11 +92,6 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Whether `e` names a binding whose declaration was reported (its uses report nothing).
-    pub(super) fn is_poisoned(&self, e: &syn::Expr) -> bool {
-        matches!(strip_parens(e), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::Poisoned))))
-    }
-
     fn block_is_option(&self, b: &syn::Block) -> bool {
         split_tail(b).1.is_some_and(|t| self.is_option_expr(t))
     }
@@ -139,18 +134,14 @@ impl Lowerer<'_> {
     }
 
     /// A new option variable named `name` (its flag is `<name>_some`), not yet declared.
-    pub(super) fn option_var(
+    fn option_var(
         &mut self,
         name: &str,
         mutable: bool,
         elem: Option<Scalar>,
+        origin: LocalOrigin,
         span: Span,
     ) -> usize {
-        let origin = if name == "tmp" {
-            LocalOrigin::Temp
-        } else {
-            LocalOrigin::Let
-        };
         let some = self.locals.append(
             Local {
                 name: format!("{name}_some"),
@@ -180,7 +171,7 @@ impl Lowerer<'_> {
     /// A temporary option variable, declared without a value (every path that reads it
     /// assigns it).
     pub(super) fn option_temp(&mut self, span: Span, out: &mut Block) -> usize {
-        let var = self.option_var("tmp", true, None, span);
+        let var = self.option_var("tmp", true, None, LocalOrigin::Temp, span);
         let OptionVar { some, value, .. } = self.option_vars[var];
         for local in [some, value] {
             out.push(Stmt::Let { local, init: None }, span);
@@ -452,7 +443,13 @@ impl Lowerer<'_> {
             }
         }
         // `let o: Option<u32>;` is assigned later, as in Rust (each path may assign it).
-        let var = self.option_var(&name, mutable || parts.is_none(), elem, ident.src());
+        let var = self.option_var(
+            &name,
+            mutable || parts.is_none(),
+            elem,
+            LocalOrigin::Let,
+            ident.src(),
+        );
         let OptionVar { some, value, .. } = self.option_vars[var];
         out.push(
             Stmt::Let {
