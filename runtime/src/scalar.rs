@@ -67,6 +67,31 @@ pub trait Scalar: sealed::Sealed + Element + Debug + Default + PartialEq {
     fn from_lane_bits(b: u64) -> Self;
 }
 
+/// An array field of a `DeviceStruct` (`pos: [f32; 3]`): `N` elements, each its own cells.
+/// (A buffer may hold arrays too; kernels take slices of scalars and of structs.)
+impl<T: Element, const N: usize> Element for [T; N] {
+    type Cell = [T::Cell; N];
+    const NAME: &'static str = "array";
+    const LEAVES: usize = N * T::LEAVES;
+    fn zero() -> Self {
+        [T::zero(); N]
+    }
+    #[inline(always)]
+    fn new_cell(v: Self) -> Self::Cell {
+        v.map(T::new_cell)
+    }
+    #[inline(always)]
+    fn load(c: &Self::Cell) -> Self {
+        std::array::from_fn(|k| T::load(&c[k]))
+    }
+    #[inline(always)]
+    fn store(c: &Self::Cell, v: Self) {
+        for (c, v) in c.iter().zip(v) {
+            T::store(c, v);
+        }
+    }
+}
+
 /// Integer values from their lane bits (`bool` is not an `as` target).
 trait FromLaneBits {
     fn from_bits(b: u64) -> Self;

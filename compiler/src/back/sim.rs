@@ -85,7 +85,7 @@ impl<'a> Writer<'a> {
                 Some(f) if f.leaf == 0 => Some(Ident::new(&namer.call(&f.base), span)),
                 _ => None,
             });
-            let name = namer.call(&a.name.replace('.', "_"));
+            let name = namer.call(&a.ident());
             array_names.push(Ident::new(&name, span));
         }
         Writer {
@@ -176,11 +176,22 @@ impl<'a> Writer<'a> {
             };
             let name = &self.array_names[h.index()];
             let t = scalar_tokens(a.elem, proc_macro2::Span::call_site());
-            let path = leaf.path.iter().map(|i| syn::Index::from(*i));
+            // A struct's cell is the tuple of its fields' cells, an array's the array of its
+            // elements'.
+            let path = leaf.path.iter().map(|s| match s {
+                Step::Field { index, .. } => {
+                    let i = syn::Index::from(*index);
+                    quote!(.#i)
+                }
+                Step::Element(k) => {
+                    let k = *k as usize;
+                    quote!([#k])
+                }
+            });
             let label = &a.name;
             let n = f.leaf;
             local_decls.push(quote! {
-                let #name = #b.field::<#t>(#n, #label, |__c| &__c #(.#path)*);
+                let #name = #b.field::<#t>(#n, #label, |__c| &__c #(#path)*);
             });
         }
         for (h, a) in k.arrays.iter() {

@@ -414,10 +414,19 @@ fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
             });
         }
         for leaf in crate::ir::leaves(&k.records, i) {
-            let path = leaf.names.iter().map(|n| Ident::new(n, k.name_span.lo));
+            let path = leaf.path.iter().map(|s| match s {
+                crate::ir::Step::Field { name, .. } => {
+                    let n = Ident::new(name, k.name_span.lo);
+                    quote!(.#n)
+                }
+                crate::ir::Step::Element(i) => {
+                    let i = *i as usize;
+                    quote!([#i])
+                }
+            });
             let t = scalar_tokens(leaf.ty);
             out.extend(quote! {
-                let _: fn(&#name) -> &#t = |__p: &#name| &__p #(.#path)*;
+                let _: fn(&#name) -> &#t = |__p: &#name| &__p #(#path)*;
             });
         }
     }

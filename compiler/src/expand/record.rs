@@ -1,8 +1,9 @@
-//! `#[derive(DeviceStruct)]`: a `#[repr(C)]` struct of scalars (and of other such structs) as a
-//! buffer element.
+//! `#[derive(DeviceStruct)]`: a `#[repr(C)]` struct of scalars (of other such structs, and of
+//! arrays of those) as a buffer element.
 //!
 //! Takes the struct item; gives the runtime's `Element` impl (the simulator keeps one cell per
-//! field, in declaration order, as a tuple: a kernel's `ps[i].x` projects `c.0`), and cudarc's
+//! field, in declaration order, as a tuple: a kernel's `ps[i].x` projects `c.0`, and an array
+//! field's cell is the array of its elements' cells: `ps[i].pos[2]` projects `c.1[2]`), and cudarc's
 //! `DeviceRepr` and `ValidAsZeroBits`, which are sound because every field is an `Element`
 //! (itself both) and the layout is C's. The kernel compiler reads the struct's fields from its
 //! source file on its own; the layout it assumed is asserted by each kernel's glue (see
@@ -11,6 +12,17 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
+
+/// Whether a field's type is written as a named type or an array of one.
+fn is_named_or_array(t: &syn::Type) -> bool {
+    match t {
+        syn::Type::Path(_) => true,
+        syn::Type::Array(a) => is_named_or_array(&a.elem),
+        syn::Type::Group(g) => is_named_or_array(&g.elem),
+        syn::Type::Paren(p) => is_named_or_array(&p.elem),
+        _ => false,
+    }
+}
 
 /// The expansion of `#[derive(DeviceStruct)]`: the impls, or errors at the struct.
 pub fn expand_device_struct(item: TokenStream) -> TokenStream {
@@ -56,11 +68,11 @@ pub fn expand_device_struct(item: TokenStream) -> TokenStream {
     let bad: Vec<syn::Error> = fields
         .named
         .iter()
-        .filter(|f| !matches!(f.ty, syn::Type::Path(_)))
+        .filter(|f| !is_named_or_array(&f.ty))
         .map(|f| {
             syn::Error::new(
                 f.ty.span(),
-                "a `DeviceStruct` field is a scalar or another `DeviceStruct` (arrays, references and tuples are not supported)",
+                "a `DeviceStruct` field is a scalar, another `DeviceStruct`, or an array `[T; N]` of those (references, pointers and tuples are not supported)",
             )
         })
         .collect();

@@ -50,11 +50,11 @@ impl ModuleConsts {
         let mut defs: HashMap<String, Vec<(Option<Scalar>, &syn::Expr)>> = HashMap::new();
         collect(&file.items, &mut defs);
         let mut out = ModuleConsts {
-            records: super::records::Records::of_file(&file),
             methods: super::methods::Methods::of_file(&file),
             ..ModuleConsts::default()
         };
         // Constants may use constants defined after them: evaluate until nothing changes.
+        // The structs come after them: an array field's length may be one.
         loop {
             let mut grew = false;
             for (name, d) in &defs {
@@ -71,6 +71,8 @@ impl ModuleConsts {
                 }
             }
             if !grew {
+                out.records =
+                    super::records::Records::of_file(&file, &|name| out.get(name).map(|(_, v)| v));
                 return out;
             }
         }

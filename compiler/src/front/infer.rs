@@ -66,6 +66,9 @@ pub fn infer(cx: &mut Ctxt, k: &Kernel) -> Types {
         inf.expr(h);
     }
     inf.block(&k.body);
+    for &e in &k.indices {
+        inf.require_index(e);
+    }
     for (v, rv, span) in std::mem::take(&mut inf.unsigned_of) {
         let t = inf.resolve(rv).unsigned();
         inf.constrain(v, Class::Known(t), span);

@@ -16,6 +16,8 @@
 //!   constants, its `DeviceStruct` structs and the methods of its `#[device] impl` blocks.
 
 #[cfg(test)]
+mod array_field_tests;
+#[cfg(test)]
 mod array_tests;
 pub mod attr;
 pub mod builtins;

@@ -9,7 +9,7 @@
 //! elsewhere, twice in the file, or under `#[cfg]` is not known: using it is an error that says
 //! so.
 
-use crate::ir::{FieldType, Record, RecordField, Scalar};
+use crate::ir::{leaf_count, FieldType, Record, RecordField, Scalar};
 use std::collections::HashMap;
 
 /// The known structs of one file, by name.
@@ -31,8 +31,14 @@ struct Def {
 enum Written {
     Scalar(Scalar),
     Named(String),
+    /// `[T; N]`, with `N` an integer literal or a constant of the file.
+    Array(Box<Written>, u64),
     Other(String),
 }
+
+/// The most scalars a struct a kernel uses may hold, array fields counted element by element:
+/// a struct variable is one register per scalar.
+pub const MAX_LEAVES: usize = 1024;
 
 /// Whether the attributes hold `#[repr(C)]` (alone or with `align`/`packed` ones, which are
 /// then rejected elsewhere).
@@ -62,22 +68,23 @@ fn derives_device_struct(attrs: &[syn::Attribute]) -> bool {
 
 impl Records {
     /// The structs of a parsed file (inline modules included).
-    pub fn of_file(file: &syn::File) -> Records {
+    /// `consts` gives the value of a constant of the file (for array lengths).
+    pub fn of_file(file: &syn::File, consts: &dyn Fn(&str) -> Option<i128>) -> Records {
         let mut r = Records::default();
-        r.collect(&file.items);
+        r.collect(&file.items, consts);
         r
     }
 
-    fn collect(&mut self, items: &[syn::Item]) {
+    fn collect(&mut self, items: &[syn::Item], consts: &dyn Fn(&str) -> Option<i128>) {
         for item in items {
             match item {
                 syn::Item::Struct(s) if derives_device_struct(&s.attrs) => {
-                    let def = Def::of(s);
+                    let def = Def::of(s, consts);
                     self.defs.entry(s.ident.to_string()).or_default().push(def);
                 }
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
-                        self.collect(inner);
+                        self.collect(inner, consts);
                     }
                 }
                 _ => {}
@@ -127,18 +134,7 @@ impl Records {
         let mut fields = Vec::new();
         let (mut offset, mut align) = (0u64, 1u64);
         for (fname, w) in &def.fields {
-            let (ty, size, a) = match w {
-                Written::Scalar(s) => (FieldType::Scalar(*s), s.size_bytes(), s.size_bytes()),
-                Written::Named(n) => {
-                    let i = self.resolve_depth(n, records, depth + 1)?;
-                    (FieldType::Record(i), records[i].size, records[i].align)
-                }
-                Written::Other(t) => {
-                    return Err(format!(
-                        "field `{fname}` of struct `{name}` has type `{t}`; struct fields in kernels are scalars or other `DeviceStruct`s (arrays in structs are not supported yet)"
-                    ))
-                }
-            };
+            let (ty, size, a) = self.field_type(name, fname, w, records, depth)?;
             offset = offset.div_ceil(a) * a;
             fields.push(RecordField {
                 name: fname.clone(),
@@ -154,12 +150,54 @@ impl Records {
             size: offset.div_ceil(align) * align,
             align,
         });
+        let n = leaf_count(records, &FieldType::Record(records.len() - 1));
+        if n > MAX_LEAVES {
+            records.pop();
+            return Err(format!(
+                "struct `{name}` holds {n} scalars (array elements counted one by one); structs in kernels hold at most {MAX_LEAVES}"
+            ));
+        }
         Ok(records.len() - 1)
+    }
+
+    /// The type, size and alignment of field `fname` of struct `name`, written `w`.
+    fn field_type(
+        &self,
+        name: &str,
+        fname: &str,
+        w: &Written,
+        records: &mut Vec<Record>,
+        depth: usize,
+    ) -> Result<(FieldType, u64, u64), String> {
+        Ok(match w {
+            Written::Scalar(s) => (FieldType::Scalar(*s), s.size_bytes(), s.size_bytes()),
+            Written::Named(n) => {
+                let i = self.resolve_depth(n, records, depth + 1)?;
+                (FieldType::Record(i), records[i].size, records[i].align)
+            }
+            Written::Array(elem, len) => {
+                if *len == 0 {
+                    return Err(format!(
+                        "field `{fname}` of struct `{name}` is an array of length 0, which kernels cannot hold"
+                    ));
+                }
+                let (ty, size, align) = self.field_type(name, fname, elem, records, depth)?;
+                let size = size.checked_mul(*len).ok_or_else(|| {
+                    format!("field `{fname}` of struct `{name}` is too large")
+                })?;
+                (FieldType::Array(Box::new(ty), *len), size, align)
+            }
+            Written::Other(t) => {
+                return Err(format!(
+                    "field `{fname}` of struct `{name}` has type `{t}`; struct fields in kernels are scalars, other `DeviceStruct`s, or arrays `[T; N]` of those with `N` an integer literal or a constant of this file"
+                ))
+            }
+        })
     }
 }
 
 impl Def {
-    fn of(s: &syn::ItemStruct) -> Def {
+    fn of(s: &syn::ItemStruct, consts: &dyn Fn(&str) -> Option<i128>) -> Def {
         let mut unusable = None;
         if !is_repr_c(&s.attrs) {
             unusable = Some("it is not `#[repr(C)]`".to_string());
@@ -188,7 +226,7 @@ impl Def {
                     if f.attrs.iter().any(|a| a.path().is_ident("cfg")) {
                         unusable = Some(format!("field `{name}` is under `#[cfg]`"));
                     }
-                    fields.push((name, Written::of(&f.ty)));
+                    fields.push((name, Written::of(&f.ty, consts)));
                 }
             }
             _ => unusable = Some("its fields are not named".into()),
@@ -201,7 +239,7 @@ impl Def {
 }
 
 impl Written {
-    fn of(t: &syn::Type) -> Written {
+    fn of(t: &syn::Type, consts: &dyn Fn(&str) -> Option<i128>) -> Written {
         match t {
             syn::Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last().map(|s| s.ident.to_string());
@@ -215,8 +253,16 @@ impl Written {
                 }
                 Written::Other(quote::ToTokens::to_token_stream(t).to_string())
             }
-            syn::Type::Group(g) => Written::of(&g.elem),
-            syn::Type::Paren(p) => Written::of(&p.elem),
+            syn::Type::Array(a) => {
+                let len = super::consts::eval_by(&a.len, &mut |name| consts(name))
+                    .and_then(|n| u64::try_from(n).ok());
+                match len {
+                    Some(n) => Written::Array(Box::new(Written::of(&a.elem, consts)), n),
+                    None => Written::Other(quote::ToTokens::to_token_stream(t).to_string()),
+                }
+            }
+            syn::Type::Group(g) => Written::of(&g.elem, consts),
+            syn::Type::Paren(p) => Written::of(&p.elem, consts),
             other => Written::Other(quote::ToTokens::to_token_stream(other).to_string()),
         }
     }
@@ -227,7 +273,10 @@ mod tests {
     use super::*;
 
     fn records(src: &str) -> Records {
-        Records::of_file(&syn::parse_file(src).unwrap_or_else(|e| panic!("{e}")))
+        Records::of_file(
+            &syn::parse_file(src).unwrap_or_else(|e| panic!("{e}")),
+            &|_| None,
+        )
     }
 
     #[test]
@@ -250,11 +299,31 @@ mod tests {
     }
 
     #[test]
+    fn array_fields_are_laid_out_element_by_element() {
+        let src = "const N: usize = 2 + 1;
+             #[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct V { a: u8, b: u16 }
+             #[repr(C)] #[derive(Clone, Copy, DeviceStruct)] struct A { t: u8, xs: [f64; N], vs: [V; 2], m: [[u8; 3]; 2] }";
+        let consts = crate::front::consts::ModuleConsts::of_source(src);
+        let mut recs = Vec::new();
+        let a = consts.records.resolve("A", &mut recs).unwrap_or(usize::MAX);
+        let a = &recs[a];
+        let offsets: Vec<u64> = a.fields.iter().map(|f| f.offset).collect();
+        assert_eq!(offsets, [0, 8, 32, 40]);
+        assert_eq!((a.size, a.align), (48, 8));
+        let leaves = crate::ir::leaves(&recs, 1);
+        assert_eq!(leaves.len(), 1 + 3 + 4 + 6);
+        assert_eq!(leaves[5].rust_path(), ".vs[0].b");
+        assert_eq!(leaves[13].ident(), "m_1_2");
+    }
+
+    #[test]
     fn unusable_structs_say_why() {
         let r = records(
             "#[derive(Clone, Copy, DeviceStruct)] struct NoRepr { a: f32 }\n\
              #[repr(C, packed)] #[derive(DeviceStruct)] struct Packed { a: f32 }\n\
-             #[repr(C)] #[derive(DeviceStruct)] struct Arr { a: [f32; 4] }\n\
+             #[repr(C)] #[derive(DeviceStruct)] struct Arr { a: [f32; M] }\n\
+             #[repr(C)] #[derive(DeviceStruct)] struct Empty { a: [f32; 0] }\n\
+             #[repr(C)] #[derive(DeviceStruct)] struct Huge { a: [[f32; 64]; 64] }\n\
              #[repr(C)] #[derive(DeviceStruct)] struct Twice { a: f32 }\n\
              mod m { #[repr(C)] #[derive(DeviceStruct)] struct Twice { a: f32 } }\n\
              #[repr(C)] #[derive(Clone, Copy)] struct NotDerived { a: f32 }",
@@ -262,7 +331,9 @@ mod tests {
         for (name, says) in [
             ("NoRepr", "not `#[repr(C)]`"),
             ("Packed", "packed"),
-            ("Arr", "arrays in structs"),
+            ("Arr", "type `[f32 ; M]`"),
+            ("Empty", "length 0"),
+            ("Huge", "holds 4096 scalars"),
             ("Twice", "more than once"),
             ("NotDerived", "not a struct deriving `DeviceStruct`"),
             ("Missing", "not a struct deriving `DeviceStruct`"),

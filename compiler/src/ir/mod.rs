@@ -40,7 +40,9 @@ pub use arena::{Arena, Handle, Span, Src};
 pub use cuphase_contract::{Distribution, WarpOp};
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
-pub use record::{field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField};
+pub use record::{
+    field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField, Step,
+};
 pub use scalar::Scalar;
 pub use types::{Checked, Types};
 
@@ -74,6 +76,10 @@ pub struct Kernel {
     /// The user structs the kernel uses (read from its file), each after those its fields
     /// name.
     pub records: Vec<Record>,
+    /// Expressions used as indices that no [`Expr::Load`] indexes with: a computed index into
+    /// an array field of a struct, which lowering turns into a choice among the elements
+    /// (`ps[i].pos[k]`). Typed as indices all the same.
+    pub indices: Vec<Handle<Expr>>,
 }
 
 /// A module constant the compiler read the value of, which the glue asserts (so rustc checks
@@ -179,6 +185,11 @@ pub enum ArrayKind {
 }
 
 impl Array {
+    /// The name as the base of an identifier: `tile.pos[2].x` is `tile_pos_2_x`.
+    pub fn ident(&self) -> String {
+        self.name.replace(['.', '['], "_").replace(']', "")
+    }
+
     /// The Rust text of one element, given the text of its indices (`[3]`): `tile[3]`, or
     /// `ps[3].pos.x` for a field of a slice of structs.
     pub fn element_text(&self, index: &str) -> String {

@@ -2,7 +2,8 @@
 //! flatten to.
 //!
 //! A kernel never holds a struct as one value: a struct variable is one [`Local`](super::Local)
-//! per scalar field (a *leaf*), and a `&[P]` parameter is one [`Array`](super::Array) per leaf
+//! per scalar field (a *leaf*; each element of an array field is one too), and a `&[P]`
+//! parameter is one [`Array`](super::Array) per leaf
 //! (each marked with its [`FieldOf`]), so every analysis sees scalars only, and two fields of
 //! one element are two arrays, which never overlap. The writers put the struct back together:
 //! the CUDA C declares `struct P` and indexes `ps[i].x`; the simulator projects the field's
@@ -35,12 +36,25 @@ pub struct RecordField {
 }
 
 /// The type of a struct's field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldType {
     /// A scalar.
     Scalar(Scalar),
     /// Another struct, by index into [`super::Kernel::records`].
     Record(usize),
+    /// `[T; N]`: `N` elements of the type, each flattened to leaves in turn (`pos[0]`,
+    /// `pos[1]`, ..).
+    Array(Box<FieldType>, u64),
+}
+
+impl FieldType {
+    /// The element type and length of an array type.
+    pub fn as_array(&self) -> Option<(&FieldType, u64)> {
+        match self {
+            FieldType::Array(elem, n) => Some((elem, *n)),
+            _ => None,
+        }
+    }
 }
 
 /// Which scalar field of which struct an array of a struct-slice parameter is.
@@ -54,50 +68,100 @@ pub struct FieldOf {
     pub base: String,
 }
 
-/// One scalar of a struct, nested structs flattened: the field indices from the outermost
-/// struct down, and the scalar's type.
+/// One step from a struct down to one of its scalars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Field `index` (in declaration order) of a struct, called `name`.
+    Field { index: usize, name: String },
+    /// Element `k` of an array field.
+    Element(u64),
+}
+
+/// One scalar of a struct, nested structs and array fields flattened: the steps from the
+/// outermost struct down, and the scalar's type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
-    /// Field indices, outermost first.
-    pub path: Vec<usize>,
-    /// Field names, outermost first (`["pos", "x"]`).
-    pub names: Vec<String>,
+    /// The steps, outermost first (`pos`, `[2]`, `x`).
+    pub path: Vec<Step>,
     /// The scalar type.
     pub ty: Scalar,
 }
 
-/// The scalars of struct `r` of `records`, in declaration order, nested structs flattened.
+impl Leaf {
+    /// The Rust text of the path after a struct value: `.pos[2].x`.
+    pub fn rust_path(&self) -> String {
+        self.path
+            .iter()
+            .map(|s| match s {
+                Step::Field { name, .. } => format!(".{name}"),
+                Step::Element(k) => format!("[{k}]"),
+            })
+            .collect()
+    }
+
+    /// The path as part of an identifier: `pos_2_x`.
+    pub fn ident(&self) -> String {
+        let parts: Vec<String> = self
+            .path
+            .iter()
+            .map(|s| match s {
+                Step::Field { name, .. } => name.trim_start_matches("r#").to_string(),
+                Step::Element(k) => k.to_string(),
+            })
+            .collect();
+        parts.join("_")
+    }
+}
+
+/// The scalars of struct `r` of `records`, in declaration order, nested structs and arrays
+/// flattened.
 pub fn leaves(records: &[Record], r: usize) -> Vec<Leaf> {
     let mut out = Vec::new();
-    let Some(rec) = records.get(r) else {
-        return out;
-    };
-    for (i, f) in rec.fields.iter().enumerate() {
-        match f.ty {
-            FieldType::Scalar(ty) => out.push(Leaf {
-                path: vec![i],
-                names: vec![f.name.clone()],
-                ty,
-            }),
-            FieldType::Record(inner) => {
-                for mut l in leaves(records, inner) {
-                    l.path.insert(0, i);
-                    l.names.insert(0, f.name.clone());
-                    out.push(l);
-                }
-            }
+    if let Some(rec) = records.get(r) {
+        for (index, f) in rec.fields.iter().enumerate() {
+            let step = Step::Field {
+                index,
+                name: f.name.clone(),
+            };
+            push_leaves(records, &f.ty, &mut vec![step], &mut out);
         }
     }
     out
 }
 
+/// The scalars of a value of type `ty` reached by `prefix`, appended to `out`.
+fn push_leaves(records: &[Record], ty: &FieldType, prefix: &mut Vec<Step>, out: &mut Vec<Leaf>) {
+    match ty {
+        FieldType::Scalar(s) => out.push(Leaf {
+            path: prefix.clone(),
+            ty: *s,
+        }),
+        FieldType::Record(r) => {
+            for mut l in leaves(records, *r) {
+                l.path.splice(0..0, prefix.iter().cloned());
+                out.push(l);
+            }
+        }
+        FieldType::Array(elem, n) => {
+            for k in 0..*n {
+                prefix.push(Step::Element(k));
+                push_leaves(records, elem, prefix, out);
+                prefix.pop();
+            }
+        }
+    }
+}
+
 /// How many scalars a field of type `ty` holds.
-pub fn leaf_count(records: &[Record], ty: FieldType) -> usize {
+pub fn leaf_count(records: &[Record], ty: &FieldType) -> usize {
     match ty {
         FieldType::Scalar(_) => 1,
-        FieldType::Record(r) => records.get(r).map_or(0, |rec| {
-            rec.fields.iter().map(|f| leaf_count(records, f.ty)).sum()
+        FieldType::Record(r) => records.get(*r).map_or(0, |rec| {
+            rec.fields.iter().map(|f| leaf_count(records, &f.ty)).sum()
         }),
+        FieldType::Array(elem, n) => {
+            leaf_count(records, elem).saturating_mul(usize::try_from(*n).unwrap_or(usize::MAX))
+        }
     }
 }
 
@@ -110,9 +174,9 @@ pub fn field_leaves(
     let rec = records.get(r)?;
     let mut start = 0;
     for f in &rec.fields {
-        let n = leaf_count(records, f.ty);
+        let n = leaf_count(records, &f.ty);
         if f.name == name {
-            return Some((f.ty, start..start + n));
+            return Some((f.ty.clone(), start..start + n));
         }
         start += n;
     }

@@ -177,13 +177,20 @@ fn record_decls(records: &[Record]) -> String {
         let name = c_member_name(&r.name);
         let _ = writeln!(out, "\nstruct {name} {{");
         for f in &r.fields {
-            let ty = match f.ty {
-                FieldType::Scalar(s) => c_type(s).to_string(),
+            // `float pos[3];`, `float m[3][3];`: C's declarator puts the lengths after the name.
+            let (mut ty, mut dims) = (&f.ty, String::new());
+            while let FieldType::Array(elem, n) = ty {
+                let _ = write!(dims, "[{n}]");
+                ty = elem;
+            }
+            let ty = match ty {
+                FieldType::Scalar(s) => c_type(*s).to_string(),
                 FieldType::Record(i) => records
-                    .get(i)
+                    .get(*i)
                     .map_or_else(String::new, |r| c_member_name(&r.name)),
+                FieldType::Array(..) => String::new(),
             };
-            let _ = writeln!(out, "    {ty} {};", c_member_name(&f.name));
+            let _ = writeln!(out, "    {ty} {}{dims};", c_member_name(&f.name));
         }
         out.push_str("};\n");
         let _ = writeln!(

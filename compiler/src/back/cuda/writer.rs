@@ -18,7 +18,7 @@ use super::helpers::Helpers;
 use super::syntax::escape_c_string;
 use super::FaultSite;
 use crate::back::namer::{c_member_name, Namer};
-use crate::ir::{leaves, ArrayKind, Handle, Kernel, Label, Local, Span, Types};
+use crate::ir::{leaves, ArrayKind, Handle, Kernel, Label, Local, Span, Step, Types};
 use std::fmt::Write as _;
 
 /// The loop a `break` or `continue` without a `goto` leaves.
@@ -117,9 +117,12 @@ impl<'a> Writer<'a> {
                 let path = leaves(&k.records, f.record)
                     .get(f.leaf)
                     .map(|l| {
-                        l.names
+                        l.path
                             .iter()
-                            .map(|n| format!(".{}", c_member_name(n)))
+                            .map(|s| match s {
+                                Step::Field { name, .. } => format!(".{}", c_member_name(name)),
+                                Step::Element(k) => format!("[{k}]"),
+                            })
                             .collect::<String>()
                     })
                     .unwrap_or_default();
@@ -138,7 +141,7 @@ impl<'a> Writer<'a> {
             }
             field_suffixes.push(String::new());
             // (A shared array of structs is one array per field: `tile.pos.x`.)
-            array_names.push(namer.call(&a.name.replace('.', "_")));
+            array_names.push(namer.call(&a.ident()));
             len_names.push(match a.kind {
                 ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
                     namer.call(&format!("{}_len", a.name))

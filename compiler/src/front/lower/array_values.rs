@@ -439,15 +439,21 @@ impl Lowerer<'_> {
                 e = strip_parens(&r.expr);
             }
         }
-        let syn::Expr::Path(p) = e else {
-            return false;
-        };
-        let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
-            return false;
-        };
-        let array = match self.lookup(&name) {
-            Some(Binding::Array(a) | Binding::View(a)) => a,
-            _ => return false,
+        let (array, name) = match self.array_field_loop(e, out) {
+            Some(Some(a)) => (a, "elems".to_string()),
+            Some(None) => return true,
+            None => {
+                let syn::Expr::Path(p) = e else {
+                    return false;
+                };
+                let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+                    return false;
+                };
+                match self.lookup(&name) {
+                    Some(Binding::Array(a) | Binding::View(a)) => (a, name),
+                    _ => return false,
+                }
+            }
         };
         let arr = self.arrays.get(array).clone();
         let end = match &arr.kind {

@@ -207,6 +207,9 @@ impl Lowerer<'_> {
             };
         }
         if m.method == "len" && m.args.is_empty() {
+            if let Some(v) = self.array_field_len(&m.receiver, span) {
+                return v;
+            }
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
                 if let Some(id) = p.path.get_ident() {
                     if let Some(Binding::Sub(b)) = self.lookup(&id.to_string()) {

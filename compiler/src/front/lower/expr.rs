@@ -186,10 +186,17 @@ impl Lowerer<'_> {
                     other => other,
                 }
             }
-            syn::Expr::Index(_) => match self.lower_index(e, out) {
-                Some((array, index)) => Value::Expr(self.expr(Expr::Load { array, index }, span)),
-                None => Value::Error,
-            },
+            syn::Expr::Index(_) => {
+                if let Some(v) = self.lower_record_field(e, out) {
+                    return v;
+                }
+                match self.lower_index(e, out) {
+                    Some((array, index)) => {
+                        Value::Expr(self.expr(Expr::Load { array, index }, span))
+                    }
+                    None => Value::Error,
+                }
+            }
             // `a.overflowing_add(b).0` and `.1`.
             syn::Expr::Field(f) if matches!(strip_parens(&f.base), syn::Expr::MethodCall(m) if overflowing_op(m).is_some()) =>
             {
@@ -211,7 +218,7 @@ impl Lowerer<'_> {
                     _ => Value::Error,
                 }
             }
-            syn::Expr::Field(f) => match self.lower_record_field(f, out) {
+            syn::Expr::Field(f) => match self.lower_record_field(e, out) {
                 Some(v) => v,
                 None => self.lower_field(f),
             },

@@ -167,6 +167,9 @@ impl Lowerer<'_> {
                 self.bind(name, Binding::Closure(idx));
                 return;
             }
+            if self.try_array_field_let(&ident, mutable, annotated_ty, &init.expr, out) {
+                return;
+            }
             // `let b = a;` of a thread-local array: a copy.
             if let Some(a) = self.local_array_named(&init.expr) {
                 if let Some(ty) = annotated_ty {

@@ -225,9 +225,6 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn lower_place(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Place> {
-        if let Some(place) = self.record_field_place(e, out) {
-            return place;
-        }
         match e {
             syn::Expr::Paren(p) => self.lower_place(&p.expr, out),
             syn::Expr::Path(p) => {

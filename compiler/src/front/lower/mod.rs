@@ -14,6 +14,7 @@
 //! `option_patterns` (`Option` values), `calls` (the language's operations), `inline` (helper
 //! and closure calls). `syntax` answers questions about `syn` syntax alone.
 
+mod array_fields;
 mod array_values;
 mod calls;
 mod control;
@@ -66,6 +67,7 @@ pub fn lower_kernel(
         records: Vec::new(),
         record_slices: Vec::new(),
         record_values: Vec::new(),
+        indices: Vec::new(),
         option_vars: Vec::new(),
         record_call: None,
         array_call: None,
@@ -110,6 +112,7 @@ pub fn lower_kernel(
         next_stmt_id: 0,
         assumed_consts: std::mem::take(&mut l.assumed),
         records: std::mem::take(&mut l.records),
+        indices: std::mem::take(&mut l.indices),
     };
     kernel.number_statements();
     kernel

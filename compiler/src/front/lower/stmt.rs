@@ -182,6 +182,7 @@ impl Lowerer<'_> {
                 if self.try_record_assign(a, out)
                     || self.try_option_assign(a, out)
                     || self.try_array_assign(a, out)
+                    || self.try_record_field_assign(&a.left, None, &a.right, span, out)
                 {
                     return;
                 }
@@ -201,6 +202,9 @@ impl Lowerer<'_> {
             }
             syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
                 let Some(op) = compound_op(&b.op) else { return };
+                if self.try_record_field_assign(&b.left, Some(op), &b.right, span, out) {
+                    return;
+                }
                 let Some(place) = self.lower_place(&b.left, out) else {
                     return;
                 };

@@ -2,7 +2,7 @@
 //! structs passed to and returned from helpers, each a list of its scalar fields' values (the
 //! places they come from and go to are `structs`').
 
-use super::cx::{Binding, Lowerer, RecordValue, Value};
+use super::cx::{Binding, Lowerer, RecordValue};
 use super::structs::Source;
 use super::syntax::strip_parens;
 use crate::diag::Diagnostic;
@@ -30,7 +30,7 @@ impl Lowerer<'_> {
             .map(|leaf| {
                 let l = self.locals.append(
                     Local {
-                        name: format!("{name}_{}", leaf.names.join("_")),
+                        name: format!("{name}_{}", leaf.ident()),
                         mutable: false,
                         annotated: Some(leaf.ty),
                         origin: LocalOrigin::Temp,
@@ -132,7 +132,7 @@ impl Lowerer<'_> {
                 let leaves = all[range].to_vec();
                 match ty {
                     FieldType::Record(r) => (r, leaves),
-                    FieldType::Scalar(_) => (usize::MAX, leaves),
+                    FieldType::Scalar(_) | FieldType::Array(..) => (usize::MAX, leaves),
                 }
             }
             other => {
@@ -143,14 +143,10 @@ impl Lowerer<'_> {
                     return None;
                 };
                 let FieldType::Record(rec) = r.ty else {
-                    self.err(span, "this is a scalar field, not a struct");
+                    self.err(span, "this is a scalar or array field, not a struct");
                     return None;
                 };
-                let leaves = r
-                    .range
-                    .clone()
-                    .map(|leaf| self.read_leaf(&r.source, leaf, r.span))
-                    .collect();
+                let leaves = r.range.clone().map(|leaf| self.read_at(&r, leaf)).collect();
                 (rec, leaves)
             }
         };
@@ -244,15 +240,7 @@ impl Lowerer<'_> {
                 ok = false;
                 continue;
             }
-            let v = match fields[i].ty {
-                FieldType::Scalar(_) => match self.lower_value(&fv.expr, out) {
-                    Value::Expr(v) => Some(vec![v]),
-                    _ => None,
-                },
-                FieldType::Record(inner) => self
-                    .lower_record_value(&fv.expr, Some(inner), out)
-                    .map(|(_, l)| l),
-            };
+            let v = self.lower_field_leaves(&fv.expr, &fields[i].ty, out);
             match v {
                 Some(v) => values[i] = Some(v),
                 None => ok = false,
@@ -343,7 +331,7 @@ impl Lowerer<'_> {
             .map(|(leaf, v)| {
                 let l = self.locals.append(
                     Local {
-                        name: format!("{name}_{}", leaf.names.join("_")),
+                        name: format!("{name}_{}", leaf.ident()),
                         mutable,
                         annotated: Some(leaf.ty),
                         origin: LocalOrigin::Let,
@@ -445,19 +433,43 @@ impl Lowerer<'_> {
     /// ..`). Returns `false` when the left side is not a struct place. The value is read
     /// whole before any field is written (`p = P { x: p.y, y: p.x }` swaps).
     pub(super) fn try_record_assign(&mut self, a: &syn::ExprAssign, out: &mut Block) -> bool {
-        if !self.is_record_syntax(&a.left) || !self.names_a_record(&a.left) {
+        if !self.is_record_syntax(&a.left) {
             return false;
         }
         let span = a.src();
-        let Some(want) = self.record_type_of(&a.left) else {
-            return true;
+        let ty = match self.field_type_of(&a.left) {
+            Some(FieldType::Scalar(_)) => return false,
+            Some(ty) => ty,
+            // An unknown field is reported where the place is lowered.
+            None => {
+                return !matches!(
+                    strip_parens(&a.left),
+                    syn::Expr::Field(_) | syn::Expr::Index(_)
+                )
+            }
         };
-        let Some((_, values)) = self.lower_record_value(&a.right, Some(want), out) else {
+        let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
             return true;
         };
         let Some(r) = self.record_ref(&a.left, out) else {
             return true;
         };
+        if !r.dynamic.is_empty() {
+            // `p.pts[k] = q`: each leaf chosen by `k`, every value in a variable first.
+            let held: Vec<Handle<Expr>> = values
+                .into_iter()
+                .map(|v| {
+                    let vspan = self.exprs.span(v);
+                    self.stable_as("field", v, vspan, out)
+                })
+                .collect();
+            for (leaf, v) in r.range.clone().zip(held) {
+                if !self.assign_at(&r, leaf, None, v, out) {
+                    return true;
+                }
+            }
+            return true;
+        }
         // A value that reads a field written before it (`p = P { x: p.y, y: p.x }`) is held
         // in a variable first; the others are stored as they are.
         let written: Vec<Written> = r

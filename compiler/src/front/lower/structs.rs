@@ -24,9 +24,32 @@ pub(super) enum Source {
 pub(super) struct Ref {
     pub(super) ty: FieldType,
     pub(super) source: Source,
-    /// The leaves of the whole (outermost) struct it covers.
+    /// The leaves of the whole (outermost) struct it covers, with every computed index of
+    /// `dynamic` at 0.
     pub(super) range: Range<usize>,
+    /// The computed indices into array fields on the way (`p.pos[k]`), outermost first.
+    pub(super) dynamic: Vec<Dynamic>,
     pub(super) span: Span,
+}
+
+/// A computed index into an array field: a [`Ref`]'s leaf `l` is leaf `l + index * stride`
+/// of the struct, `index` in `0..len` (checked where it was lowered). Lowering chooses among
+/// the `len` leaves with a chain of comparisons, as the elements are separate variables.
+#[derive(Clone, Debug)]
+pub(super) struct Dynamic {
+    /// A variable (or literal) holding the index.
+    pub(super) index: Handle<Expr>,
+    pub(super) len: u64,
+    pub(super) stride: usize,
+}
+
+/// The expression an index expression indexes, all its indices stripped (`ps` of `ps[i][j]`).
+fn index_base(e: &syn::Expr) -> &syn::Expr {
+    let mut cur = strip_parens(e);
+    while let syn::Expr::Index(ix) = cur {
+        cur = strip_parens(&ix.expr);
+    }
+    cur
 }
 
 /// The name a type is written as, if it is one plain name (`Particle`).
@@ -74,7 +97,7 @@ impl Lowerer<'_> {
             .map(|(i, l)| {
                 self.arrays.append(
                     Array {
-                        name: format!("{name}.{}", l.names.join(".")),
+                        name: format!("{name}{}", l.rust_path()),
                         elem: l.ty,
                         kind: ArrayKind::Global { mutable },
                         field: Some(FieldOf {
@@ -165,7 +188,7 @@ impl Lowerer<'_> {
             .map(|l| {
                 self.arrays.append(
                     Array {
-                        name: format!("{name}.{}", l.names.join(".")),
+                        name: format!("{name}{}", l.rust_path()),
                         elem: l.ty,
                         kind: ArrayKind::Shared {
                             dims: dims.clone(),
@@ -209,14 +232,17 @@ impl Lowerer<'_> {
 
     /// The binding of the name an index expression (`a[i]`, `a[y][x]`) indexes.
     fn indexed_records(&self, e: &syn::Expr) -> Option<Binding> {
-        let mut cur = strip_parens(e);
-        while let syn::Expr::Index(ix) = cur {
-            cur = strip_parens(&ix.expr);
-        }
-        match cur {
+        match index_base(e) {
             syn::Expr::Path(p) => self.lookup(&p.path.get_ident()?.to_string()),
             _ => None,
         }
+    }
+
+    /// Whether `e` indexes an array field of a struct (`p.pos[k]`, `ps[i].m[r][c]`).
+    pub(super) fn indexes_array_field(&self, e: &syn::Expr) -> bool {
+        matches!(strip_parens(e), syn::Expr::Index(_))
+            && !matches!(index_base(e), syn::Expr::Path(_))
+            && self.is_record_syntax(index_base(e))
     }
 
     /// Whether `e` is written as a struct: a struct variable, an element of a slice of
@@ -228,7 +254,10 @@ impl Lowerer<'_> {
                 p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
                 Some(Binding::Record(_))
             ),
-            syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
+            syn::Expr::Index(_) => {
+                matches!(self.indexed_records(e), Some(Binding::Records(_)))
+                    || self.indexes_array_field(e)
+            }
             syn::Expr::Field(f) => self.is_record_syntax(&f.base),
             syn::Expr::Call(c) => self.call_returns_record(c),
             syn::Expr::MethodCall(m) => self.method_returns_record(m),
@@ -273,8 +302,12 @@ impl Lowerer<'_> {
                     ty: FieldType::Record(r.record),
                     range: 0..r.leaves.len(),
                     source: Source::Var(v),
+                    dynamic: Vec::new(),
                     span,
                 })
+            }
+            syn::Expr::Index(ix) if self.indexes_array_field(e) => {
+                self.array_field_element(ix, out)
             }
             syn::Expr::Index(_) => {
                 // `ps[i]`, `tile[y][x]`: the indices outermost first.
@@ -322,17 +355,28 @@ impl Lowerer<'_> {
                     ty: FieldType::Record(r.record),
                     range: 0..r.leaves.len(),
                     source: Source::Elem(s, index),
+                    dynamic: Vec::new(),
                     span,
                 })
             }
             syn::Expr::Field(f) => {
                 let base = self.record_ref(&f.base, out)?;
-                let FieldType::Record(rec) = base.ty else {
-                    self.err(
-                        f.member.src(),
-                        "this field is a scalar, which has no fields",
-                    );
-                    return None;
+                let rec = match base.ty {
+                    FieldType::Record(rec) => rec,
+                    FieldType::Scalar(_) => {
+                        self.err(
+                            f.member.src(),
+                            "this field is a scalar, which has no fields",
+                        );
+                        return None;
+                    }
+                    FieldType::Array(..) => {
+                        self.err(
+                            f.member.src(),
+                            "this is an array field; index it (`[0]`) to reach a struct's fields",
+                        );
+                        return None;
+                    }
                 };
                 let syn::Member::Named(name) = &f.member else {
                     self.err(
@@ -362,6 +406,7 @@ impl Lowerer<'_> {
                     ty,
                     range: start + sub.start..start + sub.end,
                     source: base.source,
+                    dynamic: base.dynamic,
                     span,
                 })
             }
@@ -372,12 +417,23 @@ impl Lowerer<'_> {
     /// A variable or literal as it is, anything else in a new variable: an index read once
     /// per field.
     pub(super) fn stable(&mut self, e: Handle<Expr>, span: Span, out: &mut Block) -> Handle<Expr> {
+        self.stable_as("index", e, span, out)
+    }
+
+    /// As [`Self::stable`], the new variable called `name`.
+    pub(super) fn stable_as(
+        &mut self,
+        name: &str,
+        e: Handle<Expr>,
+        span: Span,
+        out: &mut Block,
+    ) -> Handle<Expr> {
         if matches!(self.exprs.get(e), Expr::Local(_) | Expr::Literal(_)) {
             return e;
         }
         let l = self.locals.append(
             Local {
-                name: "index".into(),
+                name: name.into(),
                 mutable: false,
                 annotated: None,
                 origin: LocalOrigin::Let,
@@ -460,87 +516,98 @@ impl Lowerer<'_> {
         }
     }
 
-    /// A field read in value position (`p.x`, `ps[i].pos.y`), or `None` if `f` is not a
-    /// struct's field.
-    pub(super) fn lower_record_field(
-        &mut self,
-        f: &syn::ExprField,
-        out: &mut Block,
-    ) -> Option<Value> {
-        if !self.is_record_syntax(&f.base) {
-            return None;
+    /// A field read in value position (`p.x`, `ps[i].pos.y`, `p.pos[k]`), or `None` if `e` is
+    /// not a struct's field or an element of one.
+    pub(super) fn lower_record_field(&mut self, e: &syn::Expr, out: &mut Block) -> Option<Value> {
+        match strip_parens(e) {
+            syn::Expr::Field(f) if self.is_record_syntax(&f.base) => {}
+            syn::Expr::Index(_) if self.indexes_array_field(e) => {}
+            _ => return None,
         }
-        if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) {
-            // `P { .. }.x`: the literal's field.
-            let Some((_, leaves)) =
-                self.lower_record_value(&syn::Expr::Field(f.clone()), None, out)
-            else {
-                return Some(Value::Error);
-            };
-            return Some(leaves.first().map_or(Value::Error, |l| Value::Expr(*l)));
+        if let syn::Expr::Field(f) = strip_parens(e) {
+            if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) {
+                // `P { .. }.x`: the literal's field.
+                let Some((_, leaves)) = self.lower_record_value(e, None, out) else {
+                    return Some(Value::Error);
+                };
+                return Some(leaves.first().map_or(Value::Error, |l| Value::Expr(*l)));
+            }
         }
-        let Some(r) = self.record_ref(&syn::Expr::Field(f.clone()), out) else {
+        let Some(r) = self.record_ref(e, out) else {
             return Some(Value::Error);
         };
-        match r.ty {
-            FieldType::Scalar(_) => Some(Value::Expr(self.read_leaf(
-                &r.source,
-                r.range.start,
-                r.span,
-            ))),
+        match &r.ty {
+            FieldType::Scalar(_) => Some(Value::Expr(self.read_at(&r, r.range.start))),
             FieldType::Record(rec) => {
-                let name = self.records[rec].name.clone();
+                let name = self.records[*rec].name.clone();
                 self.err(
                     r.span,
-                    format!("this is a `{name}`, which is used whole only in `let`, assignments and struct literals; read its fields (`.{}`)", self.records[rec].fields[0].name),
+                    format!("this is a `{name}`, which is used whole only in `let`, assignments and struct literals; read its fields (`.{}`)", self.records[*rec].fields[0].name),
+                );
+                Some(Value::Error)
+            }
+            FieldType::Array(..) => {
+                self.err(
+                    r.span,
+                    "this is an array field, which is used whole only in `let`, assignments, struct literals and `for` loops; index it (`[0]`)",
                 );
                 Some(Value::Error)
             }
         }
     }
 
-    /// The place a field assignment writes (`p.x = ..`, `ps[i].v += ..`), or `None` if `e`
-    /// is not a struct's field (`Some(None)` after an error).
-    pub(super) fn record_field_place(
+    /// `place = value` or `place op= value` where the place is a scalar field of a struct or
+    /// an element of an array field (`p.x = ..`, `ps[i].v += ..`, `p.pos[k] = ..`): `false`
+    /// when it is not one.
+    pub(super) fn try_record_field_assign(
         &mut self,
-        e: &syn::Expr,
+        left: &syn::Expr,
+        op: Option<BinaryOp>,
+        right: &syn::Expr,
+        span: Span,
         out: &mut Block,
-    ) -> Option<Option<Place>> {
-        let syn::Expr::Field(f) = strip_parens(e) else {
-            return None;
-        };
-        if !self.is_record_syntax(&f.base) {
-            return None;
+    ) -> bool {
+        match strip_parens(left) {
+            syn::Expr::Field(f) if self.is_record_syntax(&f.base) => {}
+            syn::Expr::Index(_) if self.indexes_array_field(left) => {}
+            _ => return false,
         }
-        let Some(r) = self.record_ref(e, out) else {
-            return Some(None);
+        let Some(r) = self.record_ref(left, out) else {
+            return true;
         };
-        match r.ty {
-            FieldType::Scalar(_) => Some(self.write_leaf(&r.source, r.range.start, r.span)),
-            FieldType::Record(_) => {
-                self.err(
-                    r.span,
-                    "assign a struct whole with `=`; compound assignment needs a scalar field",
+        if !matches!(r.ty, FieldType::Scalar(_)) {
+            self.err(
+                r.span,
+                "assign a struct or array whole with `=`; compound assignment needs a scalar",
+            );
+            return true;
+        }
+        let Value::Expr(v) = self.lower_value(right, out) else {
+            return true;
+        };
+        if r.dynamic.is_empty() {
+            if let Some(place) = self.write_leaf(&r.source, r.range.start, r.span) {
+                out.push(
+                    Stmt::Assign {
+                        place,
+                        op,
+                        value: v,
+                    },
+                    span,
                 );
-                Some(None)
             }
+            return true;
         }
+        let v = self.stable_as("value", v, span, out);
+        self.assign_at(&r, r.range.start, op, v, out);
+        true
     }
 
     /// Whether struct syntax `e` has struct type (not a scalar field: `p.x` is a scalar).
     pub(super) fn names_a_record(&self, e: &syn::Expr) -> bool {
         match strip_parens(e) {
-            syn::Expr::Field(f) => {
-                let Some(rec) = self.record_type_of(&f.base) else {
-                    return false;
-                };
-                let syn::Member::Named(name) = &f.member else {
-                    return false;
-                };
-                matches!(
-                    field_leaves(&self.records, rec, &name.to_string()),
-                    Some((FieldType::Record(_), _))
-                )
+            syn::Expr::Field(_) | syn::Expr::Index(_) => {
+                matches!(self.field_type_of(e), Some(FieldType::Record(_)))
             }
             _ => true,
         }
@@ -548,32 +615,49 @@ impl Lowerer<'_> {
 
     /// The struct type of struct syntax, without lowering it.
     pub(super) fn record_type_of(&self, e: &syn::Expr) -> Option<usize> {
+        match self.field_type_of(e)? {
+            FieldType::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The type of struct syntax (a struct, or a field or element of one), without lowering
+    /// it.
+    pub(super) fn field_type_of(&self, e: &syn::Expr) -> Option<FieldType> {
         match strip_parens(e) {
             syn::Expr::Path(p) => match p
                 .path
                 .get_ident()
                 .and_then(|i| self.lookup(&i.to_string()))?
             {
-                Binding::Record(v) => Some(self.record_values[v].record),
+                Binding::Record(v) => Some(FieldType::Record(self.record_values[v].record)),
                 _ => None,
             },
+            syn::Expr::Index(ix) if self.indexes_array_field(e) => {
+                match self.field_type_of(&ix.expr)? {
+                    FieldType::Array(elem, _) => Some(*elem),
+                    _ => None,
+                }
+            }
             syn::Expr::Index(_) => match self.indexed_records(e)? {
-                Binding::Records(s) => Some(self.record_slices[s].record),
+                Binding::Records(s) => Some(FieldType::Record(self.record_slices[s].record)),
                 _ => None,
             },
             syn::Expr::Struct(s) => {
                 let id = s.path.get_ident()?.to_string();
-                self.records.iter().position(|r| r.name == id)
+                self.records
+                    .iter()
+                    .position(|r| r.name == id)
+                    .map(FieldType::Record)
             }
             syn::Expr::Field(f) => {
-                let rec = self.record_type_of(&f.base)?;
+                let FieldType::Record(rec) = self.field_type_of(&f.base)? else {
+                    return None;
+                };
                 let syn::Member::Named(name) = &f.member else {
                     return None;
                 };
-                match field_leaves(&self.records, rec, &name.to_string())? {
-                    (FieldType::Record(r), _) => Some(r),
-                    _ => None,
-                }
+                Some(field_leaves(&self.records, rec, &name.to_string())?.0)
             }
             _ => None,
         }
