@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod apps;
+mod array_fields;
 mod arrays;
 mod cases;
 mod edges;

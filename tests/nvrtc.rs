@@ -30,6 +30,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::edges::sources())
         .chain(crate::methods::sources())
         .chain(crate::structs::sources())
+        .chain(crate::array_fields::sources())
         .chain(crate::options::sources())
         .chain(crate::arrays::sources())
     {
@@ -61,6 +62,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::edges::sources().len()
             + crate::methods::sources().len()
             + crate::structs::sources().len()
+            + crate::array_fields::sources().len()
             + crate::options::sources().len()
             + crate::arrays::sources().len())
     );

@@ -40,14 +40,24 @@ impl Lowerer<'_> {
             return None;
         }
         let stride = leaf_count(&self.records, &elem);
-        let i = self.value_or_none(&ix.index, out)?;
-        self.indices.push(i);
         let mut r = Ref {
             ty: elem,
             span,
             ..base
         };
-        if let Expr::Literal(Literal::Int { value, .. }) = *self.exprs.get(i) {
+        // A constant index (`pos[2]`, `pts[CORNERS - 1]`) picks its leaves.
+        let (constant, computed) = match self.module_const_value(&ix.index) {
+            Some(v) => (Some(v), None),
+            None => {
+                let i = self.value_or_none(&ix.index, out)?;
+                self.indices.push(i);
+                match *self.exprs.get(i) {
+                    Expr::Literal(Literal::Int { value, .. }) => (Some(value), None),
+                    _ => (None, Some(i)),
+                }
+            }
+        };
+        if let Some(value) = constant {
             // As rustc, which rejects a constant index past the end.
             let Some(k) = usize::try_from(value).ok().filter(|k| (*k as u64) < len) else {
                 self.err(
@@ -62,6 +72,7 @@ impl Lowerer<'_> {
             r.range = start..start + stride;
             return Some(r);
         }
+        let i = computed?;
         let index = self.stable(i, ix.index.src(), out);
         let n = self.int_literal(i128::from(len), span);
         let at = self.again(index);
@@ -301,18 +312,33 @@ impl Lowerer<'_> {
                 Some(r.range.clone().map(|leaf| self.read_at(&r, leaf)).collect())
             }
             other => {
-                let Some(a) = self.local_array_named(other) else {
+                // A thread-local array `a`, or a row `a[r]` of a two-dimensional one.
+                let (a, row) = match other {
+                    syn::Expr::Index(ix) => (self.local_array_named(&ix.expr), Some(&*ix.index)),
+                    _ => (self.local_array_named(other), None),
+                };
+                let Some(a) = a else {
                     self.err(
                         span,
-                        "an array field's value is an array literal, `[v; N]`, a thread-local array, or another struct's array field",
+                        "an array field's value is an array literal, `[v; N]`, a thread-local array (or a row of one), or another struct's array field",
                     );
                     return None;
                 };
                 let arr = self.arrays.get(a).clone();
-                let dims = match &arr.kind {
+                let mut dims = match &arr.kind {
                     ArrayKind::Local { dims, .. } => dims.clone(),
                     _ => Vec::new(),
                 };
+                let mut prefix = Vec::new();
+                if let Some(r) = row {
+                    if dims.len() != 2 {
+                        self.err(span, "this is an element, not an array");
+                        return None;
+                    }
+                    dims.remove(0);
+                    let i = self.value_or_none(r, out)?;
+                    prefix.push(self.stable(i, r.src(), out));
+                }
                 if scalar_array_shape(&ty) != Some((arr.elem, dims.clone())) {
                     self.err(
                         span,
@@ -322,10 +348,9 @@ impl Lowerer<'_> {
                 }
                 let mut leaves = Vec::new();
                 for at in indices_of(&dims) {
-                    let index = at
-                        .iter()
-                        .map(|i| self.int_literal(i128::from(*i), span))
-                        .collect();
+                    let mut index: Vec<Handle<Expr>> =
+                        prefix.iter().map(|i| self.again(*i)).collect();
+                    index.extend(at.iter().map(|i| self.int_literal(i128::from(*i), span)));
                     leaves.push(self.expr(Expr::Load { array: a, index }, span));
                 }
                 Some(leaves)
