@@ -4,7 +4,8 @@
 //! thread-local arrays, and shared memory with barriers; saturating arithmetic, byte and bit
 //! reversal, path calls, exact float methods, `checked_*`/`overflowing_*` methods and `Option`
 //! values, array copies and element loops, array literals and `DeviceStruct` structs through
-//! a helper. Every kernel writes one i64 and one f64 per thread.
+//! helpers, with array fields indexed by computed indices (some past the end). Every kernel
+//! writes one i64 and one f64 per thread.
 
 use std::fmt::Write as _;
 
@@ -387,6 +388,30 @@ fn kernel(g: &mut Gen, i: usize, out: &mut String) {
             out,
             "        let mut sq = fz_mix(sp, {k});\n        sq.d.y = sq.d.y.wrapping_add(sp.c as u16);\n        ri = ri ^ (sq.a as i64) ^ (sq.c as i64) ^ (sq.d.y as i64);\n        rf = rf + sq.b as f64 + sq.d.x;"
         );
+        // A struct with array fields (of scalars, of structs, of arrays) through computed
+        // indices; one kernel in eight indexes past the end of `v` on some threads.
+        let (v1, v2, v3, v4) = (
+            g.expr("i32", 1),
+            g.expr("i32", 1),
+            g.expr("i32", 1),
+            g.expr("i32", 2),
+        );
+        let (wx, wy, m1, m2) = (
+            g.expr("f64", 1),
+            g.expr("u16", 1),
+            g.expr("u16", 1),
+            g.expr("u16", 1),
+        );
+        let modulus = if g.rng.below(8) == 0 { 4 } else { 3 };
+        let shift = g.rng.below(5);
+        let _ = writeln!(
+            out,
+            "        let mut sa = FzA {{ v: [{v1}, {v2}, {v3}], w: [FzQ {{ x: {wx}, y: {wy} }}, FzQ {{ x: 0.25, y: 7 }}], m: [[{m1}; 2], [{m2}, 3]] }};\n        let sk = (t + {shift}) % {modulus};\n        sa.v[sk] = sa.v[sk].wrapping_add({v4});\n        sa.w[sk % 2].x = sa.w[sk % 2].x * 0.5 + sa.v[0] as f64;\n        sa.m[sk % 2][1 - sk % 2] ^= sa.w[0].y;"
+        );
+        let _ = writeln!(
+            out,
+            "        let sb = fz_arr(sa, sk % 3);\n        ri = ri ^ (sb.v[0] as i64) ^ ((sb.v[2] as i64) << 3) ^ (sb.m[1][0] as i64) ^ ((sb.m[0][1] as i64) << 7) ^ (sb.w[1].y as i64);\n        for v in sb.v {{\n            ri = ri.wrapping_add(v as i64);\n        }}\n        rf = rf + sb.w[1].x + sb.w[0].x;"
+        );
         std::mem::swap(&mut g.rng, &mut g.extra);
     }
     // One kernel in two: `checked_*` and `overflowing_*` methods, `Option` values through
@@ -495,6 +520,8 @@ fn main() {
     out.push_str(
         "#[repr(C)]\n#[derive(Clone, Copy, DeviceStruct)]\npub struct FzQ {\n    pub x: f64,\n    pub y: u16,\n}\n\n\
          #[repr(C)]\n#[derive(Clone, Copy, DeviceStruct)]\npub struct FzP {\n    pub a: i32,\n    pub b: f32,\n    pub c: u8,\n    pub d: FzQ,\n}\n\n\
+         #[repr(C)]\n#[derive(Clone, Copy, DeviceStruct)]\npub struct FzA {\n    pub v: [i32; 3],\n    pub w: [FzQ; 2],\n    pub m: [[u16; 2]; 2],\n}\n\n\
+         #[device]\nfn fz_arr(mut a: FzA, k: usize) -> FzA {\n    a.v[k] = a.v[(k + 1) % 3] ^ a.v[k];\n    a.w[0] = a.w[1];\n    a.m[1] = a.m[0];\n    a\n}\n\n\
          #[device]\nfn fz_mix(p: FzP, k: i32) -> FzP {\n    if k < 0 {\n        return FzP { a: p.a.wrapping_mul(k), b: -p.b, c: p.c ^ 0x5a, d: p.d };\n    }\n    let q = FzQ { x: p.d.x * 0.5, y: p.d.y.rotate_left(3) };\n    FzP { a: p.a ^ k, b: p.b + 1.0, c: p.c.wrapping_add(1), d: q }\n}\n\n",
     );
     for i in 0..n {

@@ -63,8 +63,9 @@ pub fn kernel_closure(input: TokenStream) -> TokenStream {
     cuphase_compiler::expand_kernel_closure(input.into()).into()
 }
 
-/// Makes a `#[repr(C)]` struct of scalars (and of other such structs) a buffer element and a
-/// kernel type: `&[P]` parameters, `ps[i].x`, struct variables and literals in kernels.
+/// Makes a `#[repr(C)]` struct of scalars (of other such structs, and of arrays `[T; N]` of
+/// those) a buffer element and a kernel type: `&[P]` parameters, `ps[i].x`, `ps[i].pos[k]`,
+/// struct variables and literals in kernels.
 ///
 /// ```text
 /// #[repr(C)]

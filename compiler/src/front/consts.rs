@@ -72,7 +72,7 @@ impl ModuleConsts {
             }
             if !grew {
                 out.records =
-                    super::records::Records::of_file(&file, &|name| out.get(name).map(|(_, v)| v));
+                    super::records::Records::of_file(&file, &|e| out.eval(e, &mut Vec::new()));
                 return out;
             }
         }

@@ -68,23 +68,23 @@ fn derives_device_struct(attrs: &[syn::Attribute]) -> bool {
 
 impl Records {
     /// The structs of a parsed file (inline modules included).
-    /// `consts` gives the value of a constant of the file (for array lengths).
-    pub fn of_file(file: &syn::File, consts: &dyn Fn(&str) -> Option<i128>) -> Records {
+    /// `len` gives the value of an array field's length expression, if known.
+    pub fn of_file(file: &syn::File, len: &dyn Fn(&syn::Expr) -> Option<i128>) -> Records {
         let mut r = Records::default();
-        r.collect(&file.items, consts);
+        r.collect(&file.items, len);
         r
     }
 
-    fn collect(&mut self, items: &[syn::Item], consts: &dyn Fn(&str) -> Option<i128>) {
+    fn collect(&mut self, items: &[syn::Item], len: &dyn Fn(&syn::Expr) -> Option<i128>) {
         for item in items {
             match item {
                 syn::Item::Struct(s) if derives_device_struct(&s.attrs) => {
-                    let def = Def::of(s, consts);
+                    let def = Def::of(s, len);
                     self.defs.entry(s.ident.to_string()).or_default().push(def);
                 }
                 syn::Item::Mod(m) => {
                     if let Some((_, inner)) = &m.content {
-                        self.collect(inner, consts);
+                        self.collect(inner, len);
                     }
                 }
                 _ => {}
@@ -197,7 +197,7 @@ impl Records {
 }
 
 impl Def {
-    fn of(s: &syn::ItemStruct, consts: &dyn Fn(&str) -> Option<i128>) -> Def {
+    fn of(s: &syn::ItemStruct, len: &dyn Fn(&syn::Expr) -> Option<i128>) -> Def {
         let mut unusable = None;
         if !is_repr_c(&s.attrs) {
             unusable = Some("it is not `#[repr(C)]`".to_string());
@@ -226,7 +226,7 @@ impl Def {
                     if f.attrs.iter().any(|a| a.path().is_ident("cfg")) {
                         unusable = Some(format!("field `{name}` is under `#[cfg]`"));
                     }
-                    fields.push((name, Written::of(&f.ty, consts)));
+                    fields.push((name, Written::of(&f.ty, len)));
                 }
             }
             _ => unusable = Some("its fields are not named".into()),
@@ -239,7 +239,7 @@ impl Def {
 }
 
 impl Written {
-    fn of(t: &syn::Type, consts: &dyn Fn(&str) -> Option<i128>) -> Written {
+    fn of(t: &syn::Type, len: &dyn Fn(&syn::Expr) -> Option<i128>) -> Written {
         match t {
             syn::Type::Path(p) if p.qself.is_none() => {
                 let last = p.path.segments.last().map(|s| s.ident.to_string());
@@ -253,16 +253,12 @@ impl Written {
                 }
                 Written::Other(quote::ToTokens::to_token_stream(t).to_string())
             }
-            syn::Type::Array(a) => {
-                let len = super::consts::eval_by(&a.len, &mut |name| consts(name))
-                    .and_then(|n| u64::try_from(n).ok());
-                match len {
-                    Some(n) => Written::Array(Box::new(Written::of(&a.elem, consts)), n),
-                    None => Written::Other(quote::ToTokens::to_token_stream(t).to_string()),
-                }
-            }
-            syn::Type::Group(g) => Written::of(&g.elem, consts),
-            syn::Type::Paren(p) => Written::of(&p.elem, consts),
+            syn::Type::Array(a) => match len(&a.len).and_then(|n| u64::try_from(n).ok()) {
+                Some(n) => Written::Array(Box::new(Written::of(&a.elem, len)), n),
+                None => Written::Other(quote::ToTokens::to_token_stream(t).to_string()),
+            },
+            syn::Type::Group(g) => Written::of(&g.elem, len),
+            syn::Type::Paren(p) => Written::of(&p.elem, len),
             other => Written::Other(quote::ToTokens::to_token_stream(other).to_string()),
         }
     }
@@ -273,10 +269,7 @@ mod tests {
     use super::*;
 
     fn records(src: &str) -> Records {
-        Records::of_file(
-            &syn::parse_file(src).unwrap_or_else(|e| panic!("{e}")),
-            &|_| None,
-        )
+        crate::front::consts::ModuleConsts::of_source(src).records
     }
 
     #[test]

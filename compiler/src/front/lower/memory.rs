@@ -532,6 +532,16 @@ impl Lowerer<'_> {
                 return None;
             }
             other => {
+                // `us[i].a[0]` of a parameter whose type was reported: nothing more to say.
+                let mut root = other;
+                while let syn::Expr::Field(syn::ExprField { base, .. })
+                | syn::Expr::Index(syn::ExprIndex { expr: base, .. }) = strip_parens(root)
+                {
+                    root = base;
+                }
+                if self.is_poisoned(root) {
+                    return None;
+                }
                 self.err(
                     other.src(),
                     "only slice parameters, shared arrays and thread-local arrays can be indexed",

@@ -142,8 +142,15 @@ impl Lowerer<'_> {
                                         source: ParamSource::Argument,
                                     });
                                 }
-                                Some(Err(why)) => self.err(s.elem.src(), why),
-                                None => self.cx.push(unsupported_type(&s.elem)),
+                                // Its uses add no errors of their own.
+                                Some(Err(why)) => {
+                                    self.err(s.elem.src(), why);
+                                    self.bind(name, Binding::Poisoned);
+                                }
+                                None => {
+                                    self.cx.push(unsupported_type(&s.elem));
+                                    self.bind(name, Binding::Poisoned);
+                                }
                             }
                             continue;
                         }
