@@ -65,6 +65,21 @@ fn run(dev: &Device, k: generated::Run, seed: u64) -> Result<Outcome, Error> {
             format!("{message} at {line}:{column}"),
             format!("block {block}, thread {thread}"),
         )),
+        // A checked index past the end (kernels compiled with bounds checks): a fault of the
+        // kernel, compared as a panic is.
+        Err(Error::OutOfBounds {
+            array,
+            index,
+            len,
+            line,
+            column,
+            block,
+            thread,
+            ..
+        }) => Ok(Outcome::Panic(
+            format!("{array}: index {index} of {len} at {line}:{column}"),
+            format!("block {block}, thread {thread}"),
+        )),
         Err(e) => Err(e),
     }
 }

@@ -452,6 +452,21 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*e);
                 quote_spanned!(site(span.lo)=> let _ = #v;)
             }
+            Stmt::Check { index, len, array } => {
+                let v = self.expr(*index);
+                let loc = self.loc(span);
+                quote_spanned!(site(span.lo)=> {
+                    let __i = (#v) as u64;
+                    if __i >= #len {
+                        return Err(::cuphase::__private::sim::Fault::OutOfBounds {
+                            array: #array,
+                            index: __i,
+                            len: #len,
+                            loc: #loc,
+                        });
+                    }
+                })
+            }
             Stmt::Warp {
                 op,
                 value,

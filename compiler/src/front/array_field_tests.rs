@@ -53,11 +53,27 @@ fn the_c_struct_declares_array_fields() {
 
 #[test]
 fn a_computed_index_is_checked_then_chooses_an_element() {
-    let c = cuda(
-        "bs: &mut [Body], ks: &[u32]",
-        "if t < bs.len() { let k = ks[t] as usize; let v = bs[t].pos[k]; bs[t].pos[k] = v + 1.0; }",
+    let body =
+        "if t < bs.len() { let k = ks[t] as usize; let v = bs[t].pos[k]; bs[t].pos[k] = v + 1.0; }";
+    let compiled = compile("bs: &mut [Body], ks: &[u32]", body).unwrap_or_else(|e| panic!("{e:?}"));
+    // With bounds checks, the index is checked as an array's is, the fault naming the field.
+    let checked = &compiled.cuda_checked;
+    assert!(
+        checked
+            .source
+            .contains("if ((unsigned long long)k_1 >= 3ull) { cuphase::report("),
+        "{}",
+        checked.source
     );
-    assert!(c.contains("if (k_1 >= 3ull) {"), "the bounds check: {c}");
+    assert!(
+        checked
+            .sites
+            .iter()
+            .any(|s| format!("{:?}", s.kind).contains("bs[t].pos")),
+        "{:?}",
+        checked.sites
+    );
+    let c = compiled.cuda;
     assert!(
         c.contains("const float v = k_1 == 0ull ? bs[t].pos[0] : k_1 == 1ull ? bs[t].pos[1] : bs[t].pos[2];"),
         "{c}"

@@ -66,9 +66,6 @@ pub fn infer(cx: &mut Ctxt, k: &Kernel) -> Types {
         inf.expr(h);
     }
     inf.block(&k.body);
-    for &e in &k.indices {
-        inf.require_index(e);
-    }
     for (v, rv, span) in std::mem::take(&mut inf.unsigned_of) {
         let t = inf.resolve(rv).unsigned();
         inf.constrain(v, Class::Known(t), span);
@@ -443,6 +440,7 @@ impl Infer<'_, '_> {
                 }
             }
             Stmt::Block(b) => self.block(b),
+            Stmt::Check { index, .. } => self.require_index(*index),
             Stmt::Eval(_)
             | Stmt::Panic { .. }
             | Stmt::Fence(_)

@@ -76,10 +76,6 @@ pub struct Kernel {
     /// The user structs the kernel uses (read from its file), each after those its fields
     /// name.
     pub records: Vec<Record>,
-    /// Expressions used as indices that no [`Expr::Load`] indexes with: a computed index into
-    /// an array field of a struct, which lowering turns into a choice among the elements
-    /// (`ps[i].pos[k]`). Typed as indices all the same.
-    pub indices: Vec<Handle<Expr>>,
 }
 
 /// A module constant the compiler read the value of, which the glue asserts (so rustc checks
@@ -686,6 +682,15 @@ pub enum Stmt {
     Block(Block),
     /// An expression evaluated for its faults only (`a[i];`).
     Eval(Handle<Expr>),
+    /// `index < len`, checked as an index into an array is: past it the launch fails with an
+    /// out-of-bounds fault on `array` (`bs[..].pos`). Lowering puts it before a computed
+    /// index into an array field of a struct chooses among the elements. Like the bounds
+    /// checks of loads and stores it is a fault, not control flow, for the analyses.
+    Check {
+        index: Handle<Expr>,
+        len: u64,
+        array: String,
+    },
     /// `panic!`, a failed `assert!` (or `debug_assert!` in debug builds): the thread stops and
     /// the launch fails with this message.
     Panic { message: String, debug_only: bool },

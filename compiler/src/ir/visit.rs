@@ -74,7 +74,7 @@ impl Stmt {
             },
             Stmt::Atomic { index, value, .. } => vec![*index, *value],
             Stmt::Warp { value, lane, .. } => value.iter().chain(lane.iter()).copied().collect(),
-            Stmt::Eval(e) => vec![*e],
+            Stmt::Eval(e) | Stmt::Check { index: e, .. } => vec![*e],
             Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return

@@ -150,7 +150,7 @@ impl Walker<'_> {
                     });
                 }
             }
-            Stmt::Eval(e) => {
+            Stmt::Eval(e) | Stmt::Check { index: e, .. } => {
                 let _ = self.eval(*e);
                 self.flush(pend);
             }

@@ -486,7 +486,7 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
-            Stmt::Eval(e) => {
+            Stmt::Eval(e) | Stmt::Check { index: e, .. } => {
                 self.uniform_load_check(*e, st);
                 Flow::default()
             }

@@ -138,6 +138,19 @@ impl Writer<'_> {
         }
     }
 
+    /// The check of a [`Stmt::Check`](crate::ir::Stmt::Check): `index < len`, else an
+    /// out-of-bounds fault on `array`.
+    pub(super) fn guard_index(&mut self, index: Handle<Expr>, len: u64, array: &str, span: Span) {
+        if !self.checks {
+            return;
+        }
+        let i = self.expr(index);
+        let site = self.site(FaultKind::OutOfBounds(array.to_string()), span);
+        let i_text = format!("(unsigned long long){}", i.at_least(prec::UNARY));
+        let len = format!("{len}ull");
+        self.guard(&format!("{i_text} >= {len}"), site, &i_text, &len);
+    }
+
     /// Bounds checks of a write (or atomic) to `array[index]`, as guards before the statement.
     pub(super) fn guard_element(
         &mut self,

@@ -50,7 +50,6 @@ impl Lowerer<'_> {
             Some(v) => (Some(v), None),
             None => {
                 let i = self.value_or_none(&ix.index, out)?;
-                self.indices.push(i);
                 match *self.exprs.get(i) {
                     Expr::Literal(Literal::Int { value, .. }) => (Some(value), None),
                     _ => (None, Some(i)),
@@ -74,31 +73,16 @@ impl Lowerer<'_> {
         }
         let i = computed?;
         let index = self.stable(i, ix.index.src(), out);
-        let n = self.int_literal(i128::from(len), span);
         let at = self.again(index);
-        let past = self.expr(
-            Expr::Binary {
-                op: BinaryOp::Ge,
-                left: at,
-                right: n,
-            },
-            span,
-        );
-        let mut fail = Block::default();
-        fail.push(
-            Stmt::Panic {
-                message: format!(
-                    "index out of bounds: the len is {len} but the index is {len} or more"
-                ),
-                debug_only: false,
-            },
-            span,
-        );
         out.push(
-            Stmt::If {
-                cond: past,
-                accept: fail,
-                reject: Block::default(),
+            Stmt::Check {
+                index: at,
+                len,
+                // The field as written (`bs[i].pos`), for the fault.
+                array: quote::ToTokens::to_token_stream(&*ix.expr)
+                    .to_string()
+                    .split_whitespace()
+                    .collect(),
             },
             span,
         );

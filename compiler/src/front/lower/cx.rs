@@ -152,8 +152,6 @@ pub(super) struct Lowerer<'c> {
     pub(super) record_slices: Vec<RecordSlice>,
     /// The struct variables.
     pub(super) record_values: Vec<RecordValue>,
-    /// The kernel's [`Kernel::indices`].
-    pub(super) indices: Vec<Handle<Expr>>,
     /// The `Option` variables.
     pub(super) option_vars: Vec<OptionVar>,
     /// Set while lowering a call whose struct result the caller takes

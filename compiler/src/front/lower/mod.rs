@@ -67,7 +67,6 @@ pub fn lower_kernel(
         records: Vec::new(),
         record_slices: Vec::new(),
         record_values: Vec::new(),
-        indices: Vec::new(),
         option_vars: Vec::new(),
         record_call: None,
         array_call: None,
@@ -112,7 +111,6 @@ pub fn lower_kernel(
         next_stmt_id: 0,
         assumed_consts: std::mem::take(&mut l.assumed),
         records: std::mem::take(&mut l.records),
-        indices: std::mem::take(&mut l.indices),
     };
     kernel.number_statements();
     kernel
