@@ -105,7 +105,8 @@ fn speed_along(b: Body, k: usize) -> f32 {
 }
 
 /// Literals with array fields (of structs, of arrays, `[v; N]`), a computed index into an
-/// array of structs, whole array-field assignments.
+/// array of structs, whole array-field assignments, fields of a helper's result and of a
+/// literal.
 #[kernel]
 pub fn polys_build(out: &mut [Poly], xs: &[f32]) {
     let i = global_idx().x as usize;
@@ -129,6 +130,15 @@ pub fn polys_build(out: &mut [Poly], xs: &[f32]) {
         p.m[1] = saved[0];
         out[i] = p;
         out[i].pts[CORNERS - 1] = corner(p, k);
+        // Parts of values that are no variables: a helper's result, a literal.
+        out[i].pts[0].y += corner(p, 0).x;
+        out[i].n += Poly {
+            pts: [P2 { x, y: 1.0 }; CORNERS],
+            m: [[0; 2]; 2],
+            n: 0,
+        }
+        .pts[1]
+            .y as u8;
     }
 }
 
@@ -162,6 +172,9 @@ fn polys_build_host(i: usize, x: f32) -> Poly {
         y: p.pts[(k + 1) % CORNERS].y,
     };
     p.pts[CORNERS - 1] = c;
+    let q = Poly { pts: p.pts, ..p };
+    p.pts[0].y += q.pts[0].x + q.m[1][0] as f32;
+    p.n += 1;
     p
 }
 

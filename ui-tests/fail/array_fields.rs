@@ -20,6 +20,23 @@ const fn len() -> usize {
     2
 }
 
+#[device]
+fn body(m: f32) -> Body {
+    Body {
+        pos: [m; 3],
+        mass: m,
+    }
+}
+
+#[kernel]
+fn values(out: &mut [f32], ks: &[u32]) {
+    let i = global_idx().x as usize;
+    // A helper's result is no place to assign.
+    body(1.0).pos[0] = 2.0;
+    // Its array field is indexed by constants only.
+    out[i] = body(2.0).pos[ks[i] as usize];
+}
+
 #[kernel]
 fn uses(out: &mut [f32], bs: &mut [Body], us: &[Unknown], ks: &[i32]) {
     let i = global_idx().x as usize;

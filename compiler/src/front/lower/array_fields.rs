@@ -10,7 +10,7 @@
 //! analysis sees scalars; the C compiler folds the choice once a loop over `k` is unrolled.
 
 use super::cx::{Binding, Lowerer, Value};
-use super::structs::{Dynamic, Ref, Source};
+use super::structs::{index_base, Dynamic, Ref, Source};
 use super::syntax::strip_parens;
 use crate::ir::*;
 
@@ -285,15 +285,15 @@ impl Lowerer<'_> {
                 Some(leaves)
             }
             other if self.is_record_syntax(other) => {
-                let r = self.record_ref(other, out)?;
-                if r.ty != ty {
+                let (got, leaves) = self.lower_record_part(other, out)?;
+                if got != ty {
                     self.err(
                         span,
                         "mismatched types: this is not an array of the field's type and length",
                     );
                     return None;
                 }
-                Some(r.range.clone().map(|leaf| self.read_at(&r, leaf)).collect())
+                Some(leaves)
             }
             other => {
                 // A thread-local array `a`, or a row `a[r]` of a two-dimensional one.
@@ -382,16 +382,15 @@ impl Lowerer<'_> {
         mutable: bool,
         out: &mut Block,
     ) -> Option<Handle<Array>> {
-        let r = self.record_ref(e, out)?;
-        let Some((elem, dims)) = scalar_array_shape(&r.ty) else {
+        let span = e.src();
+        let (ty, values) = self.lower_record_part(e, out)?;
+        let Some((elem, dims)) = scalar_array_shape(&ty) else {
             self.err(
-                r.span,
+                span,
                 "this array field holds structs; thread-local arrays in kernels hold scalars, so read its elements' fields (`[k].x`)",
             );
             return None;
         };
-        let values: Vec<Handle<Expr>> =
-            r.range.clone().map(|leaf| self.read_at(&r, leaf)).collect();
         let a = self.arrays.append(
             Array {
                 name: name.to_string(),
@@ -407,7 +406,7 @@ impl Lowerer<'_> {
         for (at, value) in indices_of(&dims).into_iter().zip(values) {
             let index = at
                 .iter()
-                .map(|i| self.int_literal(i128::from(*i), r.span))
+                .map(|i| self.int_literal(i128::from(*i), span))
                 .collect();
             out.push(
                 Stmt::Assign {
@@ -415,7 +414,7 @@ impl Lowerer<'_> {
                     op: None,
                     value,
                 },
-                r.span,
+                span,
             );
         }
         Some(a)
@@ -434,17 +433,27 @@ impl Lowerer<'_> {
         {
             return None;
         }
-        let r = self.record_ref(e, out)?;
-        if let Source::Elem(..) = r.source {
+        // The struct the field is of: a variable, or an element in memory (`ps[i]`).
+        let mut root = strip_parens(e);
+        loop {
+            match root {
+                syn::Expr::Field(f) => root = strip_parens(&f.base),
+                syn::Expr::Index(_) if self.indexes_array_field(root) => {
+                    root = index_base(root);
+                }
+                _ => break,
+            }
+        }
+        if matches!(root, syn::Expr::Index(_)) {
             // Other threads may write the element while the loop runs (between its
             // barriers): a copy taken before the loop would not see what Rust's reads see.
             self.err(
-                r.span,
+                e.src(),
                 "loops over an array field of a slice's element are not supported; loop over its indices (`for k in 0..N { let v = ps[i].pos[k]; .. }`) or copy the element first (`let p = ps[i];`)",
             );
             return Some(None);
         }
-        Some(self.array_field_copy(e, "elems", r.span, false, out))
+        Some(self.array_field_copy(e, "elems", e.src(), false, out))
     }
 
     /// `p.pos.len()` of an array field: its length. `None` when the receiver is no array

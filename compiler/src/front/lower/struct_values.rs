@@ -112,28 +112,14 @@ impl Lowerer<'_> {
                     .collect();
                 (rec, leaves)
             }
-            syn::Expr::Field(f) if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) => {
-                // A field of a literal: the literal's leaves, then the field's.
-                let syn::Expr::Struct(s) = strip_parens(&f.base) else {
+            // A part of a value that is no place: `P { .. }.pos`, `f(x).pts[1]`.
+            part @ (syn::Expr::Field(_) | syn::Expr::Index(_)) if !self.is_record_place(part) => {
+                let (ty, leaves) = self.lower_record_part(part, out)?;
+                let FieldType::Record(rec) = ty else {
+                    self.err(span, "this is a scalar or array field, not a struct");
                     return None;
                 };
-                let (rec, all) = self.lower_struct_literal(s, out)?;
-                let syn::Member::Named(name) = &f.member else {
-                    self.err(f.member.src(), "struct fields are read by name");
-                    return None;
-                };
-                let Some((ty, range)) = field_leaves(&self.records, rec, &name.to_string()) else {
-                    self.err(
-                        name.src(),
-                        format!("no field `{name}` on struct `{}`", self.records[rec].name),
-                    );
-                    return None;
-                };
-                let leaves = all[range].to_vec();
-                match ty {
-                    FieldType::Record(r) => (r, leaves),
-                    FieldType::Scalar(_) | FieldType::Array(..) => (usize::MAX, leaves),
-                }
+                (rec, leaves)
             }
             other => {
                 let Some(r) = self.record_ref(other, out) else {

@@ -44,7 +44,7 @@ pub(super) struct Dynamic {
 }
 
 /// The expression an index expression indexes, all its indices stripped (`ps` of `ps[i][j]`).
-fn index_base(e: &syn::Expr) -> &syn::Expr {
+pub(super) fn index_base(e: &syn::Expr) -> &syn::Expr {
     let mut cur = strip_parens(e);
     while let syn::Expr::Index(ix) = cur {
         cur = strip_parens(&ix.expr);
@@ -410,7 +410,90 @@ impl Lowerer<'_> {
                     span,
                 })
             }
+            syn::Expr::Struct(_) | syn::Expr::Call(_) | syn::Expr::MethodCall(_) => {
+                self.err(
+                    span,
+                    "this struct is a value, not a variable or an element in memory: bind it first (`let p = ..;`)",
+                );
+                None
+            }
             _ => None,
+        }
+    }
+
+    /// Whether struct syntax `e` is a place: a struct variable, an element of a slice or
+    /// shared array of structs, or a field or element of one (not a literal or a call's
+    /// result, nor a part of one).
+    pub(super) fn is_record_place(&self, e: &syn::Expr) -> bool {
+        match strip_parens(e) {
+            syn::Expr::Path(_) => self.is_record_syntax(e),
+            syn::Expr::Index(_) if self.indexes_array_field(e) => {
+                self.is_record_place(index_base(e))
+            }
+            syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
+            syn::Expr::Field(f) => self.is_record_place(&f.base),
+            _ => false,
+        }
+    }
+
+    /// The type and leaves of struct syntax `e` as a value: a place's leaves, read, or a part
+    /// (a field, an element at a constant index) of a value that is no place, such as
+    /// `P { .. }.x` or `corner(p, k).pts[1]`.
+    pub(super) fn lower_record_part(
+        &mut self,
+        e: &syn::Expr,
+        out: &mut Block,
+    ) -> Option<(FieldType, Vec<Handle<Expr>>)> {
+        if self.is_record_place(e) {
+            let r = self.record_ref(e, out)?;
+            let leaves = r.range.clone().map(|leaf| self.read_at(&r, leaf)).collect();
+            return Some((r.ty, leaves));
+        }
+        match strip_parens(e) {
+            syn::Expr::Field(f) => {
+                let (ty, leaves) = self.lower_record_part(&f.base, out)?;
+                let FieldType::Record(rec) = ty else {
+                    self.err(f.member.src(), "this is not a struct; it has no fields");
+                    return None;
+                };
+                let syn::Member::Named(name) = &f.member else {
+                    self.err(f.member.src(), "struct fields are read by name");
+                    return None;
+                };
+                let Some((ty, range)) = field_leaves(&self.records, rec, &name.to_string()) else {
+                    self.err(
+                        name.src(),
+                        format!("no field `{name}` on struct `{}`", self.records[rec].name),
+                    );
+                    return None;
+                };
+                Some((ty, leaves.get(range)?.to_vec()))
+            }
+            syn::Expr::Index(ix) => {
+                let (ty, leaves) = self.lower_record_part(&ix.expr, out)?;
+                let Some((elem, n)) = ty.as_array().map(|(t, n)| (t.clone(), n)) else {
+                    self.err(ix.expr.src(), "this is not an array; it cannot be indexed");
+                    return None;
+                };
+                let k = self
+                    .module_const_value(&ix.index)
+                    .and_then(|k| u64::try_from(k).ok())
+                    .filter(|k| *k < n);
+                let Some(k) = k else {
+                    self.err(
+                        ix.index.src(),
+                        format!("an array field of a value that is no variable is indexed by a constant below {n}; bind the value first (`let p = ..;`) to index it otherwise"),
+                    );
+                    return None;
+                };
+                let stride = leaf_count(&self.records, &elem);
+                let start = k as usize * stride;
+                Some((elem, leaves.get(start..start + stride)?.to_vec()))
+            }
+            other => {
+                let (rec, leaves) = self.lower_record_value(other, None, out)?;
+                Some((FieldType::Record(rec), leaves))
+            }
         }
     }
 
@@ -524,31 +607,34 @@ impl Lowerer<'_> {
             syn::Expr::Index(_) if self.indexes_array_field(e) => {}
             _ => return None,
         }
-        if let syn::Expr::Field(f) = strip_parens(e) {
-            if matches!(strip_parens(&f.base), syn::Expr::Struct(_)) {
-                // `P { .. }.x`: the literal's field.
-                let Some((_, leaves)) = self.lower_record_value(e, None, out) else {
-                    return Some(Value::Error);
-                };
-                return Some(leaves.first().map_or(Value::Error, |l| Value::Expr(*l)));
-            }
-        }
-        let Some(r) = self.record_ref(e, out) else {
-            return Some(Value::Error);
+        let (ty, value) = if self.is_record_place(e) {
+            let Some(r) = self.record_ref(e, out) else {
+                return Some(Value::Error);
+            };
+            let value =
+                matches!(r.ty, FieldType::Scalar(_)).then(|| self.read_at(&r, r.range.start));
+            (r.ty, value)
+        } else {
+            // `P { .. }.x`, `f(p).pos[1]`: a part of a value.
+            let Some((ty, leaves)) = self.lower_record_part(e, out) else {
+                return Some(Value::Error);
+            };
+            (ty, leaves.first().copied())
         };
-        match &r.ty {
-            FieldType::Scalar(_) => Some(Value::Expr(self.read_at(&r, r.range.start))),
+        let span = e.src();
+        match &ty {
+            FieldType::Scalar(_) => Some(value.map_or(Value::Error, Value::Expr)),
             FieldType::Record(rec) => {
                 let name = self.records[*rec].name.clone();
                 self.err(
-                    r.span,
+                    span,
                     format!("this is a `{name}`, which is used whole only in `let`, assignments and struct literals; read its fields (`.{}`)", self.records[*rec].fields[0].name),
                 );
                 Some(Value::Error)
             }
             FieldType::Array(..) => {
                 self.err(
-                    r.span,
+                    span,
                     "this is an array field, which is used whole only in `let`, assignments, struct literals and `for` loops; index it (`[0]`)",
                 );
                 Some(Value::Error)
