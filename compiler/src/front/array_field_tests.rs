@@ -176,3 +176,32 @@ fn wrong_uses_of_array_fields_are_errors() {
     );
     assert!(e.iter().any(|m| m.contains("not an array")), "{e:?}");
 }
+
+#[test]
+fn shared_arrays_of_structs_with_array_fields_are_one_array_per_element() {
+    let c = cuda(
+        "out: &mut [f32]",
+        "let tile = shared::<[Body; 64]>();\n\
+         if t < 64 { tile[t].pos[t % 3] = 1.0; tile[t].mass = 2.0; }\n\
+         sync_block_threads();\n\
+         if t < 64 && t < out.len() { out[t] = tile[(t + 1) % 64].pos[1] + tile[t].mass; }",
+    );
+    assert!(c.contains("__shared__ float tile_pos_1[64];"), "{c}");
+    assert!(
+        c.contains("out[t] = tile_pos_1[index_1] + tile_mass[t];"),
+        "{c}"
+    );
+    // Without the barrier, thread t reads what thread t + 1 writes.
+    let e = errors(
+        "out: &mut [f32]",
+        "let tile = shared::<[Body; 64]>();\n\
+         if t < 64 { tile[t].pos[1] = 1.0; }\n\
+         if t < 64 && t < out.len() { out[t] = tile[(t + 1) % 64].pos[1]; }",
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("data race on shared array `tile.pos[1]`")
+                && m.contains("the read of `tile[1].pos[1]`")),
+        "{e:?}"
+    );
+}

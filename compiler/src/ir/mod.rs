@@ -187,13 +187,11 @@ impl Array {
     }
 
     /// The Rust text of one element, given the text of its indices (`[3]`): `tile[3]`, or
-    /// `ps[3].pos.x` for a field of a slice of structs.
+    /// `ps[3].pos.x` for a field of a slice or shared array of structs (whose name is the
+    /// struct array's, a `.`, and the field's path: no other array's name has a `.`).
     pub fn element_text(&self, index: &str) -> String {
-        match &self.field {
-            Some(f) => {
-                let path = self.name.get(f.base.len()..).unwrap_or_default();
-                format!("{}{index}{path}", f.base)
-            }
+        match self.name.split_once('.') {
+            Some((base, path)) => format!("{base}{index}.{path}"),
             None => format!("{}{index}", self.name),
         }
     }
