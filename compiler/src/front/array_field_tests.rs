@@ -205,3 +205,34 @@ fn shared_arrays_of_structs_with_array_fields_are_one_array_per_element() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_loop_variable_within_the_length_needs_no_check() {
+    let checked = |body: &str| {
+        compile("out: &mut [f32], bs: &[Body]", body)
+            .unwrap_or_else(|e| panic!("{body}: {e:?}"))
+            .cuda_checked
+            .source
+    };
+    let c = checked(
+        "if t < bs.len() && t < out.len() { let mut b = bs[t]; for d in 0..3 { b.pos[d] *= 2.0; } for d in 1..=2 { b.pos[d] += 1.0; } out[t] = b.pos[0]; }",
+    );
+    assert!(!c.contains(">= 3ull)"), "{c}");
+    // A range past the end, or an index that is no loop variable, keeps its check.
+    let c = checked(
+        "if t < bs.len() && t < out.len() { let mut s = 0.0; for d in 0..4 { s += bs[t].pos[d]; } out[t] = s; }",
+    );
+    assert!(c.contains("if ((unsigned long long)d >= 3ull)"), "{c}");
+    let c = checked("if t < bs.len() && t < out.len() { out[t] = bs[t].pos[t % 3]; }");
+    assert!(c.contains(">= 3ull)"), "{c}");
+    // Unchecked or not, the index is typed as one.
+    let e = errors(
+        "out: &mut [f32], bs: &[Body]",
+        "if t < bs.len() { let mut b = bs[t]; for d in 0..3i32 { b.pos[d] = 0.0; } }",
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("an index must be an unsigned integer")),
+        "{e:?}"
+    );
+}

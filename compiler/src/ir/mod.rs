@@ -683,11 +683,14 @@ pub enum Stmt {
     /// `index < len`, checked as an index into an array is: past it the launch fails with an
     /// out-of-bounds fault on `array` (`bs[..].pos`). Lowering puts it before a computed
     /// index into an array field of a struct chooses among the elements. Like the bounds
-    /// checks of loads and stores it is a fault, not control flow, for the analyses.
+    /// checks of loads and stores it is a fault, not control flow, for the analyses. A check
+    /// the front end `proved` (the index is a `for` variable whose range lies in `0..len`) only
+    /// types the index; the writers emit nothing for it.
     Check {
         index: Handle<Expr>,
         len: u64,
         array: String,
+        proved: bool,
     },
     /// `panic!`, a failed `assert!` (or `debug_assert!` in debug builds): the thread stops and
     /// the launch fails with this message.

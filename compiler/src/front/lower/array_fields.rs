@@ -73,6 +73,10 @@ impl Lowerer<'_> {
         }
         let i = computed?;
         let index = self.stable(i, ix.index.src(), out);
+        r.range = r.range.start..r.range.start + stride;
+        r.dynamic.push(Dynamic { index, len, stride });
+        // `for d in 0..3 { b.pos[d] }` is in bounds by the loop's range.
+        let proved = self.loop_var_below(index, len);
         let at = self.again(index);
         out.push(
             Stmt::Check {
@@ -83,11 +87,10 @@ impl Lowerer<'_> {
                     .to_string()
                     .split_whitespace()
                     .collect(),
+                proved,
             },
             span,
         );
-        r.range = r.range.start..r.range.start + stride;
-        r.dynamic.push(Dynamic { index, len, stride });
         Some(r)
     }
 

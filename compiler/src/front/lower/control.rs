@@ -464,6 +464,16 @@ impl Lowerer<'_> {
             },
             var_ident.src(),
         );
+        if let (
+            Expr::Literal(Literal::Int { value: lo, .. }),
+            Expr::Literal(Literal::Int { value: hi, .. }),
+        ) = (self.exprs.get(start), self.exprs.get(end))
+        {
+            let hi = if inclusive { hi.saturating_add(1) } else { *hi };
+            if let Some(frame) = self.loops.last_mut() {
+                frame.range = Some((var, *lo, hi));
+            }
+        }
         self.scopes.push(HashMap::new());
         if !matches!(&*f.pat, syn::Pat::Wild(_)) {
             self.bind(var_ident.to_string(), Binding::Local(var));

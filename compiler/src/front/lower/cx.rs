@@ -131,6 +131,9 @@ pub(super) struct CallFrame {
 
 pub(super) struct LoopFrame {
     pub(super) label: Option<(String, Handle<Label>)>,
+    /// For `for i in a..b` with literal bounds: the variable and the values it takes,
+    /// `lo..hi` (Rust's range never leaves them, and the variable is not `mut`).
+    pub(super) range: Option<(Handle<Local>, i128, i128)>,
 }
 
 pub(super) struct Lowerer<'c> {
@@ -319,6 +322,17 @@ impl Lowerer<'_> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
+    /// Whether `e` is the variable of an enclosing `for` loop whose values all lie in `0..len`.
+    pub(super) fn loop_var_below(&self, e: Handle<Expr>, len: u64) -> bool {
+        let Expr::Local(l) = *self.exprs.get(e) else {
+            return false;
+        };
+        self.loops.iter().any(|f| {
+            f.range
+                .is_some_and(|(v, lo, hi)| v == l && lo >= 0 && hi <= i128::from(len))
+        })
+    }
+
     pub(super) fn enter_loop(&mut self, label: Option<&syn::Label>) -> Option<Handle<Label>> {
         let l = label.map(|l| {
             let name = l.name.ident.to_string();
@@ -326,7 +340,10 @@ impl Lowerer<'_> {
             (name, h)
         });
         let h = l.as_ref().map(|(_, h)| *h);
-        self.loops.push(LoopFrame { label: l });
+        self.loops.push(LoopFrame {
+            label: l,
+            range: None,
+        });
         h
     }
 
