@@ -178,6 +178,74 @@ fn polys_build_host(i: usize, x: f32) -> Poly {
     p
 }
 
+/// Evaluation order through computed indices: a value that reads what the write changes, an
+/// index that is a field the write changes, a value that changes the index (Rust evaluates
+/// the value first).
+#[kernel]
+pub fn field_orders(out: &mut [Poly], ks: &[u32]) {
+    let i = global_idx().x as usize;
+    if i < out.len() && i < ks.len() {
+        let k = ks[i] as usize % 2;
+        let mut p = orders_start(i);
+        p.pts[k] = P2 {
+            x: p.pts[0].y,
+            y: p.pts[0].x,
+        };
+        p.m[p.m[0][0] as usize] = [1, 7];
+        let mut j = k;
+        p.pts[j].x = {
+            j += 1;
+            10.0
+        };
+        p.n = (j + out[i].pts.len()) as u8;
+        out[i] = p;
+    }
+}
+
+#[device]
+fn orders_start(i: usize) -> Poly {
+    Poly {
+        pts: [
+            P2 { x: 1.0, y: 2.0 },
+            P2 { x: 3.0, y: 4.0 },
+            P2 {
+                x: 5.0,
+                y: i as f32,
+            },
+        ],
+        m: [[(i % 2) as u32, 1], [1, 0]],
+        n: 0,
+    }
+}
+
+fn field_orders_host(i: usize, k: usize) -> Poly {
+    let k = k % 2;
+    let mut p = Poly {
+        pts: [
+            P2 { x: 1.0, y: 2.0 },
+            P2 { x: 3.0, y: 4.0 },
+            P2 {
+                x: 5.0,
+                y: i as f32,
+            },
+        ],
+        m: [[(i % 2) as u32, 1], [1, 0]],
+        n: 0,
+    };
+    p.pts[k] = P2 {
+        x: p.pts[0].y,
+        y: p.pts[0].x,
+    };
+    p.m[p.m[0][0] as usize] = [1, 7];
+    let mut j = k;
+    p.pts[j].x = {
+        j += 1;
+        10.0
+    };
+    p.n = (j + CORNERS) as u8;
+    p
+}
+
 /// Thread `t` of each block counts into element `t % 8` of its block's counters: different
 /// elements of one array field, which the compiler proves apart.
 #[kernel]
@@ -308,6 +376,23 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "field_orders",
+            run: |dev| {
+                let ks = dev.upload(&axes(100))?;
+                let mut out = dev.zeros::<Poly>(100)?;
+                field_orders.launch(dev, Launch::cover(100, 64), &mut out, &ks)?;
+                Ok(poly_bits(&out.to_vec()?))
+            },
+            expected: || {
+                let ps: Vec<Poly> = axes(100)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| field_orders_host(i, *k as usize))
+                    .collect();
+                poly_bits(&ps)
+            },
+        },
+        Case {
             name: "hits_count",
             run: |dev| {
                 let x: Vec<u32> = (0..64).map(|i| i * 3).collect();
@@ -331,6 +416,7 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (bodies_step.name(), bodies_step.cuda_source()),
         (bodies_measure.name(), bodies_measure.cuda_source()),
         (polys_build.name(), polys_build.cuda_source()),
+        (field_orders.name(), field_orders.cuda_source()),
         (hits_count.name(), hits_count.cuda_source()),
         (hits_scatter.name(), hits_scatter.cuda_source()),
     ]

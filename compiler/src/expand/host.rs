@@ -412,6 +412,13 @@ fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
             out.extend(quote! {
                 const _: () = ::core::assert!(::core::mem::offset_of!(#name, #field) == #offset, #msg);
             });
+            // An array field's length (perhaps a constant the macro read) is its type's.
+            if let crate::ir::FieldType::Array(..) = f.ty {
+                let ty = field_type_tokens(&k.records, &f.ty, k.name_span.lo);
+                out.extend(quote! {
+                    let _: fn(&#name) -> &#ty = |__p: &#name| &__p.#field;
+                });
+            }
         }
         for leaf in crate::ir::leaves(&k.records, i) {
             let path = leaf.path.iter().map(|s| match s {
@@ -431,6 +438,26 @@ fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
         }
     }
     out
+}
+
+/// The Rust type of a struct field as the compiler read it (`[[f32; 3]; 2]`).
+fn field_type_tokens(
+    records: &[crate::ir::Record],
+    ty: &crate::ir::FieldType,
+    at: proc_macro2::Span,
+) -> TokenStream {
+    match ty {
+        crate::ir::FieldType::Scalar(s) => scalar_tokens(*s),
+        crate::ir::FieldType::Record(r) => {
+            let n = Ident::new(records.get(*r).map_or("_", |r| r.name.as_str()), at);
+            quote!(#n)
+        }
+        crate::ir::FieldType::Array(elem, n) => {
+            let elem = field_type_tokens(records, elem, at);
+            let n = *n as usize;
+            quote!([#elem; #n])
+        }
+    }
 }
 
 /// What the macro emits for a kernel with errors: the errors, and a kernel value whose

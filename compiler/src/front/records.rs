@@ -135,19 +135,24 @@ impl Records {
         let (mut offset, mut align) = (0u64, 1u64);
         for (fname, w) in &def.fields {
             let (ty, size, a) = self.field_type(name, fname, w, records, depth)?;
-            offset = offset.div_ceil(a) * a;
+            let too_large = || format!("struct `{name}` is too large");
+            offset = offset.div_ceil(a).checked_mul(a).ok_or_else(too_large)?;
             fields.push(RecordField {
                 name: fname.clone(),
                 ty,
                 offset,
             });
-            offset += size;
+            offset = offset.checked_add(size).ok_or_else(too_large)?;
             align = align.max(a);
         }
+        let size = offset
+            .div_ceil(align)
+            .checked_mul(align)
+            .ok_or_else(|| format!("struct `{name}` is too large"))?;
         records.push(Record {
             name: name.to_string(),
             fields,
-            size: offset.div_ceil(align) * align,
+            size,
             align,
         });
         let n = leaf_count(records, &FieldType::Record(records.len() - 1));
@@ -317,6 +322,7 @@ mod tests {
              #[repr(C)] #[derive(DeviceStruct)] struct Arr { a: [f32; M] }\n\
              #[repr(C)] #[derive(DeviceStruct)] struct Empty { a: [f32; 0] }\n\
              #[repr(C)] #[derive(DeviceStruct)] struct Huge { a: [[f32; 64]; 64] }\n\
+             #[repr(C)] #[derive(DeviceStruct)] struct Wide { a: u8, b: [u8; 18446744073709551615] }\n\
              #[repr(C)] #[derive(DeviceStruct)] struct Twice { a: f32 }\n\
              mod m { #[repr(C)] #[derive(DeviceStruct)] struct Twice { a: f32 } }\n\
              #[repr(C)] #[derive(Clone, Copy)] struct NotDerived { a: f32 }",
@@ -327,6 +333,7 @@ mod tests {
             ("Arr", "type `[f32 ; M]`"),
             ("Empty", "length 0"),
             ("Huge", "holds 4096 scalars"),
+            ("Wide", "too large"),
             ("Twice", "more than once"),
             ("NotDerived", "not a struct deriving `DeviceStruct`"),
             ("Missing", "not a struct deriving `DeviceStruct`"),

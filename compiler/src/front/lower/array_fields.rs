@@ -72,7 +72,8 @@ impl Lowerer<'_> {
             return Some(r);
         }
         let i = computed?;
-        let index = self.stable(i, ix.index.src(), out);
+        // Held where a write through this place could change it (`p.m[p.m[0][0]] = ..`).
+        let index = self.frozen("index", i, ix.index.src(), out);
         r.range = r.range.start..r.range.start + stride;
         r.dynamic.push(Dynamic { index, len, stride });
         // `for d in 0..3 { b.pos[d] }` is in bounds by the loop's range.
@@ -461,7 +462,12 @@ impl Lowerer<'_> {
 
     /// `p.pos.len()` of an array field: its length. `None` when the receiver is no array
     /// field.
-    pub(super) fn array_field_len(&mut self, receiver: &syn::Expr, span: Span) -> Option<Value> {
+    pub(super) fn array_field_len(
+        &mut self,
+        receiver: &syn::Expr,
+        span: Span,
+        out: &mut Block,
+    ) -> Option<Value> {
         if !self.is_record_syntax(receiver) {
             return None;
         }
@@ -469,6 +475,11 @@ impl Lowerer<'_> {
             .field_type_of(receiver)?
             .as_array()
             .map(|(t, n)| (t.clone(), n))?;
+        // The receiver is evaluated, as Rust does, for its faults (`ps[i]` past the end).
+        let (_, leaves) = self.lower_record_part(receiver, out)?;
+        if let Some(first) = leaves.first() {
+            out.push(Stmt::Eval(*first), span);
+        }
         Some(Value::Expr(self.expr(
             Expr::Literal(Literal::Int {
                 value: i128::from(n),

@@ -207,7 +207,7 @@ impl Lowerer<'_> {
             };
         }
         if m.method == "len" && m.args.is_empty() {
-            if let Some(v) = self.array_field_len(&m.receiver, span) {
+            if let Some(v) = self.array_field_len(&m.receiver, span, out) {
                 return v;
             }
             if let syn::Expr::Path(p) = strip_parens(&m.receiver) {

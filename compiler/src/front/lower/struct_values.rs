@@ -446,7 +446,7 @@ impl Lowerer<'_> {
                 .into_iter()
                 .map(|v| {
                     let vspan = self.exprs.span(v);
-                    self.stable_as("field", v, vspan, out)
+                    self.frozen("field", v, vspan, out)
                 })
                 .collect();
             for (leaf, v) in r.range.clone().zip(held) {

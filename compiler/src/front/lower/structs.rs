@@ -658,6 +658,16 @@ impl Lowerer<'_> {
             syn::Expr::Index(_) if self.indexes_array_field(left) => {}
             _ => return false,
         }
+        // As Rust: the value first, then the place. Where a computed index chooses the place,
+        // the value is held first, so the index is read (and checked) after it.
+        let Value::Expr(v) = self.lower_value(right, out) else {
+            return true;
+        };
+        let v = if self.has_computed_field_index(left) {
+            self.frozen("value", v, span, out)
+        } else {
+            v
+        };
         let Some(r) = self.record_ref(left, out) else {
             return true;
         };
@@ -668,9 +678,6 @@ impl Lowerer<'_> {
             );
             return true;
         }
-        let Value::Expr(v) = self.lower_value(right, out) else {
-            return true;
-        };
         if r.dynamic.is_empty() {
             if let Some(place) = self.write_leaf(&r.source, r.range.start, r.span) {
                 out.push(
@@ -684,9 +691,54 @@ impl Lowerer<'_> {
             }
             return true;
         }
-        let v = self.stable_as("value", v, span, out);
         self.assign_at(&r, r.range.start, op, v, out);
         true
+    }
+
+    /// Whether place syntax `e` indexes an array field with anything but a literal on the way
+    /// (`p.pos[k]`, `ps[i].pts[k].x`).
+    pub(super) fn has_computed_field_index(&self, e: &syn::Expr) -> bool {
+        match strip_parens(e) {
+            syn::Expr::Field(f) => self.has_computed_field_index(&f.base),
+            syn::Expr::Index(ix) if self.indexes_array_field(e) => {
+                !matches!(strip_parens(&ix.index), syn::Expr::Lit(_))
+                    || self.has_computed_field_index(&ix.expr)
+            }
+            _ => false,
+        }
+    }
+
+    /// `e` itself where nothing can change it (a literal, a variable that is not `mut`), else
+    /// a new variable `name` holding its value now.
+    pub(super) fn frozen(
+        &mut self,
+        name: &str,
+        e: Handle<Expr>,
+        span: Span,
+        out: &mut Block,
+    ) -> Handle<Expr> {
+        match *self.exprs.get(e) {
+            Expr::Literal(_) => return e,
+            Expr::Local(l) if !self.locals.get(l).mutable => return e,
+            _ => {}
+        }
+        let l = self.locals.append(
+            Local {
+                name: name.into(),
+                mutable: false,
+                annotated: None,
+                origin: LocalOrigin::Let,
+            },
+            span,
+        );
+        out.push(
+            Stmt::Let {
+                local: l,
+                init: Some(e),
+            },
+            span,
+        );
+        self.expr(Expr::Local(l), span)
     }
 
     /// Whether struct syntax `e` has struct type (not a scalar field: `p.x` is a scalar).
