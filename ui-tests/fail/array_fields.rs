@@ -33,6 +33,7 @@ fn values(out: &mut [f32], ks: &[u32]) {
     let i = global_idx().x as usize;
     // A helper's result is no place to assign.
     body(1.0).pos[0] = 2.0;
+    body(1.0) = body(2.0);
     // Its array field is indexed by constants only.
     out[i] = body(2.0).pos[ks[i] as usize];
 }

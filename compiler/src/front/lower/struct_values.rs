@@ -427,11 +427,20 @@ impl Lowerer<'_> {
             Some(FieldType::Scalar(_)) => return false,
             Some(ty) => ty,
             // An unknown field is reported where the place is lowered.
+            None if matches!(
+                strip_parens(&a.left),
+                syn::Expr::Field(_) | syn::Expr::Index(_)
+            ) =>
+            {
+                return false
+            }
+            // `make(x) = q;`: rustc's "invalid left-hand side of assignment" (it was dropped).
             None => {
-                return !matches!(
-                    strip_parens(&a.left),
-                    syn::Expr::Field(_) | syn::Expr::Index(_)
-                )
+                self.err(
+                    a.left.src(),
+                    "invalid left-hand side of assignment: this struct is a value (a call's result or a literal), not a variable or an element in memory",
+                );
+                return true;
             }
         };
         let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
