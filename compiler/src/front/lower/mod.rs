@@ -28,6 +28,7 @@ mod option_methods;
 mod option_patterns;
 mod options;
 mod record_methods;
+mod record_parts;
 mod signature;
 mod slices;
 mod stmt;
