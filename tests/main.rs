@@ -23,3 +23,4 @@ mod samples;
 pub mod sim;
 mod snapshots;
 mod structs;
+mod vectors;

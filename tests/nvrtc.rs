@@ -31,6 +31,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::methods::sources())
         .chain(crate::structs::sources())
         .chain(crate::array_fields::sources())
+        .chain(crate::vectors::sources())
         .chain(crate::options::sources())
         .chain(crate::arrays::sources())
     {
@@ -63,6 +64,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::methods::sources().len()
             + crate::structs::sources().len()
             + crate::array_fields::sources().len()
+            + crate::vectors::sources().len()
             + crate::options::sources().len()
             + crate::arrays::sources().len())
     );

@@ -10,4 +10,5 @@
 
 pub mod cuda;
 pub mod namer;
+pub mod rust_types;
 pub mod sim;

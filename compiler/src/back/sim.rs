@@ -13,6 +13,7 @@
 //! contract's `WarpOp::variant()` and `Distribution::variant()` (the IR's types are the
 //! contract's), not by this writer; the runtime's enums carry the same variant names.
 
+use super::rust_types::{record_type_tokens, scalar_tokens, site};
 use crate::ir::Types;
 use crate::ir::*;
 use proc_macro2::{Ident, TokenStream};
@@ -42,23 +43,6 @@ struct Writer<'a> {
     array_names: Vec<Ident>,
     /// For the first field of a `&[P]` parameter, the parameter's name.
     base_names: Vec<Option<Ident>>,
-}
-
-/// A span at `at`'s source location that resolves names at the macro's call site. Tokens of
-/// `#[device]` helpers arrive through a `macro_rules!` expansion with that macro's hygiene;
-/// every name the simulator code declares and uses must resolve in one context.
-fn site(at: proc_macro2::Span) -> proc_macro2::Span {
-    proc_macro2::Span::call_site().located_at(at)
-}
-
-/// The Rust type of a scalar (`half`'s types by path).
-fn scalar_tokens(t: Scalar, span: impl Into<Span>) -> TokenStream {
-    let span: Span = span.into();
-    let id = Ident::new(t.rust_name(), site(span.lo));
-    if t.is_half() {
-        return quote!(::cuphase::half::#id);
-    }
-    quote!(#id)
 }
 
 impl<'a> Writer<'a> {
@@ -142,7 +126,7 @@ impl<'a> Writer<'a> {
                     let Some(f) = &k.arrays.get(array).field else {
                         continue;
                     };
-                    let rec = Ident::new(&k.records[f.record].name, site(p.span.lo));
+                    let rec = record_type_tokens(&k.records, f.record, site(p.span.lo));
                     thread_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #rec>));
                     block_params.push(quote!(#name: ::cuphase::__private::sim::Global<'_, #rec>));
                     thread_args.push(quote!(#name));
@@ -178,7 +162,9 @@ impl<'a> Writer<'a> {
             let t = scalar_tokens(a.elem, proc_macro2::Span::call_site());
             // A struct's cell is the tuple of its fields' cells, an array's the array of its
             // elements'.
-            let path = leaf.path.iter().map(|s| match s {
+            // A vector record's cell is its array's: its one field is no step.
+            let skip = usize::from(k.records.get(f.record).is_some_and(|r| r.vector));
+            let path = leaf.path.iter().skip(skip).map(|s| match s {
                 Step::Field { index, .. } => {
                     let i = syn::Index::from(*index);
                     quote!(.#i)

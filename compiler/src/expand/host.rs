@@ -7,6 +7,7 @@
 //! the call site.
 
 use crate::back::cuda::CudaKernel;
+use crate::back::rust_types::{field_type_tokens, record_type_tokens};
 use crate::ir::{ArrayKind, ParamKind, ParamSource, Scalar};
 use crate::pipeline::Compiled;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -209,9 +210,8 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
             quote!(::cuphase::__private::assert_scalar::<#t>();)
         }
         ParamKind::Slice { array } if k.arrays.get(array).field.is_some() => {
-            let rec = k.arrays.get(array).field.as_ref().map(|f| f.record);
-            let rec = rec.and_then(|r| k.records.get(r)).map(|r| r.name.clone());
-            let rec = Ident::new(&rec.unwrap_or_default(), p.span.lo);
+            let rec = k.arrays.get(array).field.as_ref().map_or(0, |f| f.record);
+            let rec = record_type_tokens(&k.records, rec, p.span.lo);
             quote!(::cuphase::__private::assert_element::<#rec>();)
         }
         ParamKind::Slice { array } => {
@@ -390,6 +390,15 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
 fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, r) in k.records.iter().enumerate() {
+        if r.vector {
+            // `[T; N]` itself: only its size is the C struct's (which is aligned more).
+            let ty = field_type_tokens(&k.records, &r.value_type(i), k.name_span.lo);
+            let size = r.size as usize;
+            out.extend(quote! {
+                const _: () = ::core::assert!(::core::mem::size_of::<#ty>() == #size);
+            });
+            continue;
+        }
         let name = Ident::new(&r.name, k.name_span.lo);
         let (size, align) = (r.size as usize, r.align as usize);
         let msg = format!(
@@ -438,26 +447,6 @@ fn record_layout_checks(k: &crate::ir::Kernel) -> TokenStream {
         }
     }
     out
-}
-
-/// The Rust type of a struct field as the compiler read it (`[[f32; 3]; 2]`).
-fn field_type_tokens(
-    records: &[crate::ir::Record],
-    ty: &crate::ir::FieldType,
-    at: proc_macro2::Span,
-) -> TokenStream {
-    match ty {
-        crate::ir::FieldType::Scalar(s) => scalar_tokens(*s),
-        crate::ir::FieldType::Record(r) => {
-            let n = Ident::new(records.get(*r).map_or("_", |r| r.name.as_str()), at);
-            quote!(#n)
-        }
-        crate::ir::FieldType::Array(elem, n) => {
-            let elem = field_type_tokens(records, elem, at);
-            let n = *n as usize;
-            quote!([#elem; #n])
-        }
-    }
 }
 
 /// What the macro emits for a kernel with errors: the errors, and a kernel value whose

@@ -154,6 +154,7 @@ impl Records {
             fields,
             size,
             align,
+            vector: false,
         });
         let n = leaf_count(records, &FieldType::Record(records.len() - 1));
         if n > MAX_LEAVES {

@@ -191,6 +191,8 @@ impl Array {
     /// struct array's, a `.`, and the field's path: no other array's name has a `.`).
     pub fn element_text(&self, index: &str) -> String {
         match self.name.split_once('.') {
+            // An element of a vector slice (`a.[1]`): `a[3][1]`.
+            Some((base, path)) if path.starts_with('[') => format!("{base}{index}{path}"),
             Some((base, path)) => format!("{base}{index}.{path}"),
             None => format!("{}{index}", self.name),
         }

@@ -20,8 +20,66 @@ pub struct Record {
     pub fields: Vec<RecordField>,
     /// `size_of`.
     pub size: u64,
-    /// `align_of`.
+    /// `align_of` (in C; for a [`Record::vector`], more than Rust's).
     pub align: u64,
+    /// The element type `[T; N]` of a slice parameter (`&[[f32; 4]]`), which the kernel
+    /// holds as this one-field struct: in C `struct f32x4 { float v[4]; }`, aligned to its
+    /// size (up to 16 bytes) so that an element's loads and stores become one vector access;
+    /// in Rust the array itself (whose alignment is its scalar's: the host glue checks the
+    /// size only). Its only field is `v`, which Rust text never names (`a[i][1]`).
+    pub vector: bool,
+}
+
+/// The C name of the vector record of `[elem; n]`: `f32x4`.
+pub fn vector_name(elem: Scalar, n: u64) -> String {
+    format!("{}x{n}", elem.rust_name())
+}
+
+impl Record {
+    /// The record that holds one `[elem; n]` element of a slice (see [`Record::vector`]),
+    /// aligned to the largest power of two that divides its size, at most 16 bytes and at
+    /// least the scalar's own alignment.
+    pub fn vector(elem: Scalar, n: u64) -> Record {
+        let size = elem.size_bytes().saturating_mul(n);
+        let pow2 = if size == 0 {
+            1
+        } else {
+            1u64 << size.trailing_zeros()
+        };
+        Record {
+            name: vector_name(elem, n),
+            fields: vec![RecordField {
+                name: "v".to_string(),
+                ty: FieldType::Array(Box::new(FieldType::Scalar(elem)), n),
+                offset: 0,
+            }],
+            size,
+            align: pow2.clamp(elem.size_bytes().max(1), 16),
+            vector: true,
+        }
+    }
+
+    /// The name of the array that holds `leaf` of an array `base` of this record: `ps.pos.x`,
+    /// or `a.[2]` for a vector record (see [`super::Array::element_text`]).
+    pub fn leaf_array_name(&self, base: &str, leaf: &Leaf) -> String {
+        if !self.vector {
+            return format!("{base}{}", leaf.rust_path());
+        }
+        let rest = Leaf {
+            path: leaf.path.get(1..).unwrap_or_default().to_vec(),
+            ty: leaf.ty,
+        };
+        format!("{base}.{}", rest.rust_path())
+    }
+
+    /// The type a value of this record has in Rust text: the struct, or a vector record's
+    /// array (`[f32; 4]`).
+    pub fn value_type(&self, index: usize) -> FieldType {
+        match (self.vector, self.fields.first()) {
+            (true, Some(f)) => f.ty.clone(),
+            _ => FieldType::Record(index),
+        }
+    }
 }
 
 /// One field of a [`Record`].

@@ -175,7 +175,15 @@ fn record_decls(records: &[Record]) -> String {
     let mut out = String::new();
     for r in records {
         let name = c_member_name(&r.name);
-        let _ = writeln!(out, "\nstruct {name} {{");
+        // A slice's `[T; N]` elements: aligned so that each is one vector access.
+        match r.vector {
+            true => {
+                let _ = writeln!(out, "\nstruct __align__({}) {name} {{", r.align);
+            }
+            false => {
+                let _ = writeln!(out, "\nstruct {name} {{");
+            }
+        }
         for f in &r.fields {
             // `float pos[3];`, `float m[3][3];`: C's declarator puts the lengths after the name.
             let (mut ty, mut dims) = (&f.ty, String::new());
@@ -193,6 +201,9 @@ fn record_decls(records: &[Record]) -> String {
             let _ = writeln!(out, "    {ty} {}{dims};", c_member_name(&f.name));
         }
         out.push_str("};\n");
+        if r.vector {
+            continue;
+        }
         let _ = writeln!(
             out,
             "static_assert(sizeof({name}) == {} && alignof({name}) == {}, \"`{}` has another size or alignment in Rust\");",

@@ -96,7 +96,7 @@ impl Lowerer<'_> {
     }
 
     /// An unsuffixed integer literal.
-    fn int_literal(&mut self, value: i128, span: Span) -> Handle<Expr> {
+    pub(super) fn int_literal(&mut self, value: i128, span: Span) -> Handle<Expr> {
         self.expr(
             Expr::Literal(Literal::Int {
                 value,

@@ -215,6 +215,9 @@ impl Lowerer<'_> {
                     if let Some(Binding::Sub(b)) = self.lookup(&id.to_string()) {
                         return Value::Expr(self.sub_len(b, span));
                     }
+                    if let Some(Binding::Poisoned) = self.lookup(&id.to_string()) {
+                        return Value::Error;
+                    }
                     if let Some(Binding::Records(s)) = self.lookup(&id.to_string()) {
                         return Value::Expr(self.record_slice_len(s, span));
                     }

@@ -167,7 +167,9 @@ impl Lowerer<'_> {
                 self.bind(name, Binding::Closure(idx));
                 return;
             }
-            if self.try_array_field_let(&ident, mutable, annotated_ty, &init.expr, out) {
+            if self.try_row_let(&ident, mutable, annotated_ty, &init.expr, out)
+                || self.try_array_field_let(&ident, mutable, annotated_ty, &init.expr, out)
+            {
                 return;
             }
             // `let b = a;` of a thread-local array: a copy.

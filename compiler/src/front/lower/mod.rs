@@ -29,6 +29,7 @@ mod option_patterns;
 mod options;
 mod record_methods;
 mod record_parts;
+mod rows;
 mod signature;
 mod slices;
 mod stmt;

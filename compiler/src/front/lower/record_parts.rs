@@ -3,7 +3,6 @@
 //! once, before a write can change them.
 
 use super::cx::{Binding, Lowerer};
-use super::structs::index_base;
 use super::syntax::strip_parens;
 use crate::ir::*;
 
@@ -14,9 +13,7 @@ impl Lowerer<'_> {
     pub(super) fn is_record_place(&self, e: &syn::Expr) -> bool {
         match strip_parens(e) {
             syn::Expr::Path(_) => self.is_record_syntax(e),
-            syn::Expr::Index(_) if self.indexes_array_field(e) => {
-                self.is_record_place(index_base(e))
-            }
+            syn::Expr::Index(ix) if self.indexes_array_field(e) => self.is_record_place(&ix.expr),
             syn::Expr::Index(_) => matches!(self.indexed_records(e), Some(Binding::Records(_))),
             syn::Expr::Field(f) => self.is_record_place(&f.base),
             _ => false,

@@ -124,7 +124,11 @@ impl Lowerer<'_> {
                     syn::Type::Slice(s) => match type_to_scalar(&s.elem) {
                         Some(t) => t,
                         None => {
-                            match self.record_of_named_type(&s.elem) {
+                            let record = match self.vector_record(&s.elem) {
+                                Some(v) => Some(v),
+                                None => self.record_of_named_type(&s.elem),
+                            };
+                            match record {
                                 Some(Ok(record)) => {
                                     if mutable {
                                         self.err(pt.pat.src(), "a slice parameter cannot be `mut`");
@@ -144,7 +148,9 @@ impl Lowerer<'_> {
                                 }
                                 // Its uses add no errors of their own.
                                 Some(Err(why)) => {
-                                    self.err(s.elem.src(), why);
+                                    if !why.is_empty() {
+                                        self.err(s.elem.src(), why);
+                                    }
                                     self.bind(name, Binding::Poisoned);
                                 }
                                 None => {

@@ -9,6 +9,9 @@ use crate::diag::Diagnostic;
 use crate::ir::*;
 use std::ops::Range;
 
+/// The most scalars one element of a slice of arrays (`&[[f32; 4]]`) holds.
+const MAX_VECTOR: u64 = 256;
+
 /// Where a struct-typed expression's leaves are.
 #[derive(Clone, Debug)]
 pub(super) enum Source {
@@ -82,6 +85,55 @@ impl Lowerer<'_> {
         Some(self.consts.records.resolve(&id, &mut self.records))
     }
 
+    /// The vector record of a slice element type `[T; N]` (`&[[f32; 4]]`, see
+    /// [`Record::vector`]): `Some(Ok(index))`, `Some(Err(why))` for an array type that cannot
+    /// be one, `None` for a type that is no array.
+    pub(super) fn vector_record(&mut self, ty: &syn::Type) -> Option<Result<usize, String>> {
+        let mut ty = ty;
+        while let syn::Type::Paren(syn::TypeParen { elem, .. })
+        | syn::Type::Group(syn::TypeGroup { elem, .. }) = ty
+        {
+            ty = elem;
+        }
+        let syn::Type::Array(a) = ty else {
+            return None;
+        };
+        let Some(elem) = super::syntax::type_to_scalar(&a.elem) else {
+            return Some(Err(
+                "the elements of a slice of arrays are arrays of scalars: `&[[f32; 4]]`".into(),
+            ));
+        };
+        // (`const_len` reports a length it cannot read: nothing more to say.)
+        let Some(n) = self.const_len(&a.len) else {
+            return Some(Err(String::new()));
+        };
+        if n > MAX_VECTOR {
+            return Some(Err(format!(
+                "a slice's array elements hold at most {MAX_VECTOR} scalars here; this one holds {n}"
+            )));
+        }
+        let rec = Record::vector(elem, n);
+        if let Some(i) = self.records.iter().position(|r| *r == rec) {
+            return Some(Ok(i));
+        }
+        if self.consts.records.knows(&rec.name) {
+            return Some(Err(format!(
+                "this file defines a struct `{}`, the name cuphase gives `[{elem}; {n}]` in the CUDA C; rename the struct",
+                rec.name,
+                elem = elem.rust_name()
+            )));
+        }
+        self.records.push(rec);
+        Some(Ok(self.records.len() - 1))
+    }
+
+    /// What an element of record slice `s` is in Rust: its struct, or the array of a slice of
+    /// arrays.
+    pub(super) fn slice_element_type(&self, s: usize) -> FieldType {
+        let r = self.record_slices[s].record;
+        self.records[r].value_type(r)
+    }
+
     /// A `&[P]` parameter: one global array per leaf, bound to the name.
     pub(super) fn lower_record_param(
         &mut self,
@@ -97,7 +149,7 @@ impl Lowerer<'_> {
             .map(|(i, l)| {
                 self.arrays.append(
                     Array {
-                        name: format!("{name}{}", l.rust_path()),
+                        name: self.records[record].leaf_array_name(name, l),
                         elem: l.ty,
                         kind: ArrayKind::Global { mutable },
                         field: Some(FieldOf {
@@ -188,7 +240,7 @@ impl Lowerer<'_> {
             .map(|l| {
                 self.arrays.append(
                     Array {
-                        name: format!("{name}{}", l.rust_path()),
+                        name: self.records[record].leaf_array_name(name, l),
                         elem: l.ty,
                         kind: ArrayKind::Shared {
                             dims: dims.clone(),
@@ -239,10 +291,25 @@ impl Lowerer<'_> {
     }
 
     /// Whether `e` indexes an array field of a struct (`p.pos[k]`, `ps[i].m[r][c]`).
+    /// An element of an element of a slice of arrays (`a[i][k]`, `a: &[[f32; 4]]`) is one too.
     pub(super) fn indexes_array_field(&self, e: &syn::Expr) -> bool {
-        matches!(strip_parens(e), syn::Expr::Index(_))
-            && !matches!(index_base(e), syn::Expr::Path(_))
-            && self.is_record_syntax(index_base(e))
+        if !matches!(strip_parens(e), syn::Expr::Index(_)) {
+            return false;
+        }
+        match index_base(e) {
+            syn::Expr::Path(_) => {
+                let depth = std::iter::successors(Some(strip_parens(e)), |c| match c {
+                    syn::Expr::Index(ix) => Some(strip_parens(&ix.expr)),
+                    _ => None,
+                })
+                .count()
+                    - 1;
+                depth > 1
+                    && matches!(self.indexed_records(e), Some(Binding::Records(s))
+                        if self.records[self.record_slices[s].record].vector)
+            }
+            base => self.is_record_syntax(base),
+        }
     }
 
     /// Whether `e` is written as a struct: a struct variable, an element of a slice of
@@ -350,10 +417,9 @@ impl Lowerer<'_> {
                     let i = self.value_or_none(ix, out)?;
                     index.push(self.stable(i, ix.src(), out));
                 }
-                let r = &self.record_slices[s];
                 Some(Ref {
-                    ty: FieldType::Record(r.record),
-                    range: 0..r.leaves.len(),
+                    ty: self.slice_element_type(s),
+                    range: 0..self.record_slices[s].leaves.len(),
                     source: Source::Elem(s, index),
                     dynamic: Vec::new(),
                     span,
@@ -613,7 +679,7 @@ impl Lowerer<'_> {
                 }
             }
             syn::Expr::Index(_) => match self.indexed_records(e)? {
-                Binding::Records(s) => Some(FieldType::Record(self.record_slices[s].record)),
+                Binding::Records(s) => Some(self.slice_element_type(s)),
                 _ => None,
             },
             syn::Expr::Struct(s) => {

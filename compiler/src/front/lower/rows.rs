@@ -1,0 +1,205 @@
+//! Rows of two-dimensional arrays as values: `let v = tile[r];` copies row `r` of a shared or
+//! thread-local `[[T; W]; H]` into a new thread-local array, and `tile[r] = value;` stores an
+//! array value (a literal, a thread-local array, an element of a slice of arrays, another row)
+//! into one. Both are one access per element, in order: the accesses every analysis already
+//! understands, which NVCC merges into vector accesses (`LDS.128`) where the row is aligned.
+
+use super::cx::*;
+use super::syntax::*;
+use crate::diag::Diagnostic;
+use crate::ir::*;
+
+impl Lowerer<'_> {
+    /// The two-dimensional shared or thread-local array that `e` indexes with one index
+    /// (`tile[r]`), and that index.
+    fn row_of<'e>(&self, e: &'e syn::Expr) -> Option<(Handle<Array>, &'e syn::Expr)> {
+        let syn::Expr::Index(ix) = strip_parens(e) else {
+            return None;
+        };
+        let syn::Expr::Path(p) = strip_parens(&ix.expr) else {
+            return None;
+        };
+        let a = match self.lookup(&p.path.get_ident()?.to_string())? {
+            Binding::Array(a) | Binding::View(a) => a,
+            _ => return None,
+        };
+        match &self.arrays.get(a).kind {
+            ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } if dims.len() == 2 => {
+                Some((a, &*ix.index))
+            }
+            _ => None,
+        }
+    }
+
+    /// The element type and row length of a row's array.
+    fn row_shape(&self, a: Handle<Array>) -> (Scalar, u64) {
+        let arr = self.arrays.get(a);
+        let w = match &arr.kind {
+            ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } => {
+                dims.last().copied().unwrap_or(0)
+            }
+            ArrayKind::Global { .. } => 0,
+        };
+        (arr.elem, w)
+    }
+
+    /// `let v = tile[r];` (also `let v: [T; W] = ..`): a new thread-local array holding a copy
+    /// of the row. `false` when `init` is no row (nothing is lowered).
+    pub(super) fn try_row_let(
+        &mut self,
+        ident: &syn::Ident,
+        mutable: bool,
+        annotated: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Block,
+    ) -> bool {
+        let Some((a, r)) = self.row_of(init) else {
+            return false;
+        };
+        let name = ident.to_string();
+        let (elem, w) = self.row_shape(a);
+        if let Some(ty) = annotated {
+            if !self.names_array_type(ty, elem, w) {
+                self.err(
+                    ty.src(),
+                    format!(
+                        "mismatched types: this row is `[{}; {w}]`",
+                        elem.rust_name()
+                    ),
+                );
+            }
+        }
+        let Some(i) = self.value_or_none(r, out) else {
+            self.bind(name, Binding::Poisoned);
+            return true;
+        };
+        let i = self.stable(i, r.src(), out);
+        let span = init.src();
+        let to = self.arrays.append(
+            Array {
+                field: None,
+                name: name.clone(),
+                elem,
+                kind: ArrayKind::Local {
+                    dims: vec![w],
+                    mutable,
+                },
+            },
+            ident.src(),
+        );
+        for c in 0..w {
+            let row = self.again(i);
+            let col = self.int_literal(i128::from(c), span);
+            let value = self.expr(
+                Expr::Load {
+                    array: a,
+                    index: vec![row, col],
+                },
+                span,
+            );
+            let at = self.int_literal(i128::from(c), span);
+            out.push(
+                Stmt::Assign {
+                    place: Place::Element {
+                        array: to,
+                        index: vec![at],
+                    },
+                    op: None,
+                    value,
+                },
+                span,
+            );
+        }
+        self.bind(name, Binding::Array(to));
+        true
+    }
+
+    /// `tile[r] = value;` of a whole row. As Rust does, the value is computed whole first (so
+    /// `tile[r] = [tile[r][1], tile[r][0]]` swaps), then the row's index. `false` when the
+    /// place is no row (nothing is lowered).
+    pub(super) fn try_row_assign(&mut self, a: &syn::ExprAssign, out: &mut Block) -> bool {
+        let Some((arr, r)) = self.row_of(&a.left) else {
+            return false;
+        };
+        // A scalar assigned to a row is the indexing error of the place (one index short).
+        let right = strip_parens(&a.right);
+        let array_valued = matches!(right, syn::Expr::Array(_) | syn::Expr::Repeat(_))
+            || self.local_array_named(right).is_some()
+            || self.row_of(right).is_some()
+            || matches!(self.field_type_of(right), Some(FieldType::Array(..)));
+        if !array_valued {
+            return false;
+        }
+        let span = a.src();
+        let target = self.arrays.get(arr).clone();
+        match &target.kind {
+            ArrayKind::Local { mutable: false, .. } => {
+                self.cx.push(
+                    Diagnostic::new(
+                        a.left.src(),
+                        format!(
+                            "cannot assign to `{}[..]`, as `{}` is not declared as mutable",
+                            target.name, target.name
+                        ),
+                    )
+                    .note(format!("declare it `let mut {}`", target.name)),
+                );
+                return true;
+            }
+            ArrayKind::Shared { .. } => {
+                for f in &mut self.calls {
+                    f.wrote_shared = true;
+                }
+            }
+            _ => {}
+        }
+        let (elem, w) = self.row_shape(arr);
+        let ty = FieldType::Array(Box::new(FieldType::Scalar(elem)), w);
+        let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
+            return true;
+        };
+        // A value that reads the row's array is held before the first store.
+        let values: Vec<Handle<Expr>> = values
+            .into_iter()
+            .map(|v| match self.reads_array(v, arr) {
+                true => self.stable_as("value", v, span, out),
+                false => v,
+            })
+            .collect();
+        let Some(i) = self.value_or_none(r, out) else {
+            return true;
+        };
+        let i = self.stable(i, r.src(), out);
+        for (c, value) in values.into_iter().enumerate() {
+            let row = self.again(i);
+            let col = self.int_literal(c as i128, span);
+            out.push(
+                Stmt::Assign {
+                    place: Place::Element {
+                        array: arr,
+                        index: vec![row, col],
+                    },
+                    op: None,
+                    value,
+                },
+                span,
+            );
+        }
+        true
+    }
+
+    /// Whether `e` or an expression it is computed from loads from `a`.
+    fn reads_array(&self, e: Handle<Expr>, a: Handle<Array>) -> bool {
+        let expr = self.exprs.get(e);
+        matches!(expr, Expr::Load { array, .. } | Expr::UniformLoad { array, .. } if *array == a)
+            || expr.operands().into_iter().any(|o| self.reads_array(o, a))
+    }
+
+    /// Whether `ty` is written `[elem; n]`.
+    pub(super) fn names_array_type(&mut self, ty: &syn::Type, elem: Scalar, n: u64) -> bool {
+        let syn::Type::Array(t) = ty else {
+            return false;
+        };
+        type_to_scalar(&t.elem) == Some(elem) && self.const_len(&t.len) == Some(n)
+    }
+}
