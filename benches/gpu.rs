@@ -10,6 +10,9 @@ use cuphase::prelude::*;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+#[path = "gpu_vector.rs"]
+mod gpu_vector;
+
 #[kernel]
 pub fn reverse(out: &mut [f32], input: &[f32]) {
     let tile = shared::<[f32; 256]>();
@@ -141,9 +144,9 @@ fn time_ms(
     Ok(times[times.len() / 2])
 }
 
-fn load_handwritten(dev: &Device, name: &str) -> BenchResult<CudaFunction> {
+fn load_handwritten(dev: &Device, source: &str, name: &str) -> BenchResult<CudaFunction> {
     let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
-    let module = cuphase::cuda::compile_cuda(HANDWRITTEN, "handwritten.cu", name, arch, false)?;
+    let module = cuphase::cuda::compile_cuda(source, "handwritten.cu", name, arch, false)?;
     let stream = dev.cuda_stream().ok_or("not a CUDA device")?;
     let ptx = if module.is_ptx {
         cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
@@ -172,7 +175,7 @@ fn bench(dev: &Device) -> BenchResult<bool> {
         .zip(host.chunks(256))
         .all(|(g, h)| g.iter().eq(h.iter().rev()));
     all_ok &= ok;
-    let f = load_handwritten(dev, "reverse_ref")?;
+    let f = load_handwritten(dev, HANDWRITTEN, "reverse_ref")?;
     let mut out_ref = stream.alloc_zeros::<f32>(n)?;
     let in_ref = stream.clone_htod(&host)?;
     let nn = n as u64;
@@ -215,7 +218,7 @@ fn bench(dev: &Device) -> BenchResult<bool> {
     let ours = time_ms(&stream, 2, 15, || {
         Ok(tiled_matmul.launch(dev, launch, &mut dc, &da, &db, n as u32)?)
     })?;
-    let f = load_handwritten(dev, "matmul_ref")?;
+    let f = load_handwritten(dev, HANDWRITTEN, "matmul_ref")?;
     let (ra, rb) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
     let mut rc = stream.alloc_zeros::<f32>(n * n)?;
     let nn = n as u32;
@@ -256,7 +259,7 @@ fn bench(dev: &Device) -> BenchResult<bool> {
     let ours = time_ms(&stream, 5, 50, || {
         Ok(warp_reduce.launch(dev, launch, &mut out, &input)?)
     })?;
-    let f = load_handwritten(dev, "warp_reduce_ref")?;
+    let f = load_handwritten(dev, HANDWRITTEN, "warp_reduce_ref")?;
     let in_ref = stream.clone_htod(&host)?;
     let mut out_ref = stream.alloc_zeros::<u32>(n / 32)?;
     let (nn, no) = (n as u64, (n / 32) as u64);
@@ -286,6 +289,7 @@ fn bench(dev: &Device) -> BenchResult<bool> {
         gbs(ours),
         if ok { ", equal to the host and hand-written" } else { " WRONG RESULT" }
     );
+    all_ok &= gpu_vector::bench(dev, &stream)?;
     Ok(all_ok)
 }
 

@@ -300,9 +300,14 @@ impl Lowerer<'_> {
                 Some(leaves)
             }
             other => {
-                // A thread-local array `a`, or a row `a[r]` of a two-dimensional one.
+                // A thread-local array `a`, or a row `a[r]` of a two-dimensional one or of a
+                // two-dimensional shared array.
                 let (a, row) = match other {
-                    syn::Expr::Index(ix) => (self.local_array_named(&ix.expr), Some(&*ix.index)),
+                    syn::Expr::Index(ix) => (
+                        self.local_array_named(&ix.expr)
+                            .or_else(|| self.shared_array_named(&ix.expr)),
+                        Some(&*ix.index),
+                    ),
                     _ => (self.local_array_named(other), None),
                 };
                 let Some(a) = a else {
@@ -314,8 +319,8 @@ impl Lowerer<'_> {
                 };
                 let arr = self.arrays.get(a).clone();
                 let mut dims = match &arr.kind {
-                    ArrayKind::Local { dims, .. } => dims.clone(),
-                    _ => Vec::new(),
+                    ArrayKind::Local { dims, .. } | ArrayKind::Shared { dims, .. } => dims.clone(),
+                    ArrayKind::Global { .. } => Vec::new(),
                 };
                 let mut prefix = Vec::new();
                 if let Some(r) = row {

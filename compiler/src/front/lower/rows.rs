@@ -31,6 +31,24 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The static shared array `e` names, where it is a bare name of one.
+    pub(super) fn shared_array_named(&self, e: &syn::Expr) -> Option<Handle<Array>> {
+        let syn::Expr::Path(p) = strip_parens(e) else {
+            return None;
+        };
+        match self.lookup(&p.path.get_ident()?.to_string())? {
+            Binding::Array(a) | Binding::View(a)
+                if matches!(
+                    self.arrays.get(a).kind,
+                    ArrayKind::Shared { dynamic: false, .. }
+                ) =>
+            {
+                Some(a)
+            }
+            _ => None,
+        }
+    }
+
     /// The element type and row length of a row's array.
     fn row_shape(&self, a: Handle<Array>) -> (Scalar, u64) {
         let arr = self.arrays.get(a);
