@@ -73,7 +73,8 @@ pub mod __private {
     pub use cuphase_macros::kernel_continue;
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
-        assert_element, assert_scalar, not_compiled, BackendRef, FaultKind, FaultSite, KernelInfo,
+        assert_element, assert_scalar, instance, not_compiled, BackendRef, ConstValue, FaultKind,
+        FaultSite, KernelInfo,
     };
 
     mod cudarc_reexport {

@@ -206,6 +206,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(crate::structs::cases());
     cases.extend(crate::array_fields::cases());
     cases.extend(crate::vectors::cases());
+    cases.extend(crate::specialize::cases());
     cases.extend(crate::options::cases());
     cases.extend(crate::arrays::cases());
     cases.extend(crate::ports::cases());

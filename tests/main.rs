@@ -22,5 +22,6 @@ mod runtime;
 mod samples;
 pub mod sim;
 mod snapshots;
+mod specialize;
 mod structs;
 mod vectors;

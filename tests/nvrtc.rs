@@ -32,6 +32,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::structs::sources())
         .chain(crate::array_fields::sources())
         .chain(crate::vectors::sources())
+        .chain(crate::specialize::sources())
         .chain(crate::options::sources())
         .chain(crate::arrays::sources())
     {
@@ -65,6 +66,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::structs::sources().len()
             + crate::array_fields::sources().len()
             + crate::vectors::sources().len()
+            + crate::specialize::sources().len()
             + crate::options::sources().len()
             + crate::arrays::sources().len())
     );

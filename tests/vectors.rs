@@ -14,7 +14,7 @@ use cuphase::prelude::*;
 pub fn saxpy4(y: &mut [[f32; 4]], x: &[[f32; 4]], a: f32) {
     let i = global_idx().x as usize;
     if i < y.len() {
-        let xv = x[i];
+        let xv: [f32; 4] = x[i];
         let mut yv = y[i];
         for k in 0..4 {
             yv[k] = a.mul_add(xv[k], yv[k]);

@@ -41,6 +41,67 @@ pub struct KernelInfo {
     pub fault_sites: &'static [FaultSite],
     /// The kernel takes the fault record parameters.
     pub uses_fault_record: bool,
+    /// For a kernel with const generic parameters, whose `cuda_source` is a function template:
+    /// the kernel of one instance, with `$i$` for the `i`-th value (see [`instance`]). Empty
+    /// for other kernels.
+    pub instance: &'static str,
+}
+
+/// The value of one const generic parameter of a kernel, for [`instance`]: the value and the
+/// suffix of its C literal (`u` for `256u`), or `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConstValue {
+    /// The value (`true` is 1).
+    pub value: i128,
+    /// `""`, `u`, `ll`, `ull`, or `bool`.
+    pub suffix: &'static str,
+}
+
+impl ConstValue {
+    /// The C literal: `256u`, `-3`, `true`; `i64::MIN` as an expression, since C has no
+    /// literal of it.
+    fn c_literal(self) -> String {
+        match self.suffix {
+            "bool" => (self.value != 0).to_string(),
+            "ll" if self.value == i128::from(i64::MIN) => "(-9223372036854775807ll - 1)".into(),
+            "" if self.value == i128::from(i32::MIN) => "(-2147483647 - 1)".into(),
+            suffix => format!("{}{suffix}", self.value),
+        }
+    }
+}
+
+/// The kernel of `base` for these values of its const generic parameters: `base` with its
+/// CUDA C completed by the instance (`extern "C" __global__ void k(..) { k_body<256u>(..); }`),
+/// made once per kernel variant and values and kept for the process (so the module cache,
+/// keyed by the `KernelInfo`, compiles each instance once, and the disk cache, keyed by the
+/// source, once per machine). A kernel without const generics is `base` itself.
+pub fn instance(base: &'static KernelInfo, values: &[ConstValue]) -> &'static KernelInfo {
+    use std::sync::{Mutex, OnceLock};
+    type Instances = Vec<(usize, Vec<ConstValue>, &'static KernelInfo)>;
+    static INSTANCES: OnceLock<Mutex<Instances>> = OnceLock::new();
+    if base.instance.is_empty() {
+        return base;
+    }
+    let key = base as *const KernelInfo as usize;
+    let mut all = INSTANCES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Some((_, _, info)) = all.iter().find(|(k, v, _)| *k == key && v == values) {
+        return info;
+    }
+    let mut kernel = base.instance.to_string();
+    for (i, v) in values.iter().enumerate() {
+        kernel = kernel.replace(&format!("${i}$"), &v.c_literal());
+    }
+    let source: &'static str = Box::leak(format!("{}{kernel}", base.cuda_source).into_boxed_str());
+    let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
+        cuda_source: source,
+        instance: "",
+        ..*base
+    }));
+    all.push((key, values.to_vec(), info));
+    info
 }
 
 /// With `CUPHASE_DUMP_DIR` set, writes the kernel's CUDA C (`<name>.cu`) and report
@@ -68,5 +129,59 @@ pub fn dump(info: &'static KernelInfo) {
     };
     if let Err(e) = write() {
         tracing::warn!(kernel = info.name, dir = %dir.display(), error = %e, "cuphase: CUPHASE_DUMP_DIR not written");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base(instance: &'static str) -> &'static KernelInfo {
+        Box::leak(Box::new(KernelInfo {
+            name: "k",
+            cuda_source: "template <int S> __device__ void k_body() {}\n",
+            rust_file: "k.rs",
+            rust_line: 1,
+            fast_math: false,
+            report: "",
+            whole_warps: false,
+            block_shape: None,
+            block_rank: 3,
+            shared_proven: false,
+            static_shared_bytes: 0,
+            fault_sites: &[],
+            uses_fault_record: false,
+            instance,
+        }))
+    }
+
+    #[test]
+    fn instances_are_made_once_per_value_with_c_literals() {
+        let b = base("extern \"C\" __global__ void k() { k_body<$0$, $1$>(); }\n");
+        let v = |value, suffix| ConstValue { value, suffix };
+        let a = instance(b, &[v(-3, ""), v(1, "bool")]);
+        assert!(
+            a.cuda_source.ends_with("k_body<-3, true>(); }\n"),
+            "{}",
+            a.cuda_source
+        );
+        assert!(a.cuda_source.starts_with(b.cuda_source));
+        assert!(a.instance.is_empty());
+        assert!(std::ptr::eq(a, instance(b, &[v(-3, ""), v(1, "bool")])));
+        let c = instance(b, &[v(i128::from(i64::MIN), "ll"), v(0, "bool")]);
+        assert!(
+            c.cuda_source
+                .contains("k_body<(-9223372036854775807ll - 1), false>"),
+            "{}",
+            c.cuda_source
+        );
+        assert!(!std::ptr::eq(a, c));
+        let d = instance(b, &[v(i128::from(u64::MAX), "ull"), v(1, "bool")]);
+        assert!(d
+            .cuda_source
+            .contains("k_body<18446744073709551615ull, true>"));
+        // A kernel without const generics is itself.
+        let plain = base("");
+        assert!(std::ptr::eq(instance(plain, &[]), plain));
     }
 }

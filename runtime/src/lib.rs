@@ -32,7 +32,7 @@ pub use device::{BackendRef, Device, LaunchTarget, Stream};
 pub use dim3::Dim3;
 pub use error::Error;
 pub use half;
-pub use kernel::{FaultKind, FaultSite, KernelInfo};
+pub use kernel::{instance, ConstValue, FaultKind, FaultSite, KernelInfo};
 pub use launch::Launch;
 pub use scalar::{Element, Float, Int, Num, Scalar};
 

@@ -21,6 +21,19 @@ fn scalar_tokens(t: Scalar) -> TokenStream {
     quote!(#id)
 }
 
+/// A const generic's value for the CUDA C template's instance: the value and the suffix of
+/// its C literal (`256u`), or `bool` for `true`/`false`.
+fn const_value(ty: Scalar, value: &Ident) -> TokenStream {
+    let suffix = match ty {
+        Scalar::Bool => "bool",
+        Scalar::U8 | Scalar::U16 | Scalar::U32 => "u",
+        Scalar::U64 | Scalar::Usize => "ull",
+        Scalar::I64 => "ll",
+        _ => "",
+    };
+    quote!(::cuphase::__private::ConstValue { value: #value as i128, suffix: #suffix })
+}
+
 /// The typed parameters of `launch` for a kernel's parameter list, or `None` if a parameter's
 /// type is not one kernels take (the front end has reported it).
 pub fn launch_params(func: &syn::ItemFn) -> Option<Vec<TokenStream>> {
@@ -130,6 +143,8 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     }
     // The variables the glue holds implicit values in, by parameter name.
     let mut implicit: Vec<(String, Ident)> = Vec::new();
+    // The const generics' values, for the CUDA C template's instance.
+    let mut instance_values = Vec::new();
     for p in &k.params {
         // (A computed length's "name" is its expression's text, no identifier.)
         let pname = if p.source == ParamSource::ArrayLength {
@@ -158,7 +173,12 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                     _ => quote_spanned!(p.span.lo=> let #cname: #t = #pname;),
                 });
                 implicit.push((p.name.clone(), cname.clone()));
-                cuda_args.push(quote!(__args.arg(&#cname);));
+                // A const generic is the CUDA C template's argument, not the kernel's.
+                if p.source == ParamSource::ConstGeneric {
+                    instance_values.push(const_value(ty, &pname));
+                } else {
+                    cuda_args.push(quote!(__args.arg(&#cname);));
+                }
                 sim_args.push(quote!(#cname));
             }
             ParamKind::Scalar { .. } => {
@@ -230,6 +250,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
 
     let variant = |id: &Ident, v: &CudaKernel| {
         let source = &v.source;
+        let instance = &v.instance;
         let uses_record = v.uses_record;
         let sites = v.sites.iter().map(|site| {
             let (l, col, sfile) = (site.line, site.col, &site.file);
@@ -257,6 +278,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 static_shared_bytes: #static_shared_bytes,
                 fault_sites: &[#(#sites),*],
                 uses_fault_record: #uses_record,
+                instance: #instance,
             };
         }
     };
@@ -297,6 +319,20 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         None => quote!(if cfg!(debug_assertions) { &#info } else { &#info_unchecked }),
     };
 
+    // A kernel with const generics: the CUDA C of the instance for this kernel value's.
+    let (instance, instance_full) = if instance_values.is_empty() {
+        (TokenStream::new(), TokenStream::new())
+    } else {
+        let pick = quote! {
+            let __info = ::cuphase::__private::instance(__info, &[#(#instance_values),*]);
+        };
+        let full = if select_full.is_empty() {
+            TokenStream::new()
+        } else {
+            pick.clone()
+        };
+        (pick, full)
+    };
     quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]
@@ -310,7 +346,9 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         impl #impl_generics #name #ty_generics {
             #[doc(hidden)]
             fn __info(&self) -> &'static ::cuphase::__private::KernelInfo {
-                #select
+                let __info = #select;
+                #instance
+                __info
             }
 
             /// The CUDA C that cuphase generated for this kernel, exactly as NVRTC receives it
@@ -353,6 +391,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 #shared_sizing
                 let __info = self.__info();
                 #select_full
+                #instance_full
                 __launch.validate_for(__info)?;
                 match __target.device().__backend() {
                     ::cuphase::__private::BackendRef::Cuda(__cu) => {

@@ -372,12 +372,13 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 }  // namespace cuphase
 
 #line 144 "tests/in/helpers.rs"
-extern "C" __global__ void const_block_sum(
+template <unsigned int N>
+#line 144 "tests/in/helpers.rs"
+__device__ __forceinline__ void const_block_sum_body(
     float* __restrict__ out,
     unsigned long long out_len,
     const float* __restrict__ input,
     unsigned long long input_len,
-    unsigned int N,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
 #line 145 "tests/in/helpers.rs"

@@ -198,12 +198,13 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 }  // namespace cuphase
 
 #line 144 "tests/in/helpers.rs"
-extern "C" __global__ void const_block_sum(
+template <unsigned int N>
+#line 144 "tests/in/helpers.rs"
+__device__ __forceinline__ void const_block_sum_body(
     float* __restrict__ out,
     unsigned long long out_len,
     const float* __restrict__ input,
-    unsigned long long input_len,
-    unsigned int N) {
+    unsigned long long input_len) {
 #line 145 "tests/in/helpers.rs"
     extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
 #line 145 "tests/in/helpers.rs"

@@ -54,6 +54,13 @@ pub struct CudaKernel {
     pub sites: Vec<FaultSite>,
     /// Whether the kernel takes the fault record parameters (it has fault sites).
     pub uses_record: bool,
+    /// For a kernel with const generic parameters (`const N: u32`), whose [`Self::source`]
+    /// is a function template (`template <unsigned int N> .. k_body(..)`): the kernel of one
+    /// instance, `extern "C" __global__ void k(..) { k_body<$0$>(..); }`, with `$i$` standing
+    /// for the C literal of the `i`-th const parameter's value. The runtime appends it with
+    /// the values of a launch, so every value is its own NVRTC compile (and disk-cache entry)
+    /// in which `N` is a compile-time constant. Empty for other kernels.
+    pub instance: String,
 }
 
 /// Writes the CUDA C of a kernel. `file` is the Rust source path used in `#line` directives;
@@ -89,10 +96,12 @@ pub fn write_kernel_variant(
     w.write();
     let sites = std::mem::take(&mut w.sites);
     let uses_record = w.uses_record;
+    let instance = std::mem::take(&mut w.instance);
     CudaKernel {
         source: w.finish(),
         sites,
         uses_record,
+        instance,
     }
 }
 

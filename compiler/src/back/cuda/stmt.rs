@@ -37,13 +37,23 @@ impl Writer<'_> {
     }
 
     /// `extern "C" __global__ void name(params) {`, on one line when it fits in 100 columns.
+    /// A kernel with const generic parameters is a function template instead,
+    /// `template <unsigned int N> __device__ __forceinline__ void name_body(params) {`, and
+    /// [`Writer::instance`] the kernel the runtime appends per value (see
+    /// [`super::CudaKernel::instance`]).
     fn signature(&mut self) {
         let k = self.k;
         let mut params = Vec::new();
+        let mut args = Vec::new();
+        let mut template = Vec::new();
         for p in &k.params {
             match p.kind {
+                ParamKind::Scalar { local, ty } if p.source == ParamSource::ConstGeneric => {
+                    template.push(format!("{} {}", c_type(ty), self.local_name(local)));
+                }
                 ParamKind::Scalar { local, ty } => {
                     params.push(format!("{} {}", c_type(ty), self.local_name(local)));
+                    args.push(self.local_name(local).to_string());
                 }
                 ParamKind::Slice { array } => {
                     let a = k.arrays.get(array);
@@ -64,12 +74,16 @@ impl Writer<'_> {
                         "unsigned long long {}",
                         self.len_names[array.index()]
                     ));
+                    args.push(self.array_names[array.index()].clone());
+                    args.push(self.len_names[array.index()].clone());
                 }
             }
         }
         if self.uses_record {
             params.push("unsigned int* __restrict__ cuphase_record".into());
             params.push("unsigned int cuphase_kernel".into());
+            args.push("cuphase_record".into());
+            args.push("cuphase_kernel".into());
         }
         // A declared block shape bounds the threads too (the register allocator uses it).
         let bounds = k
@@ -79,15 +93,26 @@ impl Writer<'_> {
             .map(|n| format!("__launch_bounds__({n}) "))
             .unwrap_or_default();
         self.map_to(k.name_span);
-        let one_line = format!(
-            "extern \"C\" __global__ void {bounds}{}({}) {{",
-            k.name,
-            params.join(", ")
-        );
+        let head = if template.is_empty() {
+            format!("extern \"C\" __global__ void {bounds}{}", k.name)
+        } else {
+            let body = self.namer.call(&format!("{}_body", k.name));
+            let values: Vec<String> = (0..template.len()).map(|i| format!("${i}$")).collect();
+            self.instance = format!(
+                "\n// The kernel for one value of each const parameter, appended at launch.\nextern \"C\" __global__ void {bounds}{}({}) {{\n    {body}<{}>({});\n}}\n",
+                k.name,
+                params.join(", "),
+                values.join(", "),
+                args.join(", ")
+            );
+            self.line(&format!("template <{}>", template.join(", ")));
+            format!("__device__ __forceinline__ void {body}")
+        };
+        let one_line = format!("{head}({}) {{", params.join(", "));
         if one_line.len() <= 100 {
             self.line(&one_line);
         } else {
-            self.line(&format!("extern \"C\" __global__ void {bounds}{}(", k.name));
+            self.line(&format!("{head}("));
             // The parameter lines follow the signature's first line: no `#line` between them.
             self.unmap();
             let n = params.len();

@@ -93,6 +93,9 @@ pub(super) struct Writer<'a> {
     /// The locals some statement reads (the others are marked used where declared, so
     /// that NVRTC does not warn about them).
     pub(super) read: Vec<bool>,
+    /// For a kernel with const generic parameters, the kernel of one instance (see
+    /// [`super::CudaKernel::instance`]); empty otherwise.
+    pub(super) instance: String,
 }
 
 impl<'a> Writer<'a> {
@@ -172,6 +175,7 @@ impl<'a> Writer<'a> {
             sites: Vec::new(),
             inline_check: false,
             read: read_in_c(k),
+            instance: String::new(),
         }
     }
 

@@ -366,10 +366,14 @@ impl Lowerer<'_> {
         {
             return false;
         }
-        if let Some(ty) = annotated {
+        let field = self
+            .field_type_of(init)
+            .as_ref()
+            .and_then(scalar_array_shape);
+        if let Some(ty) = annotated.filter(|ty| self.array_type_shape(ty) != field) {
             self.err(
                 ty.src(),
-                "leave out the type of an array copy: it is the field's",
+                "mismatched types: this is not the type of the array copied (leave the type out: it is the field's)",
             );
         }
         let name = ident.to_string();

@@ -215,9 +215,23 @@ impl Lowerer<'_> {
 
     /// Whether `ty` is written `[elem; n]`.
     pub(super) fn names_array_type(&mut self, ty: &syn::Type, elem: Scalar, n: u64) -> bool {
+        self.array_type_shape(ty) == Some((elem, vec![n]))
+    }
+
+    /// The scalar and dimensions (outermost first) of an array type of scalars written
+    /// `[[T; W]; H]`; `None` for another type.
+    pub(super) fn array_type_shape(&mut self, ty: &syn::Type) -> Option<(Scalar, Vec<u64>)> {
         let syn::Type::Array(t) = ty else {
-            return false;
+            return None;
         };
-        type_to_scalar(&t.elem) == Some(elem) && self.const_len(&t.len) == Some(n)
+        let n = self.const_len(&t.len)?;
+        match type_to_scalar(&t.elem) {
+            Some(elem) => Some((elem, vec![n])),
+            None => {
+                let (elem, mut dims) = self.array_type_shape(&t.elem)?;
+                dims.insert(0, n);
+                Some((elem, dims))
+            }
+        }
     }
 }

@@ -1,0 +1,151 @@
+//! Const generic kernels are compiled per value (issue 13 §2): the CUDA C is a function
+//! template (`template <unsigned int K> __device__ .. strided_sum_body(..)`), and each kernel
+//! value (`strided_sum::<4>`) appends the kernel of its instance, so NVRTC sees `K` as a
+//! compile-time constant (loops over it have constant trip counts) and every value is its own
+//! compile and disk-cache entry. The simulator runs the same kernels with the values.
+
+use crate::cases::Case;
+use cuphase::prelude::*;
+
+/// Each thread sums `K` consecutive inputs: a loop whose trip count is the template's.
+#[kernel]
+pub fn strided_sum<const K: u32>(out: &mut [f32], input: &[f32]) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        let mut s = 0.0f32;
+        for k in 0..K {
+            s += input[(i * K + k) as usize];
+        }
+        out[i as usize] = s;
+    }
+}
+
+/// Signed and `bool` const parameters.
+#[kernel]
+pub fn offset_flip<const S: i32, const FLIP: bool>(out: &mut [i32]) {
+    let i = global_idx().x as usize;
+    if i < out.len() {
+        let v = i as i32 + S;
+        out[i] = if FLIP { -v } else { v };
+    }
+}
+
+fn inputs(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 37) % 101) as f32 * 0.25 - 12.0)
+        .collect()
+}
+
+fn sums(input: &[f32], k: usize) -> Vec<u64> {
+    input
+        .chunks(k)
+        .map(|c| u64::from(c.iter().fold(0.0f32, |s, x| s + x).to_bits()))
+        .collect()
+}
+
+/// The cases, for `cases::all()`.
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "strided_sum",
+            run: |dev| {
+                let input = dev.upload(&inputs(4 * 7 * 50))?;
+                let mut four = dev.zeros::<f32>(7 * 50)?;
+                strided_sum::<4>.launch(dev, Launch::cover(four.len(), 64), &mut four, &input)?;
+                let mut seven = dev.zeros::<f32>(4 * 50)?;
+                strided_sum::<7>.launch(dev, Launch::cover(seven.len(), 64), &mut seven, &input)?;
+                let mut v: Vec<u64> = four
+                    .to_vec()?
+                    .iter()
+                    .map(|x| u64::from(x.to_bits()))
+                    .collect();
+                v.extend(seven.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                Ok(v)
+            },
+            expected: || {
+                let input = inputs(4 * 7 * 50);
+                let mut v = sums(&input, 4);
+                v.extend(sums(&input, 7));
+                v
+            },
+        },
+        Case {
+            name: "offset_flip",
+            run: |dev| {
+                let mut a = dev.zeros::<i32>(100)?;
+                offset_flip::<{ -3 }, true>.launch(dev, Launch::cover(100, 32), &mut a)?;
+                let mut b = dev.zeros::<i32>(100)?;
+                offset_flip::<{ i32::MIN }, false>.launch(dev, Launch::cover(100, 32), &mut b)?;
+                let mut v: Vec<u64> = a.to_vec()?.iter().map(|x| *x as u32 as u64).collect();
+                v.extend(b.to_vec()?.iter().map(|x| *x as u32 as u64));
+                Ok(v)
+            },
+            expected: || {
+                let mut v: Vec<u64> = (0..100).map(|i: i32| (-(i - 3)) as u32 as u64).collect();
+                v.extend((0..100).map(|i: i32| i.wrapping_add(i32::MIN) as u32 as u64));
+                v
+            },
+        },
+    ]
+}
+
+/// The instances' CUDA C, for the NVRTC tests.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (strided_sum::<4>.name(), strided_sum::<4>.cuda_source()),
+        (strided_sum::<7>.name(), strided_sum::<7>.cuda_source()),
+        (
+            offset_flip::<{ -3 }, true>.name(),
+            offset_flip::<{ -3 }, true>.cuda_source(),
+        ),
+        (
+            offset_flip::<{ i32::MIN }, false>.name(),
+            offset_flip::<{ i32::MIN }, false>.cuda_source(),
+        ),
+    ]
+}
+
+#[test]
+fn const_generic_kernels_match_the_host_on_the_simulator() {
+    let dev = Device::cpu().unwrap();
+    for case in cases() {
+        let got = (case.run)(&dev).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert_eq!(got, (case.expected)(), "{}", case.name);
+    }
+}
+
+#[test]
+fn each_value_is_its_own_instance_of_one_template() {
+    let four = strided_sum::<4>.cuda_source();
+    let seven = strided_sum::<7>.cuda_source();
+    assert!(four.contains("template <unsigned int K>"), "{four}");
+    assert!(
+        four.contains("__device__ __forceinline__ void strided_sum_body("),
+        "{four}"
+    );
+    // The loop bound is the template's parameter, not a kernel argument.
+    assert!(four.contains("k < K;"), "{four}");
+    assert!(
+        four.contains("extern \"C\" __global__ void strided_sum("),
+        "{four}"
+    );
+    assert!(
+        four.contains("strided_sum_body<4u>(out, out_len, input, input_len"),
+        "{four}"
+    );
+    assert!(seven.contains("strided_sum_body<7u>("), "{seven}");
+    assert!(!seven.contains("strided_sum_body<4u>"), "{seven}");
+    // One instance per value and process: the same text (and `KernelInfo`) each time.
+    assert!(std::ptr::eq(four, strided_sum::<4>.cuda_source()));
+    let flip = offset_flip::<{ -3 }, true>.cuda_source();
+    assert!(flip.contains("template <int S, bool FLIP>"), "{flip}");
+    assert!(
+        flip.contains("offset_flip_body<-3, true>(out, out_len"),
+        "{flip}"
+    );
+    let min = offset_flip::<{ i32::MIN }, false>.cuda_source();
+    assert!(
+        min.contains("offset_flip_body<(-2147483647 - 1), false>("),
+        "{min}"
+    );
+}
