@@ -59,11 +59,17 @@ __device__ __forceinline__ bf16 bf16_from_f32(float f) {
 __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (unsigned short)(h ^ 0x8000u); }
 }  // namespace cuphase
 
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() {
     const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;

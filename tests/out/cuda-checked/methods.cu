@@ -465,6 +465,14 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+
 #line 88 "tests/in/methods.rs"
 extern "C" __global__ void warp_ids(
     unsigned int* __restrict__ out,
@@ -474,7 +482,7 @@ extern "C" __global__ void warp_ids(
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
 #line 89 "tests/in/methods.rs"
     const unsigned int g = blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned int v = ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32u + 32u * 1000u;
+    const unsigned int v = cuphase::lane_id() + 32u * 1000u;
     __threadfence_block();
     __threadfence();
     __threadfence_system();

@@ -832,11 +832,17 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() {
     const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;

@@ -36,11 +36,17 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() {
     const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
@@ -169,11 +175,17 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 }
 }  // namespace cuphase
 
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() {
     const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
@@ -221,7 +233,7 @@ extern "C" __global__ void warp_votes(
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
 #line 36 "tests/in/warp.rs"
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned int lane = ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32u;
+    const unsigned int lane = cuphase::lane_id();
     int v = 0;
     if (i < (unsigned int)input_len) {
         v = input[cuphase::idx(cuphase_faults, i, input_len, 0u)];

@@ -36,12 +36,12 @@ impl Writer<'_> {
                         prec: prec::ADDITIVE,
                         op: Some(BinaryOp::Add),
                     },
-                    // Warps are made of consecutive linear thread ids.
-                    Builtin::LaneId => Rendered {
-                        text: "((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32u".into(),
-                        prec: prec::MULTIPLICATIVE,
-                        op: Some(BinaryOp::Rem),
-                    },
+                    // The hardware's lane id (warps are made of consecutive linear thread
+                    // ids): one register read, where the linear id takes three.
+                    Builtin::LaneId => {
+                        self.uses_lane = true;
+                        Rendered::atom("cuphase::lane_id()".into())
+                    }
                     Builtin::WarpSize => Rendered::atom("32u".into()),
                 }
             }

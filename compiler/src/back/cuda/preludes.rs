@@ -58,12 +58,23 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 /// The lanes of the calling thread's warp: 32 consecutive linear thread ids, fewer in the
 /// last warp of a block whose size is not a multiple of 32. Opens the namespace that
 /// [`WARP_PRELUDE`] closes.
+/// `lane_id()`: the hardware's lane id, which is the thread's linear index in the block
+/// modulo 32 (warps are made of consecutive linear ids), in one register read where the
+/// linear index takes three.
+const LANE_PRELUDE: &str = r#"
+namespace cuphase {
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+}  // namespace cuphase
+"#;
+
 const WARP_LANES: &str = r#"
 // Warp operations over the existing lanes of this thread's warp.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() {
     const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
     const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
@@ -82,9 +93,7 @@ __device__ __forceinline__ constexpr bool warp_whole() { return false; }
 const WARP_LANES_FULL: &str = r#"
 // This variant runs blocks that are whole warps: every lane exists.
 namespace cuphase {
-__device__ __forceinline__ unsigned int warp_lane() {
-    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31u;
-}
+__device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
 __device__ __forceinline__ unsigned int warp_lanes() { return 32u; }
 __device__ __forceinline__ unsigned int warp_mask() { return 0xffffffffu; }
 __device__ __forceinline__ constexpr bool warp_whole() { return true; }
@@ -146,6 +155,9 @@ impl Writer<'_> {
         }
         if self.uses_half || self.has_half_data() {
             head.push_str(HALF_PRELUDE);
+        }
+        if self.uses_lane || self.uses_warp {
+            head.push_str(LANE_PRELUDE);
         }
         if self.uses_warp {
             head.push_str(if self.full_warps {

@@ -80,6 +80,8 @@ pub(super) struct Writer<'a> {
     pub(super) uses_record: bool,
     /// The kernel uses warp operations (their helpers are written).
     pub(super) uses_warp: bool,
+    /// The kernel reads `lane_id()` (its helper is written).
+    pub(super) uses_lane: bool,
     /// The variant for blocks that are whole warps.
     pub(super) full_warps: bool,
     /// The kernel has a dynamic shared array.
@@ -176,6 +178,7 @@ impl<'a> Writer<'a> {
             inline_check: false,
             read: read_in_c(k),
             instance: String::new(),
+            uses_lane: false,
         }
     }
 
