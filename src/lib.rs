@@ -39,7 +39,8 @@ pub use cuphase_macros::{device, kernel, kernel_closure, DeviceStruct};
 /// The `half` crate, whose `f16` and `bf16` kernels compute with.
 pub use cuphase_runtime::half;
 pub use cuphase_runtime::{
-    Buffer, Device, Dim3, Element, Error, Float, Int, Launch, LaunchTarget, Num, Scalar, Stream,
+    Buffer, Candidate, Device, Dim3, Element, Error, Float, Int, Launch, LaunchTarget, Num, Scalar,
+    Stream, Tuned,
 };
 
 /// Everything a kernel file needs: `use cuphase::prelude::*;`.

@@ -149,3 +149,58 @@ fn each_value_is_its_own_instance_of_one_template() {
         "{min}"
     );
 }
+
+/// Autotuning over instances (issue 13 §3): the candidate with the wrong result is out, the
+/// other is chosen, and asking again returns the remembered choice without running anything.
+/// The simulator takes the first candidate.
+#[test]
+fn autotune_picks_the_fastest_correct_instance() {
+    type Args = (Buffer<f32>, Buffer<f32>);
+    let sum4 = |d: &Device, (out, input): &mut Args| {
+        strided_sum::<4>.launch(d, Launch::cover(out.len(), 64), out, input)
+    };
+    // Sums of two instead of four: a wrong result.
+    let sum2 = |d: &Device, (out, input): &mut Args| {
+        strided_sum::<2>.launch(d, Launch::cover(out.len(), 64), out, input)
+    };
+    let candidates: [cuphase::Candidate<'_, Args>; 2] = [("K=2", &sum2), ("K=4", &sum4)];
+    let host = inputs(4 * 1000);
+    let want = sums(&host, 4);
+    let check = |(out, _): &mut Args| -> Result<bool, Error> {
+        let got: Vec<u64> = out
+            .to_vec()?
+            .iter()
+            .map(|x| u64::from(x.to_bits()))
+            .collect();
+        Ok(got == want)
+    };
+    let cpu = Device::cpu().unwrap();
+    let mut args = (cpu.zeros::<f32>(1000).unwrap(), cpu.upload(&host).unwrap());
+    let t = cpu
+        .autotune("strided_sum", "1000", &mut args, &candidates, check)
+        .unwrap();
+    assert_eq!((t.index, t.times_ms.len()), (0, 0));
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("autotune_picks_the_fastest_correct_instance: GPU part skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let mut args = (gpu.zeros::<f32>(1000).unwrap(), gpu.upload(&host).unwrap());
+    // A shape of this process only, so that the first call measures.
+    let shape = format!("1000 (test {})", std::process::id());
+    let t = gpu
+        .autotune("strided_sum", &shape, &mut args, &candidates, check)
+        .unwrap();
+    assert_eq!((t.index, t.label.as_str(), t.remembered), (1, "K=4", false));
+    assert!(
+        t.times_ms[0].is_none() && t.times_ms[1].is_some_and(|ms| ms > 0.0),
+        "{t:?}"
+    );
+    let again = gpu
+        .autotune("strided_sum", &shape, &mut args, &candidates, |_| Ok(false))
+        .unwrap();
+    assert_eq!((again.index, again.remembered), (1, true));
+    println!("autotune on {}: {t:?}", gpu.name());
+}

@@ -26,6 +26,7 @@ pub mod kernel;
 pub mod launch;
 pub mod scalar;
 pub mod sim;
+pub mod tune;
 
 pub use buffer::Buffer;
 pub use device::{BackendRef, Device, LaunchTarget, Stream};
@@ -35,6 +36,7 @@ pub use half;
 pub use kernel::{instance, ConstValue, FaultKind, FaultSite, KernelInfo};
 pub use launch::Launch;
 pub use scalar::{Element, Float, Int, Num, Scalar};
+pub use tune::{Candidate, Tuned};
 
 /// A compile-time check that `T` is a kernel scalar; used by generated code.
 #[doc(hidden)]
