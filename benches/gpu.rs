@@ -3,13 +3,16 @@
 //! launch, warm-up, median of many repetitions).
 //!
 //! Run on a machine with a GPU: `cargo run --release --example bench_gpu`. Without one it says
-//! so and exits successfully.
+//! so and exits successfully; `-- --sim` runs the suite's kernels on the simulator instead
+//! (small problems, every result checked).
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use cuphase::prelude::*;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+#[path = "gpu_suite.rs"]
+mod gpu_suite;
 #[path = "gpu_vector.rs"]
 mod gpu_vector;
 
@@ -289,7 +292,9 @@ fn bench(dev: &Device) -> BenchResult<bool> {
         gbs(ours),
         if ok { ", equal to the host and hand-written" } else { " WRONG RESULT" }
     );
-    all_ok &= gpu_vector::bench(dev, &stream)?;
+    let (ok, copy) = gpu_vector::bench(dev, &stream)?;
+    all_ok &= ok;
+    all_ok &= gpu_suite::bench(dev, false, copy)?;
     Ok(all_ok)
 }
 
@@ -353,6 +358,21 @@ fn launch_overhead(dev: &Device) -> BenchResult<()> {
 }
 
 fn main() -> ExitCode {
+    // `--sim`: the suite's kernels on the simulator, small problems, results checked.
+    if std::env::args().any(|a| a == "--sim") {
+        let dev = Device::cpu().expect("the simulator");
+        println!(
+            "bench_gpu --sim: the suite on the simulator, small problems (times are not measured)"
+        );
+        return match gpu_suite::bench(&dev, true, f64::NAN) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("bench_gpu --sim: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let dev = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {

@@ -173,8 +173,9 @@ fn row(name: &str, ours: f64, theirs: f64, throughput: &str, ok: bool) {
     );
 }
 
-/// Runs the vector benchmarks; `Ok(false)` when a result is wrong.
-pub fn bench(dev: &Device, stream: &Arc<CudaStream>) -> BenchResult<bool> {
+/// Runs the vector benchmarks: whether every result was right, and the device-to-device copy
+/// bandwidth measured (GB/s).
+pub fn bench(dev: &Device, stream: &Arc<CudaStream>) -> BenchResult<(bool, f64)> {
     let mut all_ok = true;
     let n: usize = 1 << 28;
     let chunks = n / 4;
@@ -350,5 +351,5 @@ pub fn bench(dev: &Device, stream: &Arc<CudaStream>) -> BenchResult<bool> {
         ),
         ok,
     );
-    Ok(all_ok)
+    Ok((all_ok, copy))
 }

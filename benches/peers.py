@@ -67,6 +67,41 @@ def main():
         print(f"| Triton saxpy, 2^28 f32 | {ms:.3f} | {3 * n * 4 / ms / 1e6:.0f} GB/s |")
     except Exception as e:  # Triton missing or failing: say so, keep the torch rows.
         print(f"| Triton | skipped: {e} | |")
+    s = torch.empty((), device="cuda")
+    ms = time_ms(lambda: torch.sum(x, out=s))
+    assert abs(s.item() - x.double().sum().item()) < 1e-3 * x.abs().sum().item()
+    print(f"| torch sum, 2^28 f32 | {ms:.3f} | {n * 4 / ms / 1e6:.0f} GB/s |")
+    rows = x.view(8192, -1)[:, :8192].contiguous()
+    sm = torch.empty_like(rows)
+    ms = time_ms(lambda: torch.softmax(rows, dim=1, out=sm))
+    assert torch.allclose(sm, torch.softmax(rows.double(), dim=1).float(), rtol=1e-4, atol=1e-7)
+    print(f"| torch softmax, 8192 rows of 8192 f32 | {ms:.3f} | {2 * rows.numel() * 4 / ms / 1e6:.0f} GB/s |")
+    t = torch.empty_like(rows)
+    ms = time_ms(lambda: t.copy_(rows.t()))
+    assert torch.equal(t, rows.t())
+    print(f"| torch transpose (copy_ of .t()), 8192^2 f32 | {ms:.3f} | {2 * rows.numel() * 4 / ms / 1e6:.0f} GB/s |")
+    data = (torch.rand(n, device="cuda", generator=gen) * 256).to(torch.uint8)
+    ms = time_ms(lambda: torch.bincount(data, minlength=256))
+    print(f"| torch bincount (256 bins), 2^28 u8 | {ms:.3f} | {n / ms / 1e6:.0f} GB/s |")
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def softmax_k(o_ptr, x_ptr, cols, BLOCK: tl.constexpr):
+            r = tl.program_id(0)
+            offs = tl.arange(0, BLOCK)
+            v = tl.load(x_ptr + r * cols + offs, mask=offs < cols, other=-float("inf"))
+            v = v - tl.max(v, axis=0)
+            e = tl.exp(v)
+            tl.store(o_ptr + r * cols + offs, e / tl.sum(e, axis=0), mask=offs < cols)
+
+        sm.fill_(float("nan"))
+        ms = time_ms(lambda: softmax_k[(8192,)](sm, rows, 8192, BLOCK=8192, num_warps=16))
+        assert torch.allclose(sm, torch.softmax(rows.double(), dim=1).float(), rtol=1e-4, atol=1e-7)
+        print(f"| Triton softmax (one row a program), 8192 rows of 8192 f32 | {ms:.3f} | {2 * rows.numel() * 4 / ms / 1e6:.0f} GB/s |")
+    except Exception as e:
+        print(f"| Triton softmax | skipped: {e} | |")
     m = 4096
     a = torch.rand(m, m, device="cuda", generator=gen) * 2 - 1
     b = torch.rand(m, m, device="cuda", generator=gen) * 2 - 1

@@ -1,0 +1,447 @@
+//! More of the benchmark suite (issue 13 §4): a full reduction, row softmax, a tiled
+//! transpose and a histogram, written as the README teaches, each against the same algorithm
+//! hand-written in CUDA C. Every kernel's result is checked against a host reference on random
+//! inputs, outputs poisoned first; on the simulator (`bench_gpu --sim`) the same checks run on
+//! small problems.
+
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cuphase::prelude::*;
+
+use super::{load_handwritten, time_ms, BenchResult};
+
+/// A block's sum of one value per thread (256 threads): shuffles within each warp, then the
+/// first warp over the warps' sums, which every thread gets through `red`.
+#[device]
+fn block_sum(v: f32, red: &mut [f32; 8]) -> f32 {
+    let t = thread_idx().x;
+    let mut s = v;
+    let mut d = 16u32;
+    while d > 0 {
+        s += warp_shuffle_xor(s, d);
+        d /= 2;
+    }
+    if t % 32 == 0 {
+        red[t / 32] = s;
+    }
+    sync_block_threads();
+    let mut r = red[0];
+    for w in 1..8u32 {
+        r += red[w];
+    }
+    sync_block_threads();
+    r
+}
+
+/// A block's maximum of one value per thread, as [`block_sum`].
+#[device]
+fn block_max(v: f32, red: &mut [f32; 8]) -> f32 {
+    let t = thread_idx().x;
+    let mut m = v;
+    let mut d = 16u32;
+    while d > 0 {
+        m = m.max(warp_shuffle_xor(m, d));
+        d /= 2;
+    }
+    if t % 32 == 0 {
+        red[t / 32] = m;
+    }
+    sync_block_threads();
+    let mut r = red[0];
+    for w in 1..8u32 {
+        r = r.max(red[w]);
+    }
+    sync_block_threads();
+    r
+}
+
+/// The sum of `input`, one partial sum per block (the host adds the partials): each thread
+/// reads 4-float chunks over the whole grid.
+#[kernel(block = 256)]
+pub fn reduce_sum(partials: &mut [f32], input: &[[f32; 4]]) {
+    let red = shared::<[f32; 8]>();
+    let mut s = 0.0f32;
+    for i in threads_in_grid(0..input.len() as u32) {
+        let v = input[i as usize];
+        s += (v[0] + v[1]) + (v[2] + v[3]);
+    }
+    let total = block_sum(s, red);
+    if thread_idx().x == 0 {
+        partials[block_idx().x as usize] = total;
+    }
+}
+
+/// Softmax rows of this many floats.
+const COLS: u32 = 8192;
+
+/// Softmax of each row of `COLS` floats, one block of 256 threads a row: every thread keeps
+/// its 32 values (8 chunks) in registers between the passes.
+#[kernel(block = 256)]
+pub fn softmax(out: &mut [[f32; 4]], input: &[[f32; 4]]) {
+    let red = shared::<[f32; 8]>();
+    let t = thread_idx().x;
+    let row = block_idx().x * (COLS / 4);
+    let mut x = [0.0f32; 32];
+    let mut m = f32::NEG_INFINITY;
+    for j in 0..8u32 {
+        let v = input[(row + j * 256 + t) as usize];
+        for c in 0..4u32 {
+            x[j * 4 + c] = v[c];
+            m = m.max(v[c]);
+        }
+    }
+    let m = block_max(m, red);
+    let mut s = 0.0f32;
+    for k in 0..32u32 {
+        x[k] = (x[k] - m).exp();
+        s += x[k];
+    }
+    let inv = 1.0 / block_sum(s, red);
+    for j in 0..8u32 {
+        let b = j * 4;
+        out[(row + j * 256 + t) as usize] =
+            [x[b] * inv, x[b + 1] * inv, x[b + 2] * inv, x[b + 3] * inv];
+    }
+}
+
+/// `out = input^T` for an `n x n` matrix, `n` a multiple of 32: 32 x 32 tiles through shared
+/// memory (a padded row, so the column reads do not conflict), blocks of 32 x 8 threads.
+#[kernel(block = (32, 8))]
+pub fn transpose(out: &mut [f32], input: &[f32], n: u32) {
+    let tile = shared::<[[f32; 33]; 32]>();
+    let (tx, ty) = (thread_idx().x, thread_idx().y);
+    let (bx, by) = (block_idx().x * 32, block_idx().y * 32);
+    for r in (0..32u32).step_by(8) {
+        tile[ty + r][tx] = input[((by + ty + r) * n + bx + tx) as usize];
+    }
+    sync_block_threads();
+    for r in (0..32u32).step_by(8) {
+        out[((bx + ty + r) * n + by + tx) as usize] = tile[tx][ty + r];
+    }
+}
+
+/// A histogram of bytes into 256 bins: per block in shared memory, then added to the global
+/// bins. Each thread reads 4 bytes at a time.
+#[kernel(block = 256)]
+pub fn histogram(bins: &mut [u32], data: &[[u8; 4]]) {
+    let hist = shared::<[u32; 256]>();
+    let t = thread_idx().x;
+    hist[t] = 0;
+    sync_block_threads();
+    for i in threads_in_grid(0..data.len() as u32) {
+        let v = data[i as usize];
+        for c in 0..4u32 {
+            hist.atomic_add(v[c] as u32, 1);
+        }
+    }
+    sync_block_threads();
+    bins.atomic_add(t, hist[t]);
+}
+
+/// The same algorithms in CUDA C.
+pub const HANDWRITTEN: &str = r#"
+__device__ __forceinline__ float block_sum_ref(float s, float* red) {
+    for (int d = 16; d > 0; d /= 2) s += __shfl_xor_sync(0xffffffffu, s, d);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = s;
+    __syncthreads();
+    float r = red[0];
+    for (int w = 1; w < 8; ++w) r += red[w];
+    __syncthreads();
+    return r;
+}
+__device__ __forceinline__ float block_max_ref(float m, float* red) {
+    for (int d = 16; d > 0; d /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, d));
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = m;
+    __syncthreads();
+    float r = red[0];
+    for (int w = 1; w < 8; ++w) r = fmaxf(r, red[w]);
+    __syncthreads();
+    return r;
+}
+extern "C" __global__ void __launch_bounds__(256) reduce_sum_ref(float* __restrict__ partials, const float4* __restrict__ in, unsigned int n) {
+    __shared__ float red[8];
+    float s = 0.0f;
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float4 v = in[i];
+        s += (v.x + v.y) + (v.z + v.w);
+    }
+    float total = block_sum_ref(s, red);
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+extern "C" __global__ void __launch_bounds__(256) softmax_ref(float4* __restrict__ out, const float4* __restrict__ in) {
+    __shared__ float red[8];
+    unsigned int t = threadIdx.x, row = blockIdx.x * 2048;
+    float x[32];
+    float m = -INFINITY;
+    for (int j = 0; j < 8; ++j) {
+        float4 v = in[row + j * 256 + t];
+        x[j * 4] = v.x; x[j * 4 + 1] = v.y; x[j * 4 + 2] = v.z; x[j * 4 + 3] = v.w;
+        m = fmaxf(m, fmaxf(fmaxf(v.x, v.y), fmaxf(v.z, v.w)));
+    }
+    m = block_max_ref(m, red);
+    float s = 0.0f;
+    for (int k = 0; k < 32; ++k) { x[k] = expf(x[k] - m); s += x[k]; }
+    float inv = 1.0f / block_sum_ref(s, red);
+    for (int j = 0; j < 8; ++j)
+        out[row + j * 256 + t] = make_float4(x[j * 4] * inv, x[j * 4 + 1] * inv, x[j * 4 + 2] * inv, x[j * 4 + 3] * inv);
+}
+extern "C" __global__ void __launch_bounds__(256) transpose_ref(float* __restrict__ out, const float* __restrict__ in, unsigned int n) {
+    __shared__ float tile[32][33];
+    unsigned int tx = threadIdx.x, ty = threadIdx.y, bx = blockIdx.x * 32, by = blockIdx.y * 32;
+    for (int r = 0; r < 32; r += 8) tile[ty + r][tx] = in[(by + ty + r) * n + bx + tx];
+    __syncthreads();
+    for (int r = 0; r < 32; r += 8) out[(bx + ty + r) * n + by + tx] = tile[tx][ty + r];
+}
+extern "C" __global__ void __launch_bounds__(256) histogram_ref(unsigned int* __restrict__ bins, const uchar4* __restrict__ data, unsigned int n) {
+    __shared__ unsigned int hist[256];
+    hist[threadIdx.x] = 0;
+    __syncthreads();
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        uchar4 v = data[i];
+        atomicAdd(&hist[v.x], 1u); atomicAdd(&hist[v.y], 1u);
+        atomicAdd(&hist[v.z], 1u); atomicAdd(&hist[v.w], 1u);
+    }
+    __syncthreads();
+    atomicAdd(&bins[threadIdx.x], hist[threadIdx.x]);
+}
+"#;
+
+/// Random floats in [-10, 10), from a fixed seed.
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(6_364_136_223_846_793_005) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 24) as f32 * 20.0 - 10.0
+        })
+        .collect()
+}
+
+fn chunked<T: Copy>(v: &[T]) -> Vec<[T; 4]> {
+    v.chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect()
+}
+
+/// Prints one row: cuphase and hand-written times, their ratio, the throughput.
+fn row(name: &str, ours: f64, theirs: Option<f64>, throughput: String, ok: bool) {
+    let (t, r) = match theirs {
+        Some(t) => (format!("{t:.3}"), format!("{:.3}", t / ours)),
+        None => (String::new(), String::new()),
+    };
+    println!(
+        "| {name} | {ours:.3} | {t} | {r} | {throughput}{} |",
+        if ok { "" } else { " WRONG RESULT" }
+    );
+}
+
+/// Runs the suite on `dev` (sizes by `small`: the simulator's), comparing with the
+/// hand-written kernels on CUDA and with the copy bandwidth `copy` (GB/s). `Ok(false)` when a
+/// result is wrong.
+pub fn bench(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
+    let cuda = dev.cuda_stream().cloned();
+    let (warm, reps) = if small { (0, 1) } else { (5, 30) };
+    let time = |f: &mut dyn FnMut() -> BenchResult<()>| -> BenchResult<f64> {
+        match &cuda {
+            Some(s) => time_ms(s, warm, reps, f),
+            None => {
+                f()?;
+                Ok(f64::NAN)
+            }
+        }
+    };
+    let gbs = |bytes: f64, ms: f64| bytes / (ms * 1e-3) / 1e9;
+    let pct = |g: f64| format!("{g:.0} GB/s ({:.1}% of the copy)", 100.0 * g / copy);
+    let mut all_ok = true;
+    println!("\n| kernel (suite) | cuphase (ms) | hand-written CUDA C (ms) | ratio (hand-written / cuphase) | cuphase throughput |");
+    println!("|---|---|---|---|---|");
+
+    // reduce_sum: 2^28 floats (2^16 on the simulator).
+    let n = if small { 1 << 16 } else { 1 << 28 };
+    let host = random(n, 1);
+    let input = dev.upload(&chunked(&host))?;
+    let blocks = if small { 4 } else { 132 * 16 };
+    let mut partials = dev.upload(&vec![f32::NAN; blocks])?;
+    let launch = Launch::new(blocks as u32, 256);
+    let chunks = (n / 4) as u32;
+    let ours = time(&mut || Ok(reduce_sum.launch(dev, launch, &mut partials, &input)?))?;
+    let got: f64 = partials.to_vec()?.iter().map(|x| f64::from(*x)).sum();
+    let want: f64 = host.iter().map(|x| f64::from(*x)).sum();
+    let ok = (got - want).abs() <= 1e-4 * host.iter().map(|x| f64::from(x.abs())).sum::<f64>();
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "reduce_sum_ref")?;
+            let in_ref = s.clone_htod(&chunked(&host))?;
+            let mut p_ref = s.alloc_zeros::<f32>(blocks)?;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut b = s.launch_builder(&f);
+                b.arg(&mut p_ref).arg(&in_ref).arg(&chunks);
+                // SAFETY: the arguments match `reduce_sum_ref`'s parameters.
+                unsafe { b.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    row(
+        "reduce_sum, 2^28 f32",
+        ours,
+        theirs,
+        pct(gbs(n as f64 * 4.0, ours)),
+        ok,
+    );
+    drop((input, partials));
+
+    // softmax: 8192 rows of 8192 floats (8 rows on the simulator).
+    let rows = if small { 8 } else { 8192 };
+    let cols = COLS as usize;
+    let host = random(rows * cols, 2);
+    let input = dev.upload(&chunked(&host))?;
+    let mut out = dev.upload(&vec![[f32::NAN; 4]; rows * cols / 4])?;
+    let launch = Launch::new(rows as u32, 256);
+    let ours = time(&mut || Ok(softmax.launch(dev, launch, &mut out, &input)?))?;
+    let got: Vec<f32> = out.to_vec()?.into_iter().flatten().collect();
+    let mut ok = true;
+    for r in (0..rows).step_by((rows / 8).max(1)) {
+        let x = &host[r * cols..(r + 1) * cols];
+        let m = x
+            .iter()
+            .fold(f64::NEG_INFINITY, |m, v| m.max(f64::from(*v)));
+        let s: f64 = x.iter().map(|v| (f64::from(*v) - m).exp()).sum();
+        for (c, v) in x.iter().enumerate() {
+            let want = (f64::from(*v) - m).exp() / s;
+            ok &= (f64::from(got[r * cols + c]) - want).abs() <= 1e-6 + 1e-4 * want;
+        }
+    }
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "softmax_ref")?;
+            let in_ref = s.clone_htod(&chunked(&host))?;
+            let mut o_ref = s.alloc_zeros::<[f32; 4]>(rows * cols / 4)?;
+            let cfg = LaunchConfig {
+                grid_dim: (rows as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut b = s.launch_builder(&f);
+                b.arg(&mut o_ref).arg(&in_ref);
+                // SAFETY: the arguments match `softmax_ref`'s parameters.
+                unsafe { b.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    let bytes = 2.0 * (rows * cols) as f64 * 4.0;
+    row(
+        "softmax, 8192 rows of 8192 f32",
+        ours,
+        theirs,
+        pct(gbs(bytes, ours)),
+        ok,
+    );
+    drop((input, out));
+
+    // transpose: 8192 x 8192 (64 x 64 on the simulator).
+    let n = if small { 64 } else { 8192 };
+    let host = random(n * n, 3);
+    let input = dev.upload(&host)?;
+    let mut out = dev.upload(&vec![f32::NAN; n * n])?;
+    let tiles = (n / 32) as u32;
+    let launch = Launch::new((tiles, tiles), (32, 8));
+    let nn = n as u32;
+    let ours = time(&mut || Ok(transpose.launch(dev, launch, &mut out, &input, nn)?))?;
+    let got = out.to_vec()?;
+    let ok = (0..n).all(|r| (0..n).all(|c| got[c * n + r] == host[r * n + c]));
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "transpose_ref")?;
+            let in_ref = s.clone_htod(&host)?;
+            let mut o_ref = s.alloc_zeros::<f32>(n * n)?;
+            let cfg = LaunchConfig {
+                grid_dim: (tiles, tiles, 1),
+                block_dim: (32, 8, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut b = s.launch_builder(&f);
+                b.arg(&mut o_ref).arg(&in_ref).arg(&nn);
+                // SAFETY: the arguments match `transpose_ref`'s parameters.
+                unsafe { b.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    let bytes = 2.0 * (n * n) as f64 * 4.0;
+    row(
+        "transpose, 8192^2 f32",
+        ours,
+        theirs,
+        pct(gbs(bytes, ours)),
+        ok,
+    );
+    drop((input, out));
+
+    // histogram: 2^28 bytes (2^16 on the simulator).
+    let n = if small { 1 << 16 } else { 1 << 28 };
+    let bytes_in: Vec<u8> = random(n, 4)
+        .iter()
+        .map(|x| ((x + 10.0) * 12.75) as u8)
+        .collect();
+    let data = dev.upload(&chunked(&bytes_in))?;
+    let mut bins = dev.zeros::<u32>(256)?;
+    let blocks = if small { 4 } else { 132 * 8 };
+    let launch = Launch::new(blocks as u32, 256);
+    let mut runs = 0u32;
+    let ours = time(&mut || {
+        runs += 1;
+        Ok(histogram.launch(dev, launch, &mut bins, &data)?)
+    })?;
+    let got = bins.to_vec()?;
+    let mut want = [0u32; 256];
+    for b in &bytes_in {
+        want[*b as usize] += runs;
+    }
+    let ok = got == want;
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "histogram_ref")?;
+            let d_ref = s.clone_htod(&chunked(&bytes_in))?;
+            let mut b_ref = s.alloc_zeros::<u32>(256)?;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let nq = (n / 4) as u32;
+            Some(time_ms(s, warm, reps, || {
+                let mut b = s.launch_builder(&f);
+                b.arg(&mut b_ref).arg(&d_ref).arg(&nq);
+                // SAFETY: the arguments match `histogram_ref`'s parameters.
+                unsafe { b.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    row(
+        "histogram (256 bins), 2^28 u8",
+        ours,
+        theirs,
+        pct(gbs(n as f64, ours)),
+        ok,
+    );
+    Ok(all_ok)
+}
