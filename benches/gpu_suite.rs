@@ -171,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(256) softmax_ref(float4* __restrict
     __shared__ float red[8];
     unsigned int t = threadIdx.x, row = blockIdx.x * 2048;
     float x[32];
-    float m = -INFINITY;
+    float m = __int_as_float(0xff800000);
     for (int j = 0; j < 8; ++j) {
         float4 v = in[row + j * 256 + t];
         x[j * 4] = v.x; x[j * 4 + 1] = v.y; x[j * 4 + 2] = v.z; x[j * 4 + 3] = v.w;
