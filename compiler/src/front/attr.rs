@@ -74,18 +74,39 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
         } else if meta.path.is_ident("__closure") {
             options.closure = true;
             Ok(())
+        } else if meta.path.is_ident("min_blocks_per_sm") {
+            let lit: syn::LitInt = meta.value()?.parse()?;
+            let n: u32 = lit.base10_parse()?;
+            if n == 0 || n > 32 {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "`min_blocks_per_sm` is a block count from 1 to 32",
+                ));
+            }
+            options.min_blocks_per_sm = Some((n, lit.span()));
+            Ok(())
         } else if meta.path.is_ident("bounds_checks") {
             let lit: syn::LitBool = meta.value()?.parse()?;
             options.bounds_checks = Some(lit.value);
             Ok(())
         } else {
             Err(meta.error(
-                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `bounds_checks = true | false`, `block = (x, y, z)`, `launch_bounds = N` and `fast_math`",
+                "unknown `#[kernel]` option; the options are `sync = \"check\" | \"auto\"`, `bounds_checks = true | false`, `block = (x, y, z)`, `launch_bounds = N`, `min_blocks_per_sm = N` and `fast_math`",
             ))
         }
     });
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
+    }
+    if let (Some((_, span)), None, None) = (
+        options.min_blocks_per_sm,
+        options.block,
+        options.launch_bounds,
+    ) {
+        errors.push(syn::Error::new(
+            span,
+            "`min_blocks_per_sm` bounds the registers of blocks of a known size: give `block = ..` or `launch_bounds = N` too",
+        ));
     }
     if let (Some([x, y, z]), Some(n)) = (options.block, options.launch_bounds) {
         if u64::from(x) * u64::from(y) * u64::from(z) > u64::from(n) {

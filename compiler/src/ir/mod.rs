@@ -98,6 +98,10 @@ pub struct AssumedConst {
 pub struct KernelOptions {
     /// `launch_bounds = N`: the most threads per block the kernel will be launched with.
     pub launch_bounds: Option<u32>,
+    /// `min_blocks_per_sm = M`: CUDA's second `__launch_bounds__` argument, the blocks each
+    /// multiprocessor should hold at once (NVCC limits the registers to fit them); with the
+    /// span of the number.
+    pub min_blocks_per_sm: Option<(u32, proc_macro2::Span)>,
     /// `block = (x, y, z)`: the exact block shape every launch has (checked at launch on both
     /// back ends); the analyses use it.
     pub block: Option<[u32; 3]>,

@@ -227,6 +227,7 @@ extern "C" __global__ void tiled_matmul_auto(
         if (cuphase_faults.hit) return;
 #line 59 "tests/in/auto.rs"
         __syncthreads();
+        #pragma unroll
 #line 59 "tests/in/auto.rs"
         for (unsigned int k = 0u; k < 16u; ++k) {
             acc += ta[cuphase::idx(cuphase_faults, ty, 16ull, 6u)][cuphase::idx(cuphase_faults, k, 16ull, 7u)] * tb[cuphase::idx(cuphase_faults, k, 16ull, 8u)][cuphase::idx(cuphase_faults, tx, 16ull, 9u)];
@@ -550,6 +551,7 @@ extern "C" __global__ void stencil_auto(
     }
     float acc = 0.0f;
     __syncthreads();
+    #pragma unroll
 #line 148 "tests/in/auto.rs"
     for (unsigned int o = 0u; o < 7u; ++o) {
         acc += tile[cuphase::idx(cuphase_faults, t + o, 262ull, 6u)];

@@ -229,6 +229,8 @@ extern "C" __global__ void stencil(
     }
     __syncthreads();
     float acc = 0.0f;
+    #pragma unroll
+#line 66 "tests/in/classic.rs"
     for (unsigned int o = 0u; o < 7u; ++o) {
         acc += tile[cuphase::idx(cuphase_faults, t + o, 262ull, 6u)];
 #line 67 "tests/in/classic.rs"

@@ -65,6 +65,8 @@ extern "C" __global__ void local_median(
         w[3u] = 0.0f;
 #line 10 "tests/in/locals.rs"
         w[4u] = 0.0f;
+        #pragma unroll
+#line 11 "tests/in/locals.rs"
         for (unsigned int k = 0u; k < 5u; ++k) {
             const unsigned int j = cuphase::rem<unsigned int>(cuphase_faults, i + k, n, 0, 0u);
 #line 12 "tests/in/locals.rs"
@@ -109,6 +111,8 @@ extern "C" __global__ void local_median(
         m[1u][1u] = m_init;
 #line 26 "tests/in/locals.rs"
         m[1u][2u] = m_init;
+        #pragma unroll
+#line 27 "tests/in/locals.rs"
         for (unsigned int r = 0u; r < 2u; ++r) {
             for (unsigned int c = 0u; c < 3u; ++c) {
                 if ((unsigned long long)r >= 2ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)r, 2ull); return; }
@@ -182,6 +186,8 @@ extern "C" __global__ void local_scopes(
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < (unsigned int)out_len) {
         long long total = 0ll;
+        #pragma unroll
+#line 43 "tests/in/locals.rs"
         for (long long r = 0ll; r < 3ll; ++r) {
             const long long acc_init = r;
 #line 44 "tests/in/locals.rs"

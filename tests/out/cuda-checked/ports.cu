@@ -298,6 +298,8 @@ extern "C" __global__ void array_literals(
 #line 71 "tests/in/ports.rs"
         w[2u] = 0.25f;
         float acc = 0.0f;
+        #pragma unroll
+#line 73 "tests/in/ports.rs"
         for (unsigned int k = 0u; k < 3u; ++k) {
             acc += w[cuphase::idx(cuphase_faults, k, 3ull, 0u)] * xs[cuphase::idx(cuphase_faults, i + k - 1u, xs_len, 1u)];
 #line 74 "tests/in/ports.rs"
@@ -690,6 +692,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_samples(
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
     unsigned int x = blockIdx.x * 32u + threadIdx.x;
     unsigned int y = blockIdx.y * 32u + threadIdx.y;
+    #pragma unroll
+#line 195 "tests/in/ports.rs"
     for (unsigned int j = 0u; j < 32u; j += 8u) {
         if ((x < width) && (y + j < height)) {
             if ((unsigned long long)(threadIdx.y + j) >= 32ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)(threadIdx.y + j), 32ull); return; }
@@ -704,6 +708,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_samples(
     __syncthreads();
     x = blockIdx.y * 32u + threadIdx.x;
     y = blockIdx.x * 32u + threadIdx.y;
+    #pragma unroll
+#line 203 "tests/in/ports.rs"
     for (unsigned int j_1 = 0u; j_1 < 32u; j_1 += 8u) {
         if ((x < height) && (y + j_1 < width)) {
             if ((unsigned long long)((y + j_1) * height + x) >= out_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)((y + j_1) * height + x), out_len); return; }

@@ -77,6 +77,8 @@ extern "C" __global__ void tiled_matmul(
         if (cuphase_faults.hit) return;
 #line 26 "tests/in/tiled_matmul.rs"
         __syncthreads();
+        #pragma unroll
+#line 27 "tests/in/tiled_matmul.rs"
         for (unsigned int k = 0u; k < 16u; ++k) {
             acc += ta[cuphase::idx(cuphase_faults, ty, 16ull, 6u)][cuphase::idx(cuphase_faults, k, 16ull, 7u)] * tb[cuphase::idx(cuphase_faults, k, 16ull, 8u)][cuphase::idx(cuphase_faults, tx, 16ull, 9u)];
 #line 28 "tests/in/tiled_matmul.rs"

@@ -79,6 +79,7 @@ extern "C" __global__ void tiled_matmul_auto(
         tb[ty][tx] = (b_row < n) && (col < n) ? b[b_row * n + col] : 0.0f;
 #line 59 "tests/in/auto.rs"
         __syncthreads();
+        #pragma unroll
 #line 59 "tests/in/auto.rs"
         for (unsigned int k = 0u; k < 16u; ++k) {
             acc += ta[ty][k] * tb[k][tx];
@@ -194,6 +195,7 @@ extern "C" __global__ void stencil_auto(
     }
     float acc = 0.0f;
     __syncthreads();
+    #pragma unroll
 #line 148 "tests/in/auto.rs"
     for (unsigned int o = 0u; o < 7u; ++o) {
         acc += tile[t + o];

@@ -130,6 +130,8 @@ extern "C" __global__ void array_literals(
 #line 71 "tests/in/ports.rs"
         w[2u] = 0.25f;
         float acc = 0.0f;
+        #pragma unroll
+#line 73 "tests/in/ports.rs"
         for (unsigned int k = 0u; k < 3u; ++k) {
             acc += w[k] * xs[i + k - 1u];
         }
@@ -303,6 +305,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_samples(
     __shared__ float tile[32][33];
     unsigned int x = blockIdx.x * 32u + threadIdx.x;
     unsigned int y = blockIdx.y * 32u + threadIdx.y;
+    #pragma unroll
+#line 195 "tests/in/ports.rs"
     for (unsigned int j = 0u; j < 32u; j += 8u) {
         if ((x < width) && (y + j < height)) {
             tile[threadIdx.y + j][threadIdx.x] = input[(y + j) * width + x];
@@ -311,6 +315,8 @@ extern "C" __global__ void __launch_bounds__(256) transpose_samples(
     __syncthreads();
     x = blockIdx.y * 32u + threadIdx.x;
     y = blockIdx.x * 32u + threadIdx.y;
+    #pragma unroll
+#line 203 "tests/in/ports.rs"
     for (unsigned int j_1 = 0u; j_1 < 32u; j_1 += 8u) {
         if ((x < height) && (y + j_1 < width)) {
             out[(y + j_1) * height + x] = tile[threadIdx.x][threadIdx.y + j_1];

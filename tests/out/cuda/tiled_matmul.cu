@@ -25,6 +25,8 @@ extern "C" __global__ void tiled_matmul(
         tb[ty][tx] = (b_row < n) && (col < n) ? b[b_row * n + col] : 0.0f;
 #line 26 "tests/in/tiled_matmul.rs"
         __syncthreads();
+        #pragma unroll
+#line 27 "tests/in/tiled_matmul.rs"
         for (unsigned int k = 0u; k < 16u; ++k) {
             acc += ta[ty][k] * tb[k][tx];
         }

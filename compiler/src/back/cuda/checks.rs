@@ -215,15 +215,8 @@ impl Writer<'_> {
         if !matches!(op, BinaryOp::Div | BinaryOp::Rem) || !t.is_int() {
             return None;
         }
-        // (A literal cast to an integer type that holds it, `B as u32`, is that literal.)
-        let literal = match self.k.exprs.get(divisor) {
-            Expr::Literal(Literal::Int { value, .. }) => Some(*value),
-            Expr::Cast { expr, to } => match self.k.exprs.get(*expr) {
-                Expr::Literal(Literal::Int { value, .. }) if to.holds_int(*value) => Some(*value),
-                _ => None,
-            },
-            _ => None,
-        };
+        // (A constant divisor, `BN / TN` of module constants, `B as u32`, is its value.)
+        let literal = self.const_int(divisor);
         if literal.is_some_and(|v| v != 0 && v != -1) {
             return None;
         }
@@ -241,6 +234,30 @@ impl Writer<'_> {
             r.text,
             c_min(t)
         )))
+    }
+
+    /// The value of an integer expression of literals (`128 / 8`, `B as u32`, `2 * R + 1`),
+    /// where every step is exact in its type (a step that would wrap, a division by zero, or
+    /// anything but literals, casts and arithmetic is `None`).
+    pub(super) fn const_int(&self, e: Handle<Expr>) -> Option<i128> {
+        let t = self.types.expr(e);
+        let v = match self.k.exprs.get(e) {
+            Expr::Literal(Literal::Int { value, .. }) => *value,
+            Expr::Cast { expr, to } if to.is_int() => self.const_int(*expr)?,
+            Expr::Binary { op, left, right } if t.is_int() => {
+                let (a, b) = (self.const_int(*left)?, self.const_int(*right)?);
+                match op {
+                    BinaryOp::Add => a.checked_add(b)?,
+                    BinaryOp::Sub => a.checked_sub(b)?,
+                    BinaryOp::Mul => a.checked_mul(b)?,
+                    BinaryOp::Div if b != 0 => a.checked_div(b)?,
+                    BinaryOp::Rem if b != 0 => a.checked_rem(b)?,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        t.holds_int(v).then_some(v)
     }
 
     /// The guard before a `for` loop with step `step`: `step_by(0)` panics in Rust, and a

@@ -325,3 +325,68 @@ struct ForParts {
     bound: String,
     increment: String,
 }
+
+/// The most iterations of a loop the writer asks NVCC to unroll whole, and the most
+/// statements the unrolled loop may hold (inner loops counted unrolled).
+const UNROLL_TRIPS: u64 = 32;
+const UNROLL_STATEMENTS: u64 = 2048;
+
+impl Writer<'_> {
+    /// Whether a `for` loop over a range of literals should be unrolled whole
+    /// (`#pragma unroll`): few iterations, and a body that stays small unrolled. NVCC unrolls
+    /// small innermost loops by itself but keeps an outer loop around them (the `k` loop of a
+    /// register-tiled matrix product, whose unrolling lets every shared load become a
+    /// register operand); this asks for it where the cost is bounded.
+    pub(super) fn unrolls(&self, kind: &LoopKind, body: &Block) -> bool {
+        let Some(trips) = self.constant_trips(kind) else {
+            return false;
+        };
+        trips > 1
+            && trips <= UNROLL_TRIPS
+            && trips.saturating_mul(self.unrolled_size(body)) <= UNROLL_STATEMENTS
+    }
+
+    /// The trip count of a sequential `for` over a range of literals with a literal step.
+    fn constant_trips(&self, kind: &LoopKind) -> Option<u64> {
+        let LoopKind::For {
+            start,
+            end,
+            step,
+            distribution: Distribution::Sequential,
+            inclusive,
+            ..
+        } = kind
+        else {
+            return None;
+        };
+        let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
+            Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+            _ => None,
+        };
+        let (a, b) = (lit(*start)?, lit(*end)?);
+        let s = match step {
+            Some(st) => lit(*st).filter(|s| *s > 0)?,
+            None => 1,
+        };
+        let b = if *inclusive { b.checked_add(1)? } else { b };
+        let n = if b > a { (b - a + s - 1) / s } else { 0 };
+        u64::try_from(n).ok()
+    }
+
+    /// The statements of `b` with its constant loops unrolled (another loop counts once).
+    fn unrolled_size(&self, b: &Block) -> u64 {
+        b.stmts
+            .iter()
+            .map(|s| {
+                let inner: u64 = s.blocks().map(|blk| self.unrolled_size(blk)).sum();
+                match s {
+                    Stmt::Loop { kind, .. } => self
+                        .constant_trips(kind)
+                        .unwrap_or(1)
+                        .saturating_mul(inner.max(1)),
+                    _ => 1u64.saturating_add(inner),
+                }
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+}

@@ -162,3 +162,43 @@ mod abs_diff_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod unroll_tests {
+    use crate::compile_str;
+
+    /// The outermost constant loop whose unrolled body stays small gets `#pragma unroll`
+    /// (the loops inside it none); a loop over a variable bound, or a long one, none; a
+    /// division by a constant expression is not checked; `min_blocks_per_sm` is the second
+    /// `__launch_bounds__` argument.
+    #[test]
+    fn constant_loops_unroll_where_it_pays() {
+        let c = compile_str(
+            "block = 64, min_blocks_per_sm = 4",
+            "fn sums(out: &mut [f32], n: u32) {
+                let t = thread_idx().x;
+                let mut acc = 0.0f32;
+                for k in 0..8u32 {
+                    for j in 0..4u32 {
+                        acc += (k * j + t / (16 / 4)) as f32;
+                    }
+                }
+                for k in 0..n { acc += k as f32; }
+                for k in 0..1000u32 { acc += k as f32; }
+                out[t as usize] = acc;
+            }",
+            "k.rs",
+        )
+        .unwrap();
+        let src = &c.cuda;
+        assert_eq!(src.matches("#pragma unroll").count(), 1, "{src}");
+        assert!(
+            src.contains(
+                "#pragma unroll\n#line 4 \"k.rs\"\n    for (unsigned int k = 0u; k < 8u; ++k) {"
+            ),
+            "{src}"
+        );
+        assert!(!src.contains("cuphase::div"), "{src}");
+        assert!(src.contains("__launch_bounds__(64, 4) sums("), "{src}");
+    }
+}

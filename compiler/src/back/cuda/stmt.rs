@@ -90,7 +90,10 @@ impl Writer<'_> {
             .options
             .launch_bounds
             .or(k.options.block.map(|[x, y, z]| x * y * z))
-            .map(|n| format!("__launch_bounds__({n}) "))
+            .map(|n| match k.options.min_blocks_per_sm {
+                Some((m, _)) => format!("__launch_bounds__({n}, {m}) "),
+                None => format!("__launch_bounds__({n}) "),
+            })
             .unwrap_or_default();
         self.map_to(k.name_span);
         let head = if template.is_empty() {
@@ -478,6 +481,15 @@ impl Writer<'_> {
         if let LoopKind::For { step: Some(st), .. } = kind {
             self.guard_step(*st, span);
         }
+        // (Inside a loop unrolled whole, NVCC unrolls the inner constant loops too.)
+        let unrolled = !self.in_unrolled && self.unrolls(kind, body);
+        if unrolled {
+            // The pragma needs no `#line` of its own; the loop's header gets one.
+            self.unmap();
+            self.line("#pragma unroll");
+            self.map_to(span);
+            self.in_unrolled = true;
+        }
         match kind {
             LoopKind::Infinite => self.line("for (;;) {"),
             LoopKind::While { cond } => {
@@ -518,6 +530,9 @@ impl Writer<'_> {
         }
         self.indent -= 1;
         self.loops.pop();
+        if unrolled {
+            self.in_unrolled = false;
+        }
         self.line("}");
         if break_used {
             if let Some(l) = label {

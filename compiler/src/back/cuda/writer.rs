@@ -82,6 +82,8 @@ pub(super) struct Writer<'a> {
     pub(super) uses_warp: bool,
     /// The kernel reads `lane_id()` (its helper is written).
     pub(super) uses_lane: bool,
+    /// The loop being written is inside one that `#pragma unroll` unrolls whole.
+    pub(super) in_unrolled: bool,
     /// The variant for blocks that are whole warps.
     pub(super) full_warps: bool,
     /// The kernel has a dynamic shared array.
@@ -179,6 +181,7 @@ impl<'a> Writer<'a> {
             read: read_in_c(k),
             instance: String::new(),
             uses_lane: false,
+            in_unrolled: false,
         }
     }
 
