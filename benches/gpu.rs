@@ -4,7 +4,7 @@
 //!
 //! Run on a machine with a GPU: `cargo run --release --example bench_gpu`. Without one it says
 //! so and exits successfully; `-- --sim` runs the suite's kernels on the simulator instead
-//! (small problems, every result checked).
+//! (small problems, every result checked), `-- --small` the same on the GPU.
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use cuphase::prelude::*;
@@ -358,11 +358,24 @@ fn launch_overhead(dev: &Device) -> BenchResult<()> {
 }
 
 fn main() -> ExitCode {
-    // `--sim`: the suite's kernels on the simulator, small problems, results checked.
-    if std::env::args().any(|a| a == "--sim") {
-        let dev = Device::cpu().expect("the simulator");
+    // `--sim`: the suite's kernels on the simulator, small problems, results checked;
+    // `--small`: the same on the GPU (for compute-sanitizer).
+    let small_gpu = std::env::args().any(|a| a == "--small");
+    if small_gpu || std::env::args().any(|a| a == "--sim") {
+        let dev = match if small_gpu {
+            Device::cuda(0)
+        } else {
+            Device::cpu()
+        } {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("bench_gpu --sim: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         println!(
-            "bench_gpu --sim: the suite on the simulator, small problems (times are not measured)"
+            "bench_gpu: the suite on {}, small problems (results checked; the times mean nothing)",
+            dev.name()
         );
         return match gpu_suite::bench(&dev, true, f64::NAN) {
             Ok(true) => ExitCode::SUCCESS,

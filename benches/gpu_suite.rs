@@ -1,5 +1,5 @@
 //! More of the benchmark suite (issue 13 §4): a full reduction, row softmax, a tiled
-//! transpose and a histogram, written as the README teaches, each against the same algorithm
+//! transpose, a histogram, layer normalization, a block scan and a 2-D stencil, written as the README teaches, each against the same algorithm
 //! hand-written in CUDA C. Every kernel's result is checked against a host reference on random
 //! inputs, outputs poisoned first; on the simulator (`bench_gpu --sim`) the same checks run on
 //! small problems.
@@ -137,6 +137,94 @@ pub fn histogram(bins: &mut [u32], data: &[[u8; 4]]) {
     bins.atomic_add(t, hist[t]);
 }
 
+/// Layer normalization of each row of `COLS` floats (one block a row, values kept in
+/// registers): `(x - mean) / sqrt(var + 1e-5) * gamma + beta`.
+#[kernel(block = 256)]
+pub fn layernorm(out: &mut [[f32; 4]], input: &[[f32; 4]], gamma: &[[f32; 4]], beta: &[[f32; 4]]) {
+    let red = shared::<[f32; 8]>();
+    let t = thread_idx().x;
+    let row = block_idx().x * (COLS / 4);
+    let mut x = [0.0f32; 32];
+    let mut s = 0.0f32;
+    for j in 0..8u32 {
+        let v = input[row + j * 256 + t];
+        for c in 0..4u32 {
+            x[j * 4 + c] = v[c];
+            s += v[c];
+        }
+    }
+    let mean = block_sum(s, red) / 8192.0;
+    let mut q = 0.0f32;
+    for k in 0..32u32 {
+        let d = x[k] - mean;
+        q += d * d;
+    }
+    let rstd = 1.0 / (block_sum(q, red) / 8192.0 + 1e-5).sqrt();
+    for j in 0..8u32 {
+        let g = gamma[j * 256 + t];
+        let b = beta[j * 256 + t];
+        let mut o = [0.0f32; 4];
+        for c in 0..4u32 {
+            o[c] = (x[j * 4 + c] - mean) * rstd * g[c] + b[c];
+        }
+        out[row + j * 256 + t] = o;
+    }
+}
+
+/// Inclusive prefix sums (wrapping) within each block of 1024 `u32`s: 4 a thread in
+/// registers, a shuffle scan of the threads' totals in each warp, the warps' totals through
+/// shared memory.
+#[kernel(block = 256)]
+pub fn block_scan(out: &mut [[u32; 4]], input: &[[u32; 4]]) {
+    let warps = shared::<[u32; 8]>();
+    let t = thread_idx().x;
+    let i = global_idx().x;
+    let v = input[i];
+    let p = [
+        v[0],
+        v[0] + v[1],
+        v[0] + v[1] + v[2],
+        v[0] + v[1] + v[2] + v[3],
+    ];
+    let total = p[3];
+    let lane = t % 32;
+    let mut s = total;
+    let mut d = 1u32;
+    while d < 32 {
+        let y = warp_shuffle_up(s, d);
+        if lane >= d {
+            s += y;
+        }
+        d *= 2;
+    }
+    if lane == 31 {
+        warps[t / 32] = s;
+    }
+    sync_block_threads();
+    let mut base = 0u32;
+    for w in 0..8u32 {
+        if w < t / 32 {
+            base += warps[w];
+        }
+    }
+    let before = base + s - total;
+    out[i] = [p[0] + before, p[1] + before, p[2] + before, p[3] + before];
+}
+
+/// One Jacobi step of a 5-point stencil on an `n x n` grid; the border is copied.
+#[kernel(block = (32, 8))]
+pub fn stencil(out: &mut [f32], input: &[f32], n: u32) {
+    let (x, y) = (global_idx().x, global_idx().y);
+    if x < n && y < n {
+        let i = y * n + x;
+        out[i] = if x > 0 && y > 0 && x + 1 < n && y + 1 < n {
+            0.5 * input[i] + 0.125 * ((input[i - 1] + input[i + 1]) + (input[i - n] + input[i + n]))
+        } else {
+            input[i]
+        };
+    }
+}
+
 /// The same algorithms in CUDA C.
 pub const HANDWRITTEN: &str = r#"
 __device__ __forceinline__ float block_sum_ref(float s, float* red) {
@@ -202,6 +290,52 @@ extern "C" __global__ void __launch_bounds__(256) histogram_ref(unsigned int* __
     }
     __syncthreads();
     atomicAdd(&bins[threadIdx.x], hist[threadIdx.x]);
+}
+extern "C" __global__ void __launch_bounds__(256) layernorm_ref(float4* __restrict__ out, const float4* __restrict__ in,
+                                                               const float4* __restrict__ gamma, const float4* __restrict__ beta) {
+    __shared__ float red[8];
+    unsigned int t = threadIdx.x, row = blockIdx.x * 2048;
+    float x[32];
+    float s = 0.0f;
+    for (int j = 0; j < 8; ++j) {
+        float4 v = in[row + j * 256 + t];
+        x[j * 4] = v.x; x[j * 4 + 1] = v.y; x[j * 4 + 2] = v.z; x[j * 4 + 3] = v.w;
+        s += v.x; s += v.y; s += v.z; s += v.w;
+    }
+    float mean = block_sum_ref(s, red) / 8192.0f;
+    float q = 0.0f;
+    for (int k = 0; k < 32; ++k) { float d = x[k] - mean; q += d * d; }
+    float rstd = 1.0f / sqrtf(block_sum_ref(q, red) / 8192.0f + 1e-5f);
+    for (int j = 0; j < 8; ++j) {
+        float4 g = gamma[j * 256 + t], b = beta[j * 256 + t];
+        out[row + j * 256 + t] = make_float4((x[j * 4] - mean) * rstd * g.x + b.x, (x[j * 4 + 1] - mean) * rstd * g.y + b.y,
+                                             (x[j * 4 + 2] - mean) * rstd * g.z + b.z, (x[j * 4 + 3] - mean) * rstd * g.w + b.w);
+    }
+}
+extern "C" __global__ void __launch_bounds__(256) block_scan_ref(uint4* __restrict__ out, const uint4* __restrict__ in) {
+    __shared__ unsigned int warps[8];
+    unsigned int t = threadIdx.x, i = blockIdx.x * blockDim.x + t, lane = t % 32;
+    uint4 v = in[i];
+    unsigned int p0 = v.x, p1 = p0 + v.y, p2 = p1 + v.z, p3 = p2 + v.w, s = p3;
+    for (unsigned int d = 1; d < 32; d *= 2) {
+        unsigned int y = __shfl_up_sync(0xffffffffu, s, d);
+        if (lane >= d) s += y;
+    }
+    if (lane == 31) warps[t / 32] = s;
+    __syncthreads();
+    unsigned int base = 0;
+    for (unsigned int w = 0; w < 8; ++w) if (w < t / 32) base += warps[w];
+    unsigned int before = base + s - p3;
+    out[i] = make_uint4(p0 + before, p1 + before, p2 + before, p3 + before);
+}
+extern "C" __global__ void __launch_bounds__(256) stencil_ref(float* __restrict__ out, const float* __restrict__ in, unsigned int n) {
+    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < n && y < n) {
+        unsigned int i = y * n + x;
+        out[i] = (x > 0 && y > 0 && x + 1 < n && y + 1 < n)
+            ? 0.5f * in[i] + 0.125f * ((in[i - 1] + in[i + 1]) + (in[i - n] + in[i + n]))
+            : in[i];
+    }
 }
 "#;
 
@@ -441,6 +575,180 @@ pub fn bench(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
         ours,
         theirs,
         pct(gbs(n as f64, ours)),
+        ok,
+    );
+    drop((data, bins));
+    all_ok &= more(dev, small, copy)?;
+    Ok(all_ok)
+}
+
+/// Layer normalization, the block scan and the stencil, as [`bench`].
+fn more(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
+    let cuda = dev.cuda_stream().cloned();
+    let (warm, reps) = if small { (0, 1) } else { (5, 30) };
+    let time = |f: &mut dyn FnMut() -> BenchResult<()>| -> BenchResult<f64> {
+        match &cuda {
+            Some(s) => time_ms(s, warm, reps, f),
+            None => {
+                f()?;
+                Ok(f64::NAN)
+            }
+        }
+    };
+    let gbs = |bytes: f64, ms: f64| bytes / (ms * 1e-3) / 1e9;
+    let pct = |g: f64| format!("{g:.0} GB/s ({:.1}% of the copy)", 100.0 * g / copy);
+    let mut all_ok = true;
+
+    // layernorm: 8192 rows of 8192 floats (8 rows on the simulator).
+    let rows = if small { 8 } else { 8192 };
+    let cols = COLS as usize;
+    let host = random(rows * cols, 5);
+    let (g, b) = (random(cols, 6), random(cols, 7));
+    let input = dev.upload(&chunked(&host))?;
+    let (gamma, beta) = (dev.upload(&chunked(&g))?, dev.upload(&chunked(&b))?);
+    let mut out = dev.upload(&vec![[f32::NAN; 4]; rows * cols / 4])?;
+    let launch = Launch::new(rows as u32, 256);
+    let ours = time(&mut || Ok(layernorm.launch(dev, launch, &mut out, &input, &gamma, &beta)?))?;
+    let got: Vec<f32> = out.to_vec()?.into_iter().flatten().collect();
+    let mut ok = true;
+    for r in (0..rows).step_by((rows / 8).max(1)) {
+        let x = &host[r * cols..(r + 1) * cols];
+        let mean = x.iter().map(|v| f64::from(*v)).sum::<f64>() / cols as f64;
+        let var = x
+            .iter()
+            .map(|v| (f64::from(*v) - mean).powi(2))
+            .sum::<f64>()
+            / cols as f64;
+        let rstd = 1.0 / (var + 1e-5).sqrt();
+        for c in 0..cols {
+            let want = (f64::from(x[c]) - mean) * rstd * f64::from(g[c]) + f64::from(b[c]);
+            ok &= (f64::from(got[r * cols + c]) - want).abs() <= 1e-3 * (1.0 + want.abs());
+        }
+    }
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "layernorm_ref")?;
+            let in_ref = s.clone_htod(&chunked(&host))?;
+            let (g_ref, b_ref) = (s.clone_htod(&chunked(&g))?, s.clone_htod(&chunked(&b))?);
+            let mut o_ref = s.alloc_zeros::<[f32; 4]>(rows * cols / 4)?;
+            let cfg = LaunchConfig {
+                grid_dim: (rows as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut bld = s.launch_builder(&f);
+                bld.arg(&mut o_ref).arg(&in_ref).arg(&g_ref).arg(&b_ref);
+                // SAFETY: the arguments match `layernorm_ref`'s parameters.
+                unsafe { bld.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    let bytes = 2.0 * (rows * cols) as f64 * 4.0;
+    row(
+        "layernorm, 8192 rows of 8192 f32",
+        ours,
+        theirs,
+        pct(gbs(bytes, ours)),
+        ok,
+    );
+    drop((input, gamma, beta, out));
+
+    // block_scan: 2^28 u32 (2^14 on the simulator) in blocks of 1024.
+    let n = if small { 1 << 14 } else { 1 << 28 };
+    let host: Vec<u32> = random(n, 8)
+        .iter()
+        .map(|x| (x.to_bits() >> 7) % 1000)
+        .collect();
+    let input = dev.upload(&chunked(&host))?;
+    let mut out = dev.upload(&vec![[u32::MAX; 4]; n / 4])?;
+    let launch = Launch::new((n / 1024) as u32, 256);
+    let ours = time(&mut || Ok(block_scan.launch(dev, launch, &mut out, &input)?))?;
+    let got: Vec<u32> = out.to_vec()?.into_iter().flatten().collect();
+    let ok = host.chunks(1024).zip(got.chunks(1024)).all(|(h, g)| {
+        let mut s = 0u32;
+        h.iter().zip(g).all(|(x, y)| {
+            s = s.wrapping_add(*x);
+            s == *y
+        })
+    });
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "block_scan_ref")?;
+            let in_ref = s.clone_htod(&chunked(&host))?;
+            let mut o_ref = s.alloc_zeros::<[u32; 4]>(n / 4)?;
+            let cfg = LaunchConfig {
+                grid_dim: ((n / 1024) as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut bld = s.launch_builder(&f);
+                bld.arg(&mut o_ref).arg(&in_ref);
+                // SAFETY: the arguments match `block_scan_ref`'s parameters.
+                unsafe { bld.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    row(
+        "block_scan (1024 a block), 2^28 u32",
+        ours,
+        theirs,
+        pct(gbs(2.0 * n as f64 * 4.0, ours)),
+        ok,
+    );
+    drop((input, out));
+
+    // stencil: 8192 x 8192 (64 x 64 on the simulator).
+    let n = if small { 64 } else { 8192 };
+    let host = random(n * n, 9);
+    let input = dev.upload(&host)?;
+    let mut out = dev.upload(&vec![f32::NAN; n * n])?;
+    let launch = Launch::new(((n / 32) as u32, (n / 8) as u32), (32, 8));
+    let nn = n as u32;
+    let ours = time(&mut || Ok(stencil.launch(dev, launch, &mut out, &input, nn)?))?;
+    let got = out.to_vec()?;
+    let ok = (0..n * n).all(|i| {
+        let (x, y) = (i % n, i / n);
+        let want = if x > 0 && y > 0 && x + 1 < n && y + 1 < n {
+            0.5 * host[i] + 0.125 * ((host[i - 1] + host[i + 1]) + (host[i - n] + host[i + n]))
+        } else {
+            host[i]
+        };
+        got[i] == want
+    });
+    all_ok &= ok;
+    let theirs = match &cuda {
+        Some(s) => {
+            let f = load_handwritten(dev, HANDWRITTEN, "stencil_ref")?;
+            let in_ref = s.clone_htod(&host)?;
+            let mut o_ref = s.alloc_zeros::<f32>(n * n)?;
+            let cfg = LaunchConfig {
+                grid_dim: ((n / 32) as u32, (n / 8) as u32, 1),
+                block_dim: (32, 8, 1),
+                shared_mem_bytes: 0,
+            };
+            Some(time_ms(s, warm, reps, || {
+                let mut bld = s.launch_builder(&f);
+                bld.arg(&mut o_ref).arg(&in_ref).arg(&nn);
+                // SAFETY: the arguments match `stencil_ref`'s parameters.
+                unsafe { bld.launch(cfg) }?;
+                Ok(())
+            })?)
+        }
+        None => None,
+    };
+    row(
+        "stencil (5-point), 8192^2 f32",
+        ours,
+        theirs,
+        pct(gbs(2.0 * (n * n) as f64 * 4.0, ours)),
         ok,
     );
     Ok(all_ok)

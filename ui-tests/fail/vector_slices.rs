@@ -30,4 +30,11 @@ fn rows(out: &mut [[f32; 4]]) {
     out[t as usize] = [v[0], v[1], 0.0, 0.0, 1.0];
 }
 
+// An element in a tuple is a value the kernel cannot hold whole.
+#[kernel]
+fn in_a_tuple(out: &mut [f32], a: &[[f32; 4]]) {
+    let (x, y) = (a[0], a[1]);
+    out[0] = x[0] + y[0];
+}
+
 fn main() {}

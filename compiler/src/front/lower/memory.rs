@@ -483,6 +483,15 @@ impl Lowerer<'_> {
                         return Some((array, vec![index]));
                     }
                     Some(Binding::Poisoned) => return None,
+                    Some(Binding::Records(r))
+                        if self.records[self.record_slices[r].record].vector =>
+                    {
+                        self.err(
+                            e.src(),
+                            format!("an element of `{name}` is an array; read a lane (`{name}[i][0]`), or copy it whole: `let v = {name}[i];`"),
+                        );
+                        return None;
+                    }
                     Some(Binding::Records(_) | Binding::Record(_)) => {
                         self.err(
                             e.src(),
