@@ -76,6 +76,8 @@ pub fn sgemm(c: &mut [[f32; 4]], a: &[[f32; 4]], b: &[[f32; 4]], n: u32) {
     while k0 < n {
         for j in 0..4u32 {
             at[a_col * 4 + j][a_row] = va[j];
+        }
+        for j in 0..4u32 {
             bt[b_row][b_col * 4 + j] = vb[j];
         }
         sync_block_threads();
