@@ -377,7 +377,8 @@ fn main() -> ExitCode {
             "bench_gpu: the suite on {}, small problems (results checked; the times mean nothing)",
             dev.name()
         );
-        return match gpu_suite::bench(&dev, true, f64::NAN) {
+        let vector = gpu_vector::check_small(&dev);
+        return match gpu_suite::bench(&dev, true, f64::NAN).and_then(|ok| Ok(ok && vector?)) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {

@@ -370,3 +370,64 @@ pub fn bench(dev: &Device, stream: &Arc<CudaStream>) -> BenchResult<(bool, f64)>
     );
     Ok((all_ok, copy))
 }
+
+/// The vector kernels and the SGEMM on small problems, results checked (on the simulator,
+/// or on the GPU under compute-sanitizer): `Ok(false)` when one is wrong.
+pub fn check_small(dev: &Device) -> BenchResult<bool> {
+    let mut ok = true;
+    let host: Vec<f32> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) % 2000) as f32 * 0.01 - 10.0)
+        .collect();
+    let host4 = chunked(&host);
+    let input = dev.upload(&host4)?;
+    let launch = Launch::cover(host4.len(), 256);
+    let mut out = dev.upload(&vec![[f32::NAN; 4]; host4.len()])?;
+    copy4.launch(dev, launch, &mut out, &input)?;
+    ok &= out.to_vec()? == host4;
+    reverse4.launch(dev, launch, &mut out, &input)?;
+    let got = out.to_vec()?;
+    ok &= got
+        .chunks(256)
+        .zip(host4.chunks(256))
+        .all(|(g, h)| g.iter().eq(h.iter().rev()));
+    let mut y = dev.upload(&host4)?;
+    saxpy4.launch(dev, launch, &mut y, &input, 0.5)?;
+    ok &= y.to_vec()?
+        == host4
+            .iter()
+            .map(|v| v.map(|e| 0.5f32.mul_add(e, e)))
+            .collect::<Vec<_>>();
+    // SGEMM, 256^3, against the host in f64.
+    let n = 256usize;
+    let a: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 37) % 101) as f32 / 50.0 - 1.0)
+        .collect();
+    let b: Vec<f32> = (0..n * n)
+        .map(|i| ((i * 53) % 97) as f32 / 48.0 - 1.0)
+        .collect();
+    let (da, db) = (dev.upload(&chunked(&a))?, dev.upload(&chunked(&b))?);
+    let mut dc = dev.upload(&vec![[f32::NAN; 4]; n * n / 4])?;
+    let tiles = (n / 128) as u32;
+    sgemm.launch(
+        dev,
+        Launch::new((tiles, tiles), 256),
+        &mut dc,
+        &da,
+        &db,
+        n as u32,
+    )?;
+    let c: Vec<f32> = dc.to_vec()?.into_iter().flatten().collect();
+    for r in 0..n {
+        for col in (0..n).step_by(17) {
+            let want: f64 = (0..n)
+                .map(|k| f64::from(a[r * n + k]) * f64::from(b[k * n + col]))
+                .sum();
+            ok &= (f64::from(c[r * n + col]) - want).abs() <= 1e-3 * want.abs().max(1.0);
+        }
+    }
+    println!(
+        "vector kernels and sgemm (small): {}",
+        if ok { "correct" } else { "WRONG RESULT" }
+    );
+    Ok(ok)
+}
