@@ -164,7 +164,7 @@ mod abs_diff_tests {
 }
 
 #[cfg(test)]
-mod unroll_tests {
+mod codegen_tests {
     use crate::compile_str;
 
     /// The outermost constant loop whose unrolled body stays small gets `#pragma unroll`
@@ -200,5 +200,30 @@ mod unroll_tests {
         );
         assert!(!src.contains("cuphase::div"), "{src}");
         assert!(src.contains("__launch_bounds__(64, 4) sums("), "{src}");
+    }
+
+    /// `sync = "auto"` orders a whole row of a shared array written from a slice of arrays
+    /// before another thread reads it whole: the analyses see the row's four elements.
+    #[test]
+    fn auto_sync_orders_whole_rows() {
+        let c = compile_str(
+            "block = 64, sync = \"auto\"",
+            "fn rows(out: &mut [[f32; 4]], input: &[[f32; 4]]) {
+                let tile = shared::<[[f32; 4]; 64]>();
+                let t = thread_idx().x;
+                let i = global_idx().x as usize;
+                tile[t] = input[i];
+                let v = tile[63 - t];
+                out[i] = v;
+            }",
+            "k.rs",
+        )
+        .unwrap();
+        let src = &c.cuda;
+        let store = src.find("tile[t][3u] = input[i].v[3];").expect(src);
+        let sync = src.find("__syncthreads();").expect(src);
+        let load = src.find("v[0u] = tile[index][0u];").expect(src);
+        assert!(store < sync && sync < load, "{src}");
+        assert!(src.contains("struct __align__(16) f32x4"), "{src}");
     }
 }
