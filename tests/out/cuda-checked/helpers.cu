@@ -371,7 +371,6 @@ __device__ __forceinline__ unsigned int dynamic_shared_bytes() {
 }
 }  // namespace cuphase
 
-#line 144 "tests/in/helpers.rs"
 template <unsigned int N>
 #line 144 "tests/in/helpers.rs"
 __device__ __forceinline__ void const_block_sum_body(

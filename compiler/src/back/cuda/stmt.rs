@@ -108,7 +108,10 @@ impl Writer<'_> {
                 values.join(", "),
                 args.join(", ")
             );
+            // One `#line` for the signature, after the template's line.
+            self.unmap();
             self.line(&format!("template <{}>", template.join(", ")));
+            self.map_to(k.name_span);
             format!("__device__ __forceinline__ void {body}")
         };
         let one_line = format!("{head}({}) {{", params.join(", "));
