@@ -20,6 +20,32 @@ pub fn strided_sum<const K: u32>(out: &mut [f32], input: &[f32]) {
     }
 }
 
+/// Listed instances: each is compiled with its values written in, so a thread-local array
+/// (`[0.0f32; K]`) and a shared array (`[f32; B]`) are sized by them, and the proof uses them.
+#[kernel(instances(K = [2, 4], B = [64, 128]))]
+pub fn tiled_sums<const K: usize, const B: u32>(out: &mut [f32], input: &[f32]) {
+    let part = shared::<[f32; B as usize]>();
+    let t = thread_idx().x;
+    let mut r = [0.0f32; K];
+    let base = (block_idx().x * B + t) as usize * K;
+    for k in 0..K {
+        r[k] = input[base + k];
+    }
+    let mut s = 0.0f32;
+    for k in 0..K {
+        s += r[k];
+    }
+    part[t] = s;
+    sync_block_threads();
+    if t == 0 {
+        let mut total = 0.0f32;
+        for j in 0..B {
+            total += part[j];
+        }
+        out[block_idx().x as usize] = total;
+    }
+}
+
 /// Signed and `bool` const parameters.
 #[kernel]
 pub fn offset_flip<const S: i32, const FLIP: bool>(out: &mut [i32]) {
@@ -70,6 +96,34 @@ pub fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "tiled_sums",
+            run: |dev| {
+                let input = dev.upload(&inputs(4 * 128 * 6))?;
+                let mut v = Vec::new();
+                let mut a = dev.zeros::<f32>(24)?;
+                tiled_sums::<2, 64>.launch(dev, Launch::new(24, 64), &mut a, &input)?;
+                v.extend(a.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                let mut b = dev.zeros::<f32>(6)?;
+                tiled_sums::<4, 128>.launch(dev, Launch::new(6, 128), &mut b, &input)?;
+                v.extend(b.to_vec()?.iter().map(|x| u64::from(x.to_bits())));
+                Ok(v)
+            },
+            expected: || {
+                let input = inputs(4 * 128 * 6);
+                let block = |k: usize, b: usize, blk: usize| {
+                    let mut total = 0.0f32;
+                    for t in 0..b {
+                        let base = (blk * b + t) * k;
+                        total += input[base..base + k].iter().fold(0.0f32, |s, x| s + x);
+                    }
+                    u64::from(total.to_bits())
+                };
+                let mut v: Vec<u64> = (0..24).map(|blk| block(2, 64, blk)).collect();
+                v.extend((0..6).map(|blk| block(4, 128, blk)));
+                v
+            },
+        },
+        Case {
             name: "offset_flip",
             run: |dev| {
                 let mut a = dev.zeros::<i32>(100)?;
@@ -112,6 +166,17 @@ fn const_generic_kernels_match_the_host_on_the_simulator() {
         let got = (case.run)(&dev).unwrap_or_else(|e| panic!("{}: {e}", case.name));
         assert_eq!(got, (case.expected)(), "{}", case.name);
     }
+}
+
+#[test]
+fn listed_instances_are_kernels_of_their_own() {
+    let src = tiled_sums::<4, 128>.cuda_source();
+    assert_eq!(tiled_sums::<4, 128>.name(), "tiled_sums_4_128");
+    assert!(src.contains("__shared__ float part[128];"), "{src}");
+    assert!(src.contains("float r[4];"), "{src}");
+    assert!(!src.contains("_body<"), "{src}");
+    let small = tiled_sums::<2, 64>.cuda_source();
+    assert!(small.contains("__shared__ float part[64];"), "{small}");
 }
 
 #[test]

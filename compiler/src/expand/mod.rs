@@ -10,6 +10,7 @@
 pub mod device;
 pub mod generic;
 pub mod host;
+pub mod instances;
 pub mod record;
 
 use crate::diag::Diagnostic;
@@ -169,6 +170,16 @@ pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers
             .unwrap_or_default();
         if has_type_params(func) {
             return generic::expand(attr, func, file, helpers, &consts);
+        }
+        // `instances(N = [..])`: one kernel per listed value.
+        let has_consts = func
+            .sig
+            .generics
+            .params
+            .iter()
+            .any(|p| matches!(p, syn::GenericParam::Const(_)));
+        if let (true, Ok((rest, Some(lists)))) = (has_consts, instances::split(&attr)) {
+            return instances::expand(rest, &lists, func, file, helpers, &consts);
         }
         match compile_with(attr, func, file, helpers, &consts) {
             Ok(c) => host::write(func, &c, file),

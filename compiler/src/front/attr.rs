@@ -85,6 +85,10 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             }
             options.min_blocks_per_sm = Some((n, lit.span()));
             Ok(())
+        } else if meta.path.is_ident("instances") {
+            Err(meta.error(
+                "`instances(..)` lists values of a kernel's const parameters (`instances(N = [64, 128])` on `fn k<const N: u32>`); this kernel has none",
+            ))
         } else if meta.path.is_ident("bounds_checks") {
             let lit: syn::LitBool = meta.value()?.parse()?;
             options.bounds_checks = Some(lit.value);

@@ -41,6 +41,16 @@ pub enum GenericArg {
     Const(i128, Scalar),
 }
 
+/// The scalar type of a const parameter (`u32`, `usize`, `bool`, ..), if it is one a kernel
+/// may take.
+pub fn const_type(ty: &syn::Type) -> Option<Scalar> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    Scalar::from_rust_name(&p.path.get_ident()?.to_string())
+        .filter(|t| t.is_int() || *t == Scalar::Bool)
+}
+
 /// Rewrites every identifier token that names a generic parameter.
 pub fn substitute(ts: TokenStream, args: &HashMap<String, GenericArg>) -> TokenStream {
     ts.into_iter()
@@ -49,6 +59,9 @@ pub fn substitute(ts: TokenStream, args: &HashMap<String, GenericArg>) -> TokenS
                 Some(GenericArg::Type(s)) => {
                     TokenTree::Ident(proc_macro2::Ident::new(s.rust_name(), id.span()))
                 }
+                Some(GenericArg::Const(v, Scalar::Bool)) => TokenTree::Ident(
+                    proc_macro2::Ident::new(if *v != 0 { "true" } else { "false" }, id.span()),
+                ),
                 Some(GenericArg::Const(v, ty)) => {
                     let mut lit = Literal::i128_suffixed(*v);
                     if let Ok(l) = format!("{v}{}", ty.rust_name()).parse::<Literal>() {
