@@ -293,25 +293,21 @@ extern "C" __global__ void histogram(
 #line 77 "tests/in/classic.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
     for (unsigned int b = threadIdx.x; b < 64u; b += blockDim.x) {
-        if ((unsigned long long)b >= 64ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)b, 64ull); return; }
-#line 79 "tests/in/classic.rs"
         hist[b] = 0u;
     }
     __syncthreads();
     for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)data_len; i += gridDim.x * blockDim.x) {
-        const unsigned int bin = data[cuphase::idx(cuphase_faults, i, data_len, 1u)] % 64u;
+        const unsigned int bin = data[cuphase::idx(cuphase_faults, i, data_len, 0u)] % 64u;
 #line 83 "tests/in/classic.rs"
         if (cuphase_faults.hit) return;
-        if ((unsigned long long)bin >= 64ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)bin, 64ull); return; }
+        if ((unsigned long long)bin >= 64ull) { cuphase::report(cuphase_faults, 1u, (unsigned long long)bin, 64ull); return; }
 #line 84 "tests/in/classic.rs"
         atomicAdd(&hist[bin], 1u);
     }
     __syncthreads();
     for (unsigned int b_1 = threadIdx.x; b_1 < 64u; b_1 += blockDim.x) {
-        if ((unsigned long long)b_1 >= bins_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)b_1, bins_len); return; }
+        if ((unsigned long long)b_1 >= bins_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)b_1, bins_len); return; }
 #line 88 "tests/in/classic.rs"
-        atomicAdd(&bins[b_1], hist[cuphase::idx(cuphase_faults, b_1, 64ull, 4u)]);
-#line 88 "tests/in/classic.rs"
-        if (cuphase_faults.hit) return;
+        atomicAdd(&bins[b_1], hist[b_1]);
     }
 }

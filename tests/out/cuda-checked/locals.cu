@@ -71,30 +71,28 @@ extern "C" __global__ void local_median(
             const unsigned int j = cuphase::rem<unsigned int>(cuphase_faults, i + k, n, 0, 0u);
 #line 12 "tests/in/locals.rs"
             if (cuphase_faults.hit) return;
-            if ((unsigned long long)k >= 5ull) { cuphase::report(cuphase_faults, 1u, (unsigned long long)k, 5ull); return; }
-#line 13 "tests/in/locals.rs"
-            w[k] = input[cuphase::idx(cuphase_faults, j, input_len, 2u)];
+            w[k] = input[cuphase::idx(cuphase_faults, j, input_len, 1u)];
 #line 13 "tests/in/locals.rs"
             if (cuphase_faults.hit) return;
         }
         for (unsigned int a = 1u; a < 5u; ++a) {
             unsigned int b = a;
-            while ((b > 0u) && (w[cuphase::idx(cuphase_faults, b - 1u, 5ull, 3u)] > w[cuphase::idx(cuphase_faults, b, 5ull, 4u)])) {
-                const float t = w[cuphase::idx(cuphase_faults, b, 5ull, 5u)];
+            while ((b > 0u) && (w[cuphase::idx(cuphase_faults, b - 1u, 5ull, 2u)] > w[cuphase::idx(cuphase_faults, b, 5ull, 3u)])) {
+                const float t = w[cuphase::idx(cuphase_faults, b, 5ull, 4u)];
 #line 18 "tests/in/locals.rs"
                 if (cuphase_faults.hit) return;
-                if ((unsigned long long)b >= 5ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)b, 5ull); return; }
+                if ((unsigned long long)b >= 5ull) { cuphase::report(cuphase_faults, 5u, (unsigned long long)b, 5ull); return; }
 #line 19 "tests/in/locals.rs"
-                w[b] = w[cuphase::idx(cuphase_faults, b - 1u, 5ull, 7u)];
+                w[b] = w[cuphase::idx(cuphase_faults, b - 1u, 5ull, 6u)];
 #line 19 "tests/in/locals.rs"
                 if (cuphase_faults.hit) return;
-                if ((unsigned long long)(b - 1u) >= 5ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)(b - 1u), 5ull); return; }
+                if ((unsigned long long)(b - 1u) >= 5ull) { cuphase::report(cuphase_faults, 7u, (unsigned long long)(b - 1u), 5ull); return; }
 #line 20 "tests/in/locals.rs"
                 w[b - 1u] = t;
                 b -= 1u;
             }
         }
-        if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)i, out_len); return; }
+        if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 8u, (unsigned long long)i, out_len); return; }
 #line 24 "tests/in/locals.rs"
         out[i] = w[2u];
         const unsigned int seed = i * 3u + 1u;
@@ -115,14 +113,10 @@ extern "C" __global__ void local_median(
 #line 27 "tests/in/locals.rs"
         for (unsigned int r = 0u; r < 2u; ++r) {
             for (unsigned int c = 0u; c < 3u; ++c) {
-                if ((unsigned long long)r >= 2ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)r, 2ull); return; }
-#line 29 "tests/in/locals.rs"
-                if ((unsigned long long)c >= 3ull) { cuphase::report(cuphase_faults, 11u, (unsigned long long)c, 3ull); return; }
-#line 29 "tests/in/locals.rs"
                 m[r][c] += r * 10u + c;
             }
         }
-        if ((unsigned long long)i >= table_len) { cuphase::report(cuphase_faults, 12u, (unsigned long long)i, table_len); return; }
+        if ((unsigned long long)i >= table_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)i, table_len); return; }
 #line 32 "tests/in/locals.rs"
         table[i] = m[1u][2u] * m[0u][1u];
     }

@@ -57,18 +57,16 @@ extern "C" __global__ void neighbor_reuse(
     for (unsigned int chunk_offset = blockIdx.x * 256u; chunk_offset < n; chunk_offset += gridDim.x * 256u) {
 #line 10 "tests/in/neighbor_reuse.rs"
         for (unsigned int idx = threadIdx.x; idx < 256u; idx += blockDim.x) {
-            if ((unsigned long long)idx >= 256ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)idx, 256ull); return; }
-#line 11 "tests/in/neighbor_reuse.rs"
-            chunk[idx] = input[cuphase::idx(cuphase_faults, chunk_offset + idx, input_len, 1u)];
+            chunk[idx] = input[cuphase::idx(cuphase_faults, chunk_offset + idx, input_len, 0u)];
 #line 11 "tests/in/neighbor_reuse.rs"
             if (cuphase_faults.hit) return;
         }
         __syncthreads();
         for (unsigned int idx_1 = threadIdx.x; idx_1 < 256u; idx_1 += blockDim.x) {
             const unsigned int neighbor = (idx_1 + 1u) % 256u;
-            if ((unsigned long long)(chunk_offset + idx_1) >= out_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)(chunk_offset + idx_1), out_len); return; }
+            if ((unsigned long long)(chunk_offset + idx_1) >= out_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)(chunk_offset + idx_1), out_len); return; }
 #line 16 "tests/in/neighbor_reuse.rs"
-            out[chunk_offset + idx_1] = cuphase::wrapping_add(chunk[cuphase::idx(cuphase_faults, idx_1, 256ull, 3u)], chunk[cuphase::idx(cuphase_faults, neighbor, 256ull, 4u)]);
+            out[chunk_offset + idx_1] = cuphase::wrapping_add(chunk[idx_1], chunk[cuphase::idx(cuphase_faults, neighbor, 256ull, 2u)]);
 #line 16 "tests/in/neighbor_reuse.rs"
             if (cuphase_faults.hit) return;
         }

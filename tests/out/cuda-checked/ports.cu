@@ -301,11 +301,11 @@ extern "C" __global__ void array_literals(
         #pragma unroll
 #line 73 "tests/in/ports.rs"
         for (unsigned int k = 0u; k < 3u; ++k) {
-            acc += w[cuphase::idx(cuphase_faults, k, 3ull, 0u)] * xs[cuphase::idx(cuphase_faults, i + k - 1u, xs_len, 1u)];
+            acc += w[k] * xs[cuphase::idx(cuphase_faults, i + k - 1u, xs_len, 0u)];
 #line 74 "tests/in/ports.rs"
             if (cuphase_faults.hit) return;
         }
-        if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)i, out_len); return; }
+        if ((unsigned long long)i >= out_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)i, out_len); return; }
 #line 76 "tests/in/ports.rs"
         out[i] = acc;
     }
@@ -327,7 +327,7 @@ extern "C" __global__ void array_literals(
 #line 80 "tests/in/ports.rs"
         picks[2u] = 2u;
         picks[2u] = table[1u][1u] + table[0u][2u];
-        if ((unsigned long long)i >= counts_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)i, counts_len); return; }
+        if ((unsigned long long)i >= counts_len) { cuphase::report(cuphase_faults, 2u, (unsigned long long)i, counts_len); return; }
 #line 82 "tests/in/ports.rs"
         counts[i] = picks[0u] * 100u + picks[1u] * 10u + picks[2u];
     }

@@ -80,14 +80,14 @@ extern "C" __global__ void tiled_matmul(
         #pragma unroll
 #line 27 "tests/in/tiled_matmul.rs"
         for (unsigned int k = 0u; k < 16u; ++k) {
-            acc += ta[cuphase::idx(cuphase_faults, ty, 16ull, 6u)][cuphase::idx(cuphase_faults, k, 16ull, 7u)] * tb[cuphase::idx(cuphase_faults, k, 16ull, 8u)][cuphase::idx(cuphase_faults, tx, 16ull, 9u)];
+            acc += ta[cuphase::idx(cuphase_faults, ty, 16ull, 6u)][k] * tb[k][cuphase::idx(cuphase_faults, tx, 16ull, 7u)];
 #line 28 "tests/in/tiled_matmul.rs"
             if (cuphase_faults.hit) return;
         }
         __syncthreads();
     }
     if ((row < n) && (col < n)) {
-        if ((unsigned long long)(row * n + col) >= c_len) { cuphase::report(cuphase_faults, 10u, (unsigned long long)(row * n + col), c_len); return; }
+        if ((unsigned long long)(row * n + col) >= c_len) { cuphase::report(cuphase_faults, 8u, (unsigned long long)(row * n + col), c_len); return; }
 #line 33 "tests/in/tiled_matmul.rs"
         c[row * n + col] = acc;
     }

@@ -134,6 +134,10 @@ impl Writer<'_> {
             (Expr::Literal(Literal::Int { value, .. }), Some(n)) => {
                 *value >= 0 && *value < i128::from(*n)
             }
+            // The variable of an enclosing `for` over literals (`for k in 0..4` into `[f32; 4]`).
+            (Expr::Local(l), Some(n)) => self.loops.iter().any(|c| {
+                matches!(c.var_range, Some((v, lo, hi)) if v == *l && lo >= 0 && hi < i128::from(*n))
+            }),
             _ => false,
         }
     }

@@ -373,6 +373,31 @@ impl Writer<'_> {
         u64::try_from(n).ok()
     }
 
+    /// The variable of a `for` over a range of literals and the least and greatest values it
+    /// takes, when it takes any and the body cannot assign it (`for mut k` can).
+    pub(super) fn literal_range(&self, kind: &LoopKind) -> Option<(Handle<Local>, i128, i128)> {
+        let LoopKind::For {
+            var,
+            start,
+            end,
+            inclusive,
+            ..
+        } = kind
+        else {
+            return None;
+        };
+        if self.k.locals.get(*var).mutable {
+            return None;
+        }
+        let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
+            Expr::Literal(Literal::Int { value, .. }) => Some(*value),
+            _ => None,
+        };
+        let (lo, end) = (lit(*start)?, lit(*end)?);
+        let hi = if *inclusive { end } else { end.checked_sub(1)? };
+        (lo <= hi).then_some((*var, lo, hi))
+    }
+
     /// The statements of `b` with its constant loops unrolled (another loop counts once).
     fn unrolled_size(&self, b: &Block) -> u64 {
         b.stmts

@@ -226,4 +226,36 @@ mod codegen_tests {
         assert!(store < sync && sync < load, "{src}");
         assert!(src.contains("struct __align__(16) f32x4"), "{src}");
     }
+
+    /// With bounds checks, an index by the variable of a `for` over literals inside the
+    /// array's length is not checked; one past it, or by a variable the body may change, is.
+    #[test]
+    fn loop_variables_within_the_length_need_no_check() {
+        let c = compile_str(
+            "bounds_checks = true",
+            "fn lanes(out: &mut [f32]) {
+                let mut r = [0.0f32; 4];
+                for k in 0..4u32 {
+                    r[k] = k as f32;
+                }
+                for j in 0..=3u32 {
+                    r[j] += 1.0;
+                }
+                let mut s = 0.0f32;
+                for k in 1..5u32 {
+                    s += r[k];
+                }
+                out[global_idx().x as usize] = s;
+            }",
+            "k.rs",
+        )
+        .unwrap();
+        let src = &c.cuda_checked.source;
+        assert!(src.contains("r[k] = (float)k;"), "{src}");
+        assert!(src.contains("r[j] += 1.0f;"), "{src}");
+        assert!(
+            src.contains("r[cuphase::idx(cuphase_faults, k_1, 4ull,"),
+            "{src}"
+        );
+    }
 }

@@ -516,7 +516,8 @@ impl Writer<'_> {
                 self.line(&header);
             }
         }
-        self.loops.push(LoopCtx { label });
+        let var_range = self.literal_range(kind);
+        self.loops.push(LoopCtx { label, var_range });
         self.indent += 1;
         if continue_used {
             // The body gets its own scope so that `goto` never jumps into the scope of a

@@ -25,6 +25,10 @@ use std::fmt::Write as _;
 pub(super) struct LoopCtx {
     /// The loop's label, if it has one.
     pub(super) label: Option<Handle<Label>>,
+    /// For a `for` over a range of literals whose variable the body cannot change: the
+    /// variable and the least and greatest values it takes (an index by it is in bounds of
+    /// an array at least that long).
+    pub(super) var_range: Option<(Handle<Local>, i128, i128)>,
 }
 
 /// What the writer records, in output order; [`render`] turns it into text.
