@@ -39,24 +39,10 @@ pub fn expand(
     let mut items = TokenStream::new();
     let mut impls = Vec::new();
     // The instance functions' parameters, with the type parameters as written.
-    let Some(launch_params) = super::host::launch_params(func) else {
-        return fail(vec![Diagnostic::new(
-            crate::ir::Span::of(&func.sig),
-            "a kernel's parameters are plain names with slice or scalar types",
-        )]);
+    let (launch_params, arg_names) = match forwarded(func) {
+        Ok(p) => p,
+        Err(d) => return fail(vec![d]),
     };
-    let arg_names: Vec<Ident> = func
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            syn::FnArg::Typed(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-                _ => None,
-            },
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect();
     for types in &all {
         let map: HashMap<String, GenericArg> = params
             .iter()
@@ -65,13 +51,7 @@ pub fn expand(
             .collect();
         let suffix: Vec<&str> = types.iter().map(|t| t.rust_name()).collect();
         let inst_name = format_ident!("{}_{}", name, suffix.join("_"), span = name.span());
-        let mut f = func.clone();
-        f.sig.generics = syn::Generics::default();
-        f.sig.ident = inst_name.clone();
-        f.attrs.retain(|a| !a.path().is_ident("doc"));
-        f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-        let tokens = substitute(f.to_token_stream(), &map);
-        let inst: syn::ItemFn = match syn::parse2(tokens) {
+        let inst = match instance_fn(func, &inst_name, &map) {
             Ok(f) => f,
             Err(e) => return e.to_compile_error(),
         };
@@ -202,4 +182,43 @@ pub fn expand(
             }
         }
     }
+}
+
+/// The parameters of a generic kernel's `launch` (as written, generics and all) and the names
+/// that forward them to an instance's; an error when a parameter is no plain name.
+pub(super) fn forwarded(func: &syn::ItemFn) -> Result<(Vec<TokenStream>, Vec<Ident>), Diagnostic> {
+    let Some(launch_params) = super::host::launch_params(func) else {
+        return Err(Diagnostic::new(
+            crate::ir::Span::of(&func.sig),
+            "a kernel's parameters are plain names with slice or scalar types",
+        ));
+    };
+    let arg_names = func
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => Some(pi.ident.clone()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    Ok((launch_params, arg_names))
+}
+
+/// The instance of a generic kernel for the arguments `map`: the function without generics,
+/// named `name`, its generic parameters replaced, its docs hidden.
+pub(super) fn instance_fn(
+    func: &syn::ItemFn,
+    name: &Ident,
+    map: &HashMap<String, GenericArg>,
+) -> syn::Result<syn::ItemFn> {
+    let mut f = func.clone();
+    f.sig.generics = syn::Generics::default();
+    f.sig.ident = name.clone();
+    f.attrs.retain(|a| !a.path().is_ident("doc"));
+    f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    syn::parse2(substitute(f.to_token_stream(), map))
 }

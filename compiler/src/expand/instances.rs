@@ -156,6 +156,14 @@ fn combinations(params: &[Listed]) -> Vec<Vec<i128>> {
     })
 }
 
+/// A value as Rust writes it: `64`, `-3`, `true`.
+fn value_text(v: i128, ty: Scalar) -> String {
+    match ty {
+        Scalar::Bool => (v != 0).to_string(),
+        _ => v.to_string(),
+    }
+}
+
 /// A value as part of an identifier: `64`, `m3`, `true`.
 fn ident_part(v: i128, ty: Scalar) -> String {
     match (ty, v) {
@@ -202,24 +210,10 @@ pub fn expand(
             ),
         )]);
     }
-    let Some(launch_params) = super::host::launch_params(func) else {
-        return fail(vec![Diagnostic::new(
-            Span::of(&func.sig),
-            "a kernel's parameters are plain names with slice or scalar types",
-        )]);
+    let (launch_params, arg_names) = match super::generic::forwarded(func) {
+        Ok(p) => p,
+        Err(d) => return fail(vec![d]),
     };
-    let arg_names: Vec<Ident> = func
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|i| match i {
-            syn::FnArg::Typed(pt) => match &*pt.pat {
-                syn::Pat::Ident(pi) => Some(pi.ident.clone()),
-                _ => None,
-            },
-            syn::FnArg::Receiver(_) => None,
-        })
-        .collect();
     let mut items = TokenStream::new();
     for values in &all {
         let map: HashMap<String, GenericArg> = params
@@ -233,12 +227,7 @@ pub fn expand(
             .map(|(p, v)| ident_part(*v, p.ty))
             .collect();
         let inst_name = format_ident!("{}_{}", name, parts.join("_"), span = name.span());
-        let mut f = func.clone();
-        f.sig.generics = syn::Generics::default();
-        f.sig.ident = inst_name.clone();
-        f.attrs.retain(|a| !a.path().is_ident("doc"));
-        f.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-        let inst: syn::ItemFn = match syn::parse2(substitute(f.to_token_stream(), &map)) {
+        let inst = match super::generic::instance_fn(func, &inst_name, &map) {
             Ok(f) => f,
             Err(e) => return e.to_compile_error(),
         };
@@ -248,9 +237,7 @@ pub fn expand(
                 let what: Vec<String> = params
                     .iter()
                     .zip(values)
-                    .map(|(p, v)| {
-                        format!("{} = {}", p.name, ident_part(*v, p.ty).replace('m', "-"))
-                    })
+                    .map(|(p, v)| format!("{} = {}", p.name, value_text(*v, p.ty)))
                     .collect();
                 let diags = diags
                     .into_iter()

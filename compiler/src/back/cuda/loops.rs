@@ -359,16 +359,11 @@ impl Writer<'_> {
         else {
             return None;
         };
-        let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
-            Expr::Literal(Literal::Int { value, .. }) => Some(*value),
-            _ => None,
-        };
-        let (a, b) = (lit(*start)?, lit(*end)?);
+        let (a, b) = self.literal_bounds(*start, *end, *inclusive)?;
         let s = match step {
-            Some(st) => lit(*st).filter(|s| *s > 0)?,
+            Some(st) => self.int_literal_value(*st).filter(|s| *s > 0)?,
             None => 1,
         };
-        let b = if *inclusive { b.checked_add(1)? } else { b };
         let n = if b > a { (b - a + s - 1) / s } else { 0 };
         u64::try_from(n).ok()
     }
@@ -389,13 +384,27 @@ impl Writer<'_> {
         if self.k.locals.get(*var).mutable {
             return None;
         }
-        let lit = |e: Handle<Expr>| match self.k.exprs.get(e) {
+        let (lo, end) = self.literal_bounds(*start, *end, *inclusive)?;
+        (lo < end).then_some((*var, lo, end - 1))
+    }
+
+    /// The start and exclusive end of a range of integer literals (`0..=3` is `(0, 4)`).
+    fn literal_bounds(
+        &self,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        inclusive: bool,
+    ) -> Option<(i128, i128)> {
+        let (a, b) = (self.int_literal_value(start)?, self.int_literal_value(end)?);
+        Some((a, if inclusive { b.checked_add(1)? } else { b }))
+    }
+
+    /// The value of an integer literal.
+    fn int_literal_value(&self, e: Handle<Expr>) -> Option<i128> {
+        match self.k.exprs.get(e) {
             Expr::Literal(Literal::Int { value, .. }) => Some(*value),
             _ => None,
-        };
-        let (lo, end) = (lit(*start)?, lit(*end)?);
-        let hi = if *inclusive { end } else { end.checked_sub(1)? };
-        (lo <= hi).then_some((*var, lo, hi))
+        }
     }
 
     /// The statements of `b` with its constant loops unrolled (another loop counts once).

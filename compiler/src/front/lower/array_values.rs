@@ -10,19 +10,21 @@ use crate::ir::*;
 use std::collections::HashMap;
 
 impl Lowerer<'_> {
-    /// The thread-local array `e` names, where it is a bare name of one.
-    pub(super) fn local_array_named(&self, e: &syn::Expr) -> Option<Handle<Array>> {
+    /// The array (of any kind) `e` names, where it is a bare name of one.
+    pub(super) fn array_named(&self, e: &syn::Expr) -> Option<Handle<Array>> {
         let syn::Expr::Path(p) = strip_parens(e) else {
             return None;
         };
         match self.lookup(&p.path.get_ident()?.to_string())? {
-            Binding::Array(a) | Binding::View(a)
-                if matches!(self.arrays.get(a).kind, ArrayKind::Local { .. }) =>
-            {
-                Some(a)
-            }
+            Binding::Array(a) | Binding::View(a) => Some(a),
             _ => None,
         }
+    }
+
+    /// The thread-local array `e` names, where it is a bare name of one.
+    pub(super) fn local_array_named(&self, e: &syn::Expr) -> Option<Handle<Array>> {
+        self.array_named(e)
+            .filter(|a| matches!(self.arrays.get(*a).kind, ArrayKind::Local { .. }))
     }
 
     /// A new thread-local array of `from`'s type, named `name`, holding a copy of it.

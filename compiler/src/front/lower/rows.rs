@@ -16,13 +16,7 @@ impl Lowerer<'_> {
         let syn::Expr::Index(ix) = strip_parens(e) else {
             return None;
         };
-        let syn::Expr::Path(p) = strip_parens(&ix.expr) else {
-            return None;
-        };
-        let a = match self.lookup(&p.path.get_ident()?.to_string())? {
-            Binding::Array(a) | Binding::View(a) => a,
-            _ => return None,
-        };
+        let a = self.array_named(&ix.expr)?;
         match &self.arrays.get(a).kind {
             ArrayKind::Shared { dims, .. } | ArrayKind::Local { dims, .. } if dims.len() == 2 => {
                 Some((a, &*ix.index))
@@ -33,20 +27,12 @@ impl Lowerer<'_> {
 
     /// The static shared array `e` names, where it is a bare name of one.
     pub(super) fn shared_array_named(&self, e: &syn::Expr) -> Option<Handle<Array>> {
-        let syn::Expr::Path(p) = strip_parens(e) else {
-            return None;
-        };
-        match self.lookup(&p.path.get_ident()?.to_string())? {
-            Binding::Array(a) | Binding::View(a)
-                if matches!(
-                    self.arrays.get(a).kind,
-                    ArrayKind::Shared { dynamic: false, .. }
-                ) =>
-            {
-                Some(a)
-            }
-            _ => None,
-        }
+        self.array_named(e).filter(|a| {
+            matches!(
+                self.arrays.get(*a).kind,
+                ArrayKind::Shared { dynamic: false, .. }
+            )
+        })
     }
 
     /// The element type and row length of a row's array.
