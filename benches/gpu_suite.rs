@@ -119,6 +119,26 @@ pub fn transpose(out: &mut [f32], input: &[f32], n: u32) {
     }
 }
 
+/// [`transpose`] with 64 x 64 tiles: 16 elements a thread, so four times the loads in flight
+/// before the barrier.
+#[kernel(block = (32, 8))]
+pub fn transpose64(out: &mut [f32], input: &[f32], n: u32) {
+    let tile = shared::<[[f32; 65]; 64]>();
+    let (tx, ty) = (thread_idx().x, thread_idx().y);
+    let (bx, by) = (block_idx().x * 64, block_idx().y * 64);
+    for r in (0..64u32).step_by(8) {
+        for h in 0..2u32 {
+            tile[ty + r][tx + 32 * h] = input[((by + ty + r) * n + bx + tx + 32 * h) as usize];
+        }
+    }
+    sync_block_threads();
+    for r in (0..64u32).step_by(8) {
+        for h in 0..2u32 {
+            out[((bx + ty + r) * n + by + tx + 32 * h) as usize] = tile[tx + 32 * h][ty + r];
+        }
+    }
+}
+
 /// A histogram of bytes into 256 bins: per block in shared memory, then added to the global
 /// bins. Each thread reads 4 bytes at a time.
 #[kernel(block = 256)]
@@ -211,17 +231,30 @@ pub fn block_scan(out: &mut [[u32; 4]], input: &[[u32; 4]]) {
     out[i] = [p[0] + before, p[1] + before, p[2] + before, p[3] + before];
 }
 
-/// One Jacobi step of a 5-point stencil on an `n x n` grid; the border is copied.
+/// One Jacobi step of a 5-point stencil on an `n x n` grid (`n` a multiple of 4); the border
+/// is copied. Each thread computes 4 neighbouring points from 4-float chunks: its own, the
+/// chunks above and below, and one float of each chunk beside it.
 #[kernel(block = (32, 8))]
-pub fn stencil(out: &mut [f32], input: &[f32], n: u32) {
+pub fn stencil(out: &mut [[f32; 4]], input: &[[f32; 4]], n: u32) {
     let (x, y) = (global_idx().x, global_idx().y);
-    if x < n && y < n {
-        let i = y * n + x;
-        out[i] = if x > 0 && y > 0 && x + 1 < n && y + 1 < n {
-            0.5 * input[i] + 0.125 * ((input[i - 1] + input[i + 1]) + (input[i - n] + input[i + n]))
-        } else {
-            input[i]
-        };
+    let w = n / 4;
+    if x < w && y < n {
+        let i = y * w + x;
+        let c = input[i];
+        let mut o = c;
+        if y > 0 && y + 1 < n {
+            let up = input[i - w];
+            let down = input[i + w];
+            if x > 0 {
+                o[0] = 0.5 * c[0] + 0.125 * ((input[i - 1][3] + c[1]) + (up[0] + down[0]));
+            }
+            o[1] = 0.5 * c[1] + 0.125 * ((c[0] + c[2]) + (up[1] + down[1]));
+            o[2] = 0.5 * c[2] + 0.125 * ((c[1] + c[3]) + (up[2] + down[2]));
+            if x + 1 < w {
+                o[3] = 0.5 * c[3] + 0.125 * ((c[2] + input[i + 1][0]) + (up[3] + down[3]));
+            }
+        }
+        out[i] = o;
     }
 }
 
@@ -279,6 +312,15 @@ extern "C" __global__ void __launch_bounds__(256) transpose_ref(float* __restric
     __syncthreads();
     for (int r = 0; r < 32; r += 8) out[(bx + ty + r) * n + by + tx] = tile[tx][ty + r];
 }
+extern "C" __global__ void __launch_bounds__(256) transpose64_ref(float* __restrict__ out, const float* __restrict__ in, unsigned int n) {
+    __shared__ float tile[64][65];
+    unsigned int tx = threadIdx.x, ty = threadIdx.y, bx = blockIdx.x * 64, by = blockIdx.y * 64;
+    for (int r = 0; r < 64; r += 8)
+        for (int h = 0; h < 64; h += 32) tile[ty + r][tx + h] = in[(by + ty + r) * n + bx + tx + h];
+    __syncthreads();
+    for (int r = 0; r < 64; r += 8)
+        for (int h = 0; h < 64; h += 32) out[(bx + ty + r) * n + by + tx + h] = tile[tx + h][ty + r];
+}
 extern "C" __global__ void __launch_bounds__(256) histogram_ref(unsigned int* __restrict__ bins, const uchar4* __restrict__ data, unsigned int n) {
     __shared__ unsigned int hist[256];
     hist[threadIdx.x] = 0;
@@ -328,13 +370,20 @@ extern "C" __global__ void __launch_bounds__(256) block_scan_ref(uint4* __restri
     unsigned int before = base + s - p3;
     out[i] = make_uint4(p0 + before, p1 + before, p2 + before, p3 + before);
 }
-extern "C" __global__ void __launch_bounds__(256) stencil_ref(float* __restrict__ out, const float* __restrict__ in, unsigned int n) {
-    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < n && y < n) {
-        unsigned int i = y * n + x;
-        out[i] = (x > 0 && y > 0 && x + 1 < n && y + 1 < n)
-            ? 0.5f * in[i] + 0.125f * ((in[i - 1] + in[i + 1]) + (in[i - n] + in[i + n]))
-            : in[i];
+extern "C" __global__ void __launch_bounds__(256) stencil_ref(float4* __restrict__ out, const float4* __restrict__ in, unsigned int n) {
+    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, w = n / 4;
+    if (x < w && y < n) {
+        unsigned int i = y * w + x;
+        float4 c = in[i], o = c;
+        if (y > 0 && y + 1 < n) {
+            float4 u = in[i - w], d = in[i + w];
+            const float* f = reinterpret_cast<const float*>(in);
+            if (x > 0) o.x = 0.5f * c.x + 0.125f * ((f[4 * i - 1] + c.y) + (u.x + d.x));
+            o.y = 0.5f * c.y + 0.125f * ((c.x + c.z) + (u.y + d.y));
+            o.z = 0.5f * c.z + 0.125f * ((c.y + c.w) + (u.z + d.z));
+            if (x + 1 < w) o.w = 0.5f * c.w + 0.125f * ((c.z + f[4 * i + 4]) + (u.w + d.w));
+        }
+        out[i] = o;
     }
 }
 "#;
@@ -485,47 +534,55 @@ pub fn bench(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
     );
     drop((input, out));
 
-    // transpose: 8192 x 8192 (64 x 64 on the simulator).
+    // transpose: 8192 x 8192 (64 x 64 on the simulator), with tiles of 32 and of 64.
     let n = if small { 64 } else { 8192 };
     let host = random(n * n, 3);
     let input = dev.upload(&host)?;
-    let mut out = dev.upload(&vec![f32::NAN; n * n])?;
-    let tiles = (n / 32) as u32;
-    let launch = Launch::new((tiles, tiles), (32, 8));
-    let nn = n as u32;
-    let ours = time(&mut || Ok(transpose.launch(dev, launch, &mut out, &input, nn)?))?;
-    let got = out.to_vec()?;
-    let ok = (0..n).all(|r| (0..n).all(|c| got[c * n + r] == host[r * n + c]));
-    all_ok &= ok;
-    let theirs = match &cuda {
-        Some(s) => {
-            let f = load_handwritten(dev, HANDWRITTEN, "transpose_ref")?;
-            let in_ref = s.clone_htod(&host)?;
-            let mut o_ref = s.alloc_zeros::<f32>(n * n)?;
-            let cfg = LaunchConfig {
-                grid_dim: (tiles, tiles, 1),
-                block_dim: (32, 8, 1),
-                shared_mem_bytes: 0,
-            };
-            Some(time_ms(s, warm, reps, || {
-                let mut b = s.launch_builder(&f);
-                b.arg(&mut o_ref).arg(&in_ref).arg(&nn);
-                // SAFETY: the arguments match `transpose_ref`'s parameters.
-                unsafe { b.launch(cfg) }?;
-                Ok(())
-            })?)
-        }
-        None => None,
-    };
-    let bytes = 2.0 * (n * n) as f64 * 4.0;
-    row(
-        "transpose, 8192^2 f32",
-        ours,
-        theirs,
-        pct(gbs(bytes, ours)),
-        ok,
-    );
-    drop((input, out));
+    for (size, name) in [(32usize, "transpose_ref"), (64, "transpose64_ref")] {
+        let mut out = dev.upload(&vec![f32::NAN; n * n])?;
+        let tiles = (n / size) as u32;
+        let launch = Launch::new((tiles, tiles), (32, 8));
+        let nn = n as u32;
+        let ours = time(&mut || {
+            Ok(if size == 32 {
+                transpose.launch(dev, launch, &mut out, &input, nn)?
+            } else {
+                transpose64.launch(dev, launch, &mut out, &input, nn)?
+            })
+        })?;
+        let got = out.to_vec()?;
+        let ok = (0..n).all(|r| (0..n).all(|c| got[c * n + r] == host[r * n + c]));
+        all_ok &= ok;
+        let theirs = match &cuda {
+            Some(s) => {
+                let f = load_handwritten(dev, HANDWRITTEN, name)?;
+                let in_ref = s.clone_htod(&host)?;
+                let mut o_ref = s.alloc_zeros::<f32>(n * n)?;
+                let cfg = LaunchConfig {
+                    grid_dim: (tiles, tiles, 1),
+                    block_dim: (32, 8, 1),
+                    shared_mem_bytes: 0,
+                };
+                Some(time_ms(s, warm, reps, || {
+                    let mut b = s.launch_builder(&f);
+                    b.arg(&mut o_ref).arg(&in_ref).arg(&nn);
+                    // SAFETY: the arguments match the transpose kernels' parameters.
+                    unsafe { b.launch(cfg) }?;
+                    Ok(())
+                })?)
+            }
+            None => None,
+        };
+        let bytes = 2.0 * (n * n) as f64 * 4.0;
+        row(
+            &format!("transpose ({size} x {size} tiles), 8192^2 f32"),
+            ours,
+            theirs,
+            pct(gbs(bytes, ours)),
+            ok,
+        );
+    }
+    drop(input);
 
     // histogram: 2^28 bytes (2^16 on the simulator).
     let n = if small { 1 << 16 } else { 1 << 28 };
@@ -708,12 +765,12 @@ fn more(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
     // stencil: 8192 x 8192 (64 x 64 on the simulator).
     let n = if small { 64 } else { 8192 };
     let host = random(n * n, 9);
-    let input = dev.upload(&host)?;
-    let mut out = dev.upload(&vec![f32::NAN; n * n])?;
-    let launch = Launch::new(((n / 32) as u32, (n / 8) as u32), (32, 8));
+    let input = dev.upload(&chunked(&host))?;
+    let mut out = dev.upload(&vec![[f32::NAN; 4]; n * n / 4])?;
+    let launch = Launch::new(((n / 4).div_ceil(32) as u32, (n / 8) as u32), (32, 8));
     let nn = n as u32;
     let ours = time(&mut || Ok(stencil.launch(dev, launch, &mut out, &input, nn)?))?;
-    let got = out.to_vec()?;
+    let got = out.to_vec()?.concat();
     let ok = (0..n * n).all(|i| {
         let (x, y) = (i % n, i / n);
         let want = if x > 0 && y > 0 && x + 1 < n && y + 1 < n {
@@ -730,7 +787,7 @@ fn more(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
             let in_ref = s.clone_htod(&host)?;
             let mut o_ref = s.alloc_zeros::<f32>(n * n)?;
             let cfg = LaunchConfig {
-                grid_dim: ((n / 32) as u32, (n / 8) as u32, 1),
+                grid_dim: (launch.grid.x, launch.grid.y, 1),
                 block_dim: (32, 8, 1),
                 shared_mem_bytes: 0,
             };
@@ -745,7 +802,7 @@ fn more(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
         None => None,
     };
     row(
-        "stencil (5-point), 8192^2 f32",
+        "stencil (5-point, 4 points a thread), 8192^2 f32",
         ours,
         theirs,
         pct(gbs(2.0 * (n * n) as f64 * 4.0, ours)),

@@ -240,8 +240,16 @@ fn the_cuda_c_gives_vector_elements_aligned_types() {
     ] {
         assert!(src.contains(needle), "missing {needle:?} in:\n{src}");
     }
-    // A whole row of a shared array is stored element by element, straight from the load.
+    // A whole element is read in one access (one 16-byte load whatever NVCC does with the
+    // lanes), and a whole row of a shared array is stored lane by lane from it.
     let src = reverse4.cuda_source();
-    assert!(src.contains("tile[t][3u] = input["), "in:\n{src}");
-    assert!(src.contains("].v[3];"), "in:\n{src}");
+    assert!(
+        src.contains("const f32x4 input_elem = input["),
+        "in:\n{src}"
+    );
+    assert!(src.contains("tile[t][3u] = input_elem.v[3];"), "in:\n{src}");
+    assert!(
+        !src.contains("].v[3];"),
+        "a lane read on its own in:\n{src}"
+    );
 }

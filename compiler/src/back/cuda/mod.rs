@@ -21,6 +21,7 @@
 //! - `writer`: the writer's state, its lines and the `#line` directives;
 //! - `stmt`: the kernel's signature, declarations and statements; `loops`: `for` headers;
 //! - `expr`, `methods`: expressions;
+//! - `vector_loads`: a whole element of a vector slice read in one access;
 //! - `checks`: bounds, division, `step_by` and `clamp` checks, the fault prelude;
 //! - `preludes`: the header before the kernel.
 
@@ -33,6 +34,7 @@ mod methods;
 mod preludes;
 mod stmt;
 mod syntax;
+mod vector_loads;
 mod writer;
 
 pub use syntax::{c_type, escape_c_string};
@@ -220,11 +222,54 @@ mod codegen_tests {
         )
         .unwrap();
         let src = &c.cuda;
-        let store = src.find("tile[t][3u] = input[i].v[3];").expect(src);
+        let store = src.find("tile[t][3u] = input_elem.v[3];").expect(src);
         let sync = src.find("__syncthreads();").expect(src);
         let load = src.find("v[0u] = tile[index][0u];").expect(src);
         assert!(store < sync && sync < load, "{src}");
         assert!(src.contains("struct __align__(16) f32x4"), "{src}");
+    }
+
+    /// A whole element of a vector slice is one load of the element, its bounds checked once,
+    /// with or without checks; an element whose lanes are read one at a time is not.
+    #[test]
+    fn whole_vector_elements_are_one_load() {
+        let c = compile_str(
+            "bounds_checks = true",
+            "fn parts(out: &mut [[f32; 4]], input: &[[f32; 4]]) {
+                let i = global_idx().x;
+                let up = input[i + 1];
+                let mut o = [0.0f32; 4];
+                if i > 0 {
+                    o[0] = up[0] + input[i - 1][3];
+                }
+                o[3] = up[3] + input[i][2] + input[i][1];
+                out[i] = o;
+            }",
+            "k.rs",
+        )
+        .unwrap();
+        let plain = &c.cuda;
+        assert!(
+            plain.contains("const f32x4 input_elem = input[index];"),
+            "{plain}"
+        );
+        assert!(plain.contains("up[3u] = input_elem.v[3];"), "{plain}");
+        // (Two lanes of `input[i]` are not the whole element.)
+        assert!(plain.contains("input[i].v[2]"), "{plain}");
+        assert_eq!(plain.matches("input_elem").count(), 5, "{plain}");
+        let checked = &c.cuda_checked.source;
+        let load = checked
+            .find("const f32x4 input_elem = input[cuphase::idx(cuphase_faults, index, input_len,")
+            .expect(checked);
+        let stop = checked[load..]
+            .find("if (cuphase_faults.hit) return;")
+            .expect(checked);
+        let lane = checked[load..]
+            .find("up[0u] = input_elem.v[0];")
+            .expect(checked);
+        assert!(stop < lane, "{checked}");
+        // One check for the whole element, one for each lane read on its own.
+        assert_eq!(checked.matches(", input_len, ").count(), 4, "{checked}");
     }
 
     /// With bounds checks, an index by the variable of a `for` over literals inside the

@@ -197,8 +197,17 @@ impl Writer<'_> {
 
     /// The statements of a block, at the current indentation.
     fn block_body(&mut self, b: &Block) {
-        for (stmt, span) in b.iter() {
+        let mut skip = 0;
+        for (i, (stmt, span)) in b.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
             self.inline_check = false;
+            if let Some(n) = self.vector_load(&b.stmts[i..], &b.spans[i..]) {
+                skip = n - 1;
+                continue;
+            }
             self.stmt(stmt, span);
             // A check inside the statement's expressions recorded a fault: stop this thread.
             if self.inline_check && !matches!(stmt, Stmt::Loop { .. } | Stmt::If { .. }) {
