@@ -17,6 +17,6 @@ rc=$(( rc | PIPESTATUS[0] ))
 python3 "$(dirname "$0")/peers_triton.py" | tee "$out/triton-h200.log"
 rc=$(( rc | PIPESTATUS[0] ))
 if python3 -c 'import matplotlib' 2>/dev/null; then
-  python3 "$(dirname "$0")/plot.py" "$out/bench-h200.log" "$out/bench-h200.png"
+  python3 "$(dirname "$0")/plot.py" "$out/bench-h200.log" "$out/bench-h200.png" "$out/peers-h200.log" "$out/triton-h200.log"
 fi
 exit "$rc"
