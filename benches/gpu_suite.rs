@@ -544,11 +544,12 @@ pub fn bench(dev: &Device, small: bool, copy: f64) -> BenchResult<bool> {
         let launch = Launch::new((tiles, tiles), (32, 8));
         let nn = n as u32;
         let ours = time(&mut || {
-            Ok(if size == 32 {
-                transpose.launch(dev, launch, &mut out, &input, nn)?
+            if size == 32 {
+                transpose.launch(dev, launch, &mut out, &input, nn)?;
             } else {
-                transpose64.launch(dev, launch, &mut out, &input, nn)?
-            })
+                transpose64.launch(dev, launch, &mut out, &input, nn)?;
+            }
+            Ok(())
         })?;
         let got = out.to_vec()?;
         let ok = (0..n).all(|r| (0..n).all(|c| got[c * n + r] == host[r * n + c]));
