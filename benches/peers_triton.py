@@ -4,34 +4,15 @@ warm-up, median) and checked against torch on random inputs with poisoned output
 is the one a Triton user would write (the tutorial matmul for SGEMM, fp32 with
 `input_precision="ieee"`). Run on the GPU machine: `python3 benches/peers_triton.py`."""
 
-import statistics
 import traceback
 
 import torch
 import triton
 import triton.language as tl
 
+from peers import time_ms  # the same timing as the other peers (batches of 8 launches)
+
 torch.backends.cuda.matmul.allow_tf32 = False
-
-# Runs timed back to back in one sample: the GPU stays busy, so the host's launch time is not
-# counted.
-BATCH = 8
-
-
-def time_ms(f, warmup=5, reps=30):
-    for _ in range(warmup):
-        f()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(BATCH):
-            f()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / BATCH)
-    return statistics.median(times)
 
 
 @triton.jit
