@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 #[path = "gpu_suite.rs"]
 mod gpu_suite;
+#[path = "gpu_suite_run.rs"]
+mod gpu_suite_run;
 #[path = "gpu_vector.rs"]
 mod gpu_vector;
 
@@ -303,7 +305,7 @@ fn bench(dev: &Device) -> BenchResult<bool> {
     );
     let (ok, copy) = gpu_vector::bench(dev, &stream)?;
     all_ok &= ok;
-    all_ok &= gpu_suite::bench(dev, false, copy)?;
+    all_ok &= gpu_suite_run::bench(dev, false, copy)?;
     Ok(all_ok)
 }
 
@@ -387,7 +389,7 @@ fn main() -> ExitCode {
             dev.name()
         );
         let vector = gpu_vector::check_small(&dev);
-        return match gpu_suite::bench(&dev, true, f64::NAN).and_then(|ok| Ok(ok && vector?)) {
+        return match gpu_suite_run::bench(&dev, true, f64::NAN).and_then(|ok| Ok(ok && vector?)) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {
