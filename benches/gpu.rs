@@ -67,7 +67,7 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
 }
 
 /// A warp-shuffle reduction: each warp sums its 32 values, lane 0 writes the sum.
-#[kernel]
+#[kernel(block = 256)]
 pub fn warp_reduce(out: &mut [u32], input: &[u32]) {
     let i = global_idx().x;
     let mut v = 0u32;

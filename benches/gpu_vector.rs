@@ -65,7 +65,8 @@ const TN: u32 = 8;
 #[kernel(block = 256, min_blocks_per_sm = 2)]
 pub fn sgemm(c: &mut [[f32; 4]], a: &[[f32; 4]], b: &[[f32; 4]], n: u32) {
     let at = shared::<[[f32; BM as usize]; BK as usize]>();
-    let bt = shared::<[[f32; BN as usize]; BK as usize]>();
+    // B's tile as 4-float chunks, row `kk` at chunks `kk * BN / 4..`.
+    let bt = shared::<[[f32; 4]; (BK * BN / 4) as usize]>();
     let t = thread_idx().x;
     let tr = t / (BN / TN);
     let tc = t % (BN / TN);
@@ -82,33 +83,25 @@ pub fn sgemm(c: &mut [[f32; 4]], a: &[[f32; 4]], b: &[[f32; 4]], n: u32) {
         for j in 0..4u32 {
             at[a_col * 4 + j][a_row] = va[j];
         }
-        for j in 0..4u32 {
-            bt[b_row][b_col * 4 + j] = vb[j];
-        }
+        bt[b_row * (BN / 4) + b_col] = vb;
         sync_block_threads();
         let k1 = k0 + BK;
         if k1 < n {
-            let na = a[(row0 + a_row) * n4 + k1 / 4 + a_col];
-            let nb = b[(k1 + b_row) * n4 + col0 / 4 + b_col];
-            for j in 0..4u32 {
-                va[j] = na[j];
-                vb[j] = nb[j];
-            }
+            va = a[(row0 + a_row) * n4 + k1 / 4 + a_col];
+            vb = b[(k1 + b_row) * n4 + col0 / 4 + b_col];
         }
         for kk in 0..BK {
             let mut ra = [0.0f32; TM as usize];
-            let mut rb = [0.0f32; TN as usize];
             for m in 0..4 {
                 ra[m] = at[kk][tr * 4 + m];
                 ra[m + 4] = at[kk][BM / 2 + tr * 4 + m];
             }
-            for q in 0..4 {
-                rb[q] = bt[kk][tc * 4 + q];
-                rb[q + 4] = bt[kk][BN / 2 + tc * 4 + q];
-            }
+            let b0 = bt[kk * (BN / 4) + tc];
+            let b1 = bt[kk * (BN / 4) + BN / 8 + tc];
             for m in 0..TM {
-                for q in 0..TN {
-                    acc[m][q] = ra[m].mul_add(rb[q], acc[m][q]);
+                for q in 0..4 {
+                    acc[m][q] = ra[m].mul_add(b0[q], acc[m][q]);
+                    acc[m][q + 4] = ra[m].mul_add(b1[q], acc[m][q + 4]);
                 }
             }
         }

@@ -190,16 +190,22 @@ impl Writer<'_> {
         }
         let name = self.k.arrays.get(array).name.clone();
         let mut s = self.array_names[array.index()].clone();
+        let lane = self.lane_index(array);
         for (d, ix) in index.iter().enumerate() {
             let r = self.expr(*ix);
+            let member = if Some(d) == lane { ".v" } else { "" };
             if self.statically_in_bounds(array, d, *ix) {
-                let _ = write!(s, "[{}]", r.text);
+                let _ = write!(s, "{member}[{}]", r.text);
                 continue;
             }
             let len = self.dim_len(array, d);
             let site = self.site(FaultKind::OutOfBounds(name.clone()), span);
             self.inline_check = true;
-            let _ = write!(s, "[cuphase::idx({FAULTS}, {}, {len}, {site}u)]", r.text);
+            let _ = write!(
+                s,
+                "{member}[cuphase::idx({FAULTS}, {}, {len}, {site}u)]",
+                r.text
+            );
         }
         s.push_str(&self.field_suffixes[array.index()]);
         Rendered::atom(s)

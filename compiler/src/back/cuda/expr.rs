@@ -37,11 +37,20 @@ impl Writer<'_> {
                         op: Some(BinaryOp::Add),
                     },
                     // The hardware's lane id (warps are made of consecutive linear thread
-                    // ids): one register read, where the linear id takes three.
-                    Builtin::LaneId => {
-                        self.uses_lane = true;
-                        Rendered::atom("cuphase::lane_id()".into())
-                    }
+                    // ids): one register read, where the linear id takes three. In a block
+                    // declared one-dimensional the linear id is `threadIdx.x`, and its low
+                    // bits are cheaper still (no special-register read to wait for).
+                    Builtin::LaneId => match self.k.options.block {
+                        Some([_, 1, 1]) => Rendered {
+                            text: "threadIdx.x & 31u".into(),
+                            prec: prec::BITAND,
+                            op: Some(BinaryOp::BitAnd),
+                        },
+                        _ => {
+                            self.uses_lane = true;
+                            Rendered::atom("cuphase::lane_id()".into())
+                        }
+                    },
                     Builtin::WarpSize => Rendered::atom("32u".into()),
                 }
             }
@@ -138,12 +147,22 @@ impl Writer<'_> {
     /// `array[index]...` without checks.
     pub(super) fn element(&mut self, array: Handle<Array>, index: &[Handle<Expr>]) -> Rendered {
         let mut s = self.array_names[array.index()].clone();
-        for ix in index {
+        let lane = self.lane_index(array);
+        for (d, ix) in index.iter().enumerate() {
             let r = self.expr(*ix);
-            let _ = write!(s, "[{}]", r.text);
+            let member = if Some(d) == lane { ".v" } else { "" };
+            let _ = write!(s, "{member}[{}]", r.text);
         }
         s.push_str(&self.field_suffixes[array.index()]);
         Rendered::atom(s)
+    }
+
+    /// The position of the index that picks a lane of a row record (see
+    /// [`super::writer::Writer::rows`]): the array's last; `None` for other arrays.
+    pub(super) fn lane_index(&self, array: Handle<Array>) -> Option<usize> {
+        self.rows[array.index()]
+            .as_ref()
+            .map(|_| self.k.arrays.get(array).rank().saturating_sub(1))
     }
 
     /// Whether an expression has the same value at every evaluation inside a loop body: it

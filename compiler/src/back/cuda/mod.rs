@@ -222,9 +222,11 @@ mod codegen_tests {
         )
         .unwrap();
         let src = &c.cuda;
-        let store = src.find("tile[t][3u] = input_elem.v[3];").expect(src);
+        // The rows are records: whole-row copies are single struct assignments.
+        assert!(src.contains("__shared__ f32x4 tile[64];"), "{src}");
+        let store = src.find("tile[t] = input[i];").expect(src);
         let sync = src.find("__syncthreads();").expect(src);
-        let load = src.find("v[0u] = tile[index][0u];").expect(src);
+        let load = src.find("v = tile[index];").expect(src);
         assert!(store < sync && sync < load, "{src}");
         assert!(src.contains("struct __align__(16) f32x4"), "{src}");
     }
@@ -249,14 +251,13 @@ mod codegen_tests {
         )
         .unwrap();
         let plain = &c.cuda;
-        assert!(
-            plain.contains("const f32x4 input_elem = input[index];"),
-            "{plain}"
-        );
-        assert!(plain.contains("up[3u] = input_elem.v[3];"), "{plain}");
+        // `up` is a local `[f32; 4]`, declared as the record: the element is copied whole.
+        assert!(plain.contains("f32x4 up;"), "{plain}");
+        assert!(plain.contains("up = input[index];"), "{plain}");
+        assert!(plain.contains("o.v[3u] = up.v[3u] + "), "{plain}");
+        assert!(plain.contains("out[i] = o;"), "{plain}");
         // (Two lanes of `input[i]` are not the whole element.)
         assert!(plain.contains("input[i].v[2]"), "{plain}");
-        assert_eq!(plain.matches("input_elem").count(), 5, "{plain}");
         let checked = &c.cuda_checked.source;
         let load = checked
             .find("const f32x4 input_elem = input[cuphase::idx(cuphase_faults, index, input_len,")
@@ -264,12 +265,76 @@ mod codegen_tests {
         let stop = checked[load..]
             .find("if (cuphase_faults.hit) return;")
             .expect(checked);
-        let lane = checked[load..]
-            .find("up[0u] = input_elem.v[0];")
-            .expect(checked);
-        assert!(stop < lane, "{checked}");
+        let copy = checked[load..].find("up = input_elem;").expect(checked);
+        assert!(stop < copy, "{checked}");
         // One check for the whole element, one for each lane read on its own.
         assert_eq!(checked.matches(", input_len, ").count(), 4, "{checked}");
+    }
+
+    /// `lane_id()` is `threadIdx.x & 31u` in a block declared one-dimensional, and the
+    /// hardware's lane register otherwise (the linear id of a 2-D or 3-D block).
+    #[test]
+    fn lane_id_in_one_dimensional_blocks_is_the_low_bits_of_x() {
+        let body = "fn lanes(out: &mut [u32]) {
+                let i = block_idx().x * 64 + thread_idx().y * 32 + thread_idx().x;
+                out[i as usize] = lane_id();
+            }";
+        let flat = compile_str("block = 64", body, "k.rs").unwrap().cuda;
+        assert!(flat.contains("] = threadIdx.x & 31u;"), "{flat}");
+        assert!(!flat.contains("lane_id()"), "{flat}");
+        let tall = compile_str("block = (32, 2)", body, "k.rs").unwrap().cuda;
+        assert!(tall.contains("] = cuphase::lane_id();"), "{tall}");
+    }
+
+    /// A whole thread-local array is assigned an element of a slice of arrays when it is
+    /// `mut`, and the error names the variable when it is not.
+    #[test]
+    fn whole_local_arrays_take_elements_when_mutable() {
+        let body = |m: &str| {
+            format!(
+                "fn set(out: &mut [[f32; 4]], input: &[[f32; 4]]) {{
+                    let i = global_idx().x;
+                    let {m}v = [1.0f32; 4];
+                    v = input[i];
+                    out[i] = v;
+                }}"
+            )
+        };
+        let ok = compile_str("", &body("mut "), "k.rs").unwrap().cuda;
+        assert!(ok.contains("v = input[i];"), "{ok}");
+        let Err(errs) = compile_str("", &body(""), "k.rs") else {
+            panic!("an immutable array was assigned");
+        };
+        assert!(
+            errs.iter()
+                .any(|d| d.message == "cannot assign twice to immutable variable `v`"),
+            "{errs:?}"
+        );
+    }
+
+    /// A whole element read into something other than one row (here a column of a shared
+    /// tile) is one load of the element and lane copies from it.
+    #[test]
+    fn whole_elements_into_columns_are_one_load() {
+        let c = compile_str(
+            "block = 64",
+            "fn cols(out: &mut [f32], input: &[[f32; 4]]) {
+                let tile = shared::<[[f32; 64]; 4]>();
+                let t = thread_idx().x;
+                let v = input[t];
+                for j in 0..4 {
+                    tile[j][t] = v[j];
+                }
+                sync_block_threads();
+                out[t] = tile[t % 4][63 - t];
+            }",
+            "k.rs",
+        )
+        .unwrap();
+        let src = &c.cuda;
+        assert!(src.contains("v = input[t];"), "{src}");
+        assert!(src.contains("tile[j][t] = v.v[j];"), "{src}");
+        assert!(src.contains("__shared__ float tile[4][64];"), "{src}");
     }
 
     /// With bounds checks, an index by the variable of a `for` over literals inside the

@@ -169,23 +169,15 @@ impl Writer<'_> {
             }
             if let ArrayKind::Shared { dims, .. } = &a.kind {
                 self.map_to(k.arrays.span(h));
-                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
-                self.line(&format!(
-                    "__shared__ {} {}{dims};",
-                    c_type(a.elem),
-                    self.array_names[h.index()]
-                ));
+                let decl = self.array_declaration(h, a.elem, dims);
+                self.line(&format!("__shared__ {decl};"));
             }
         }
         for (h, a) in k.arrays.iter() {
             if let ArrayKind::Local { dims, .. } = &a.kind {
                 self.map_to(k.arrays.span(h));
-                let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
-                self.line(&format!(
-                    "{} {}{dims};",
-                    c_type(a.elem),
-                    self.array_names[h.index()]
-                ));
+                let decl = self.array_declaration(h, a.elem, dims);
+                self.line(&format!("{decl};"));
             }
         }
         if self.uses_record {
@@ -193,6 +185,18 @@ impl Writer<'_> {
                 "cuphase::Faults {FAULTS} = {{cuphase_record, cuphase_kernel, false}};"
             ));
         }
+    }
+
+    /// `float tile[8][128]`, or for an array of row records `f32x4 tile[8][32]` (the last
+    /// dimension is the record's).
+    fn array_declaration(&self, h: Handle<Array>, elem: Scalar, dims: &[u64]) -> String {
+        let name = &self.array_names[h.index()];
+        let (ty, dims) = match &self.rows[h.index()] {
+            Some(rec) => (rec.as_str(), &dims[..dims.len().saturating_sub(1)]),
+            None => (c_type(elem), dims),
+        };
+        let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
+        format!("{ty} {name}{dims}")
     }
 
     /// The statements of a block, at the current indentation.
@@ -204,7 +208,11 @@ impl Writer<'_> {
                 continue;
             }
             self.inline_check = false;
-            if let Some(n) = self.vector_load(&b.stmts[i..], &b.spans[i..]) {
+            let (rest, spans) = (&b.stmts[i..], &b.spans[i..]);
+            if let Some(n) = self
+                .row_copy(rest, spans)
+                .or_else(|| self.vector_load(rest, spans))
+            {
                 skip = n - 1;
                 continue;
             }

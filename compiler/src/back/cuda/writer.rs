@@ -18,7 +18,9 @@ use super::helpers::Helpers;
 use super::syntax::escape_c_string;
 use super::FaultSite;
 use crate::back::namer::{c_member_name, Namer};
-use crate::ir::{leaves, ArrayKind, Handle, Kernel, Label, Local, Span, Step, Types};
+use crate::ir::{
+    leaves, Array, ArrayKind, FieldType, Handle, Kernel, Label, Local, Span, Step, Types,
+};
 use std::fmt::Write as _;
 
 /// The loop a `break` or `continue` without a `goto` leaves.
@@ -72,6 +74,13 @@ pub(super) struct Writer<'a> {
     /// For an array that is a field of a `&[P]` parameter, the field's path after the index
     /// (`.pos.x`); empty for other arrays.
     pub(super) field_suffixes: Vec<String>,
+    /// For a fixed shared or thread-local array whose rows are `[T; N]` of a vector record
+    /// the kernel has (`f32x4`, from a `&[[f32; 4]]` parameter): the record's C name. The
+    /// array is declared as an array of the records (`__shared__ f32x4 tile[256];`, a local
+    /// `f32x4 v;`), an element is `tile[t].v[j]`, and a whole row is one value to copy, so
+    /// that loads and stores of it stay single 16-byte accesses through NVCC's scheduling
+    /// (see [`super::vector_loads`]).
+    pub(super) rows: Vec<Option<String>>,
     /// Hands out the names of temporaries.
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
@@ -161,6 +170,7 @@ impl<'a> Writer<'a> {
             });
         }
         let local_names = k.locals.iter().map(|(_, l)| namer.call(&l.name)).collect();
+        let rows = k.arrays.iter().map(|(_, a)| row_record(k, a)).collect();
         Writer {
             k,
             types,
@@ -171,6 +181,7 @@ impl<'a> Writer<'a> {
             array_names,
             len_names,
             field_suffixes,
+            rows,
             namer,
             helpers: Helpers::new(),
             loops: Vec::new(),
@@ -226,6 +237,25 @@ impl<'a> Writer<'a> {
 /// The text of recorded output, with `#line` directives naming `kernel_file` (or an inlined
 /// helper's file). Directives count lines from where they stand, so the result can follow
 /// any header.
+/// The C name of the vector record that a row of `a` is (see [`Writer::rows`]).
+fn row_record(k: &Kernel, a: &Array) -> Option<String> {
+    let dims = match &a.kind {
+        ArrayKind::Shared {
+            dims,
+            dynamic: false,
+            ..
+        }
+        | ArrayKind::Local { dims, .. } => dims,
+        _ => return None,
+    };
+    let n = *dims.last()?;
+    let row = FieldType::Array(Box::new(FieldType::Scalar(a.elem)), n);
+    k.records
+        .iter()
+        .find(|r| r.vector && r.fields.first().is_some_and(|f| f.ty == row))
+        .map(|r| c_member_name(&r.name))
+}
+
 pub(super) fn render(out: &[Out], kernel_file: &str) -> String {
     let kernel_file = escape_c_string(kernel_file);
     let mut text = String::new();

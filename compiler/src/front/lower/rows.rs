@@ -192,6 +192,72 @@ impl Lowerer<'_> {
         true
     }
 
+    /// `v = value;` of a whole one-dimensional thread-local array from an array value that
+    /// is not another local array (those are [`Self::try_array_assign`]'s): a literal, a row,
+    /// an element of a slice of arrays (`v = x[i]`). As Rust does, the value is computed whole
+    /// first. `false` when the place or the value is no such array (nothing is lowered).
+    pub(super) fn try_local_array_assign(&mut self, a: &syn::ExprAssign, out: &mut Block) -> bool {
+        let Some(arr) = self.local_array_named(&a.left) else {
+            return false;
+        };
+        let right = strip_parens(&a.right);
+        let array_valued = matches!(right, syn::Expr::Array(_) | syn::Expr::Repeat(_))
+            || self.row_of(right).is_some()
+            || matches!(self.field_type_of(right), Some(FieldType::Array(..)));
+        let target = self.arrays.get(arr).clone();
+        let ArrayKind::Local { dims, mutable } = &target.kind else {
+            return false;
+        };
+        if !array_valued || dims.len() != 1 {
+            return false;
+        }
+        if !mutable {
+            self.cx.push(
+                Diagnostic::new(
+                    a.left.src(),
+                    format!(
+                        "cannot assign twice to immutable variable `{}`",
+                        target.name
+                    ),
+                )
+                .label(
+                    self.arrays.span(arr),
+                    format!("`{}` is declared here", target.name),
+                )
+                .note(format!("declare it `let mut {}`", target.name)),
+            );
+            return true;
+        }
+        let span = a.src();
+        let (elem, w) = self.row_shape(arr);
+        let ty = FieldType::Array(Box::new(FieldType::Scalar(elem)), w);
+        let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
+            return true;
+        };
+        let values: Vec<Handle<Expr>> = values
+            .into_iter()
+            .map(|v| match self.reads_array(v, arr) {
+                true => self.stable_as("value", v, span, out),
+                false => v,
+            })
+            .collect();
+        for (c, value) in values.into_iter().enumerate() {
+            let at = self.int_literal(c as i128, span);
+            out.push(
+                Stmt::Assign {
+                    place: Place::Element {
+                        array: arr,
+                        index: vec![at],
+                    },
+                    op: None,
+                    value,
+                },
+                span,
+            );
+        }
+        true
+    }
+
     /// Whether `e` or an expression it is computed from loads from `a`.
     fn reads_array(&self, e: Handle<Expr>, a: Handle<Array>) -> bool {
         let expr = self.exprs.get(e);

@@ -182,6 +182,7 @@ impl Lowerer<'_> {
                 if self.try_record_assign(a, out)
                     || self.try_option_assign(a, out)
                     || self.try_array_assign(a, out)
+                    || self.try_local_array_assign(a, out)
                     || self.try_row_assign(a, out)
                     || self.try_record_field_assign(&a.left, None, &a.right, span, out)
                 {
