@@ -69,9 +69,9 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
 /// A warp-shuffle reduction: each warp sums its 32 values, lane 0 writes the sum.
 #[kernel(block = 256)]
 pub fn warp_reduce(out: &mut [u32], input: &[u32]) {
-    let i = global_idx().x;
+    let i = global_idx().x as usize;
     let mut v = 0u32;
-    if i < input.len() as u32 {
+    if i < input.len() {
         v = input[i];
     }
     let mut d = 16u32;
@@ -79,7 +79,7 @@ pub fn warp_reduce(out: &mut [u32], input: &[u32]) {
         v += warp_shuffle_down(v, d);
         d /= 2;
     }
-    if lane_id() == 0 && i / 32 < out.len() as u32 {
+    if lane_id() == 0 && i / 32 < out.len() {
         out[i / 32] = v;
     }
 }
