@@ -86,6 +86,15 @@ pub fn tiled_matmul(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
     }
 }
 
+/// One element a thread: a launch that touches a few elements of a large buffer.
+#[kernel]
+pub fn touch(out: &mut [f32]) {
+    let i = global_idx().x as usize;
+    if i < out.len() {
+        out[i] = i as f32;
+    }
+}
+
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Median seconds of `reps` runs.
@@ -320,6 +329,22 @@ fn bench() -> Result<()> {
             r.off / r.plain
         );
     }
+    // A launch's race-detection cost on a large buffer it barely touches.
+    let big: usize = 1 << 24;
+    let small_launch = |dev: &Device| -> Result<f64> {
+        let mut buf = dev.zeros::<f32>(big)?;
+        let secs = median_secs(5, || Ok(touch.launch(dev, Launch::new(1, 32), &mut buf)?))?;
+        if buf.to_vec()?[31] != 31.0 {
+            return Err("touch: wrong result".into());
+        }
+        Ok(secs)
+    };
+    let (t_on, t_off) = (small_launch(&on)?, small_launch(&off)?);
+    println!(
+        "\n32 threads writing 32 elements of a 2^24-element `&mut [f32]`: {:.3} ms a launch with race detection on, {:.3} ms off",
+        t_on * 1e3,
+        t_off * 1e3
+    );
     match numba() {
         Some(nb) => {
             // Same sizes as the Python script for matmul, whose work per thread grows with n.

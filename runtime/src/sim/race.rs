@@ -19,6 +19,7 @@
 use super::{Fault, Loc};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Who is running: set by the block scheduler before it polls a thread.
 #[derive(Clone, Copy, Debug, Default)]
@@ -304,10 +305,17 @@ struct Element {
     readers: [Slot; 2],
 }
 
-/// The shadow of a buffer in global memory during one launch (48 bytes per element, or per
-/// scalar field of an element of structs).
+/// Shadow slots a page of a [`GlobalShadow`] holds.
+const PAGE: usize = 4096;
+
+/// The shadow of a buffer in global memory during one launch: 48 bytes per element (or per
+/// scalar field of an element of structs) that the launch touches, allocated a page of
+/// [`PAGE`] slots at a time on the first access into it. A launch that touches a few elements
+/// of a large buffer pays for the pages it touches and one pointer per page, not for the
+/// buffer (a 16M-element buffer has 4096 pages; each launch starts with none).
 pub struct GlobalShadow {
-    elements: Box<[Element]>,
+    len: usize,
+    pages: Box<[OnceLock<Box<[Element]>>]>,
 }
 
 fn loc_of(p: usize) -> Option<&'static Loc> {
@@ -324,11 +332,34 @@ fn loc_addr(l: &'static Loc) -> usize {
 }
 
 impl GlobalShadow {
-    /// Shadow for `len` elements.
+    /// Shadow for `len` elements (none allocated yet).
     pub fn new(len: usize) -> Self {
         GlobalShadow {
-            elements: (0..len).map(|_| Element::default()).collect(),
+            len,
+            pages: (0..len.div_ceil(PAGE)).map(|_| OnceLock::new()).collect(),
         }
+    }
+
+    /// The shadow of slot `slot`, its page allocated if this is the first access into it;
+    /// `None` past the end.
+    #[inline(always)]
+    fn element(&self, slot: usize) -> Option<&Element> {
+        let page = self.pages.get(slot / PAGE)?;
+        let start = slot - slot % PAGE;
+        let elements = page.get_or_init(|| {
+            let n = self.len.saturating_sub(start).min(PAGE);
+            (0..n).map(|_| Element::default()).collect()
+        });
+        elements.get(slot % PAGE)
+    }
+
+    /// How many slots have shadow state (whole pages touched so far).
+    pub fn allocated(&self) -> usize {
+        self.pages
+            .iter()
+            .filter_map(|p| p.get())
+            .map(|p| p.len())
+            .sum()
     }
 
     /// Records a read of element `i`.
@@ -353,7 +384,7 @@ impl GlobalShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
-        let Some(e) = self.elements.get(slot) else {
+        let Some(e) = self.element(slot) else {
             return Ok(());
         };
         let me = current();
@@ -404,7 +435,7 @@ impl GlobalShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
-        let Some(e) = self.elements.get(slot) else {
+        let Some(e) = self.element(slot) else {
             return Ok(());
         };
         let me = current();
@@ -437,5 +468,50 @@ impl GlobalShadow {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static AT: Loc = Loc {
+        file: "k.rs",
+        line: 1,
+        col: 1,
+    };
+
+    fn run_as(block: u32, thread: u32) {
+        set_current(Current {
+            block,
+            thread,
+            phase: 0,
+        });
+    }
+
+    /// A launch that touches a few elements of a large buffer allocates shadow for the pages
+    /// it touches only, and still finds a race on any of them (the last page is partial).
+    #[test]
+    fn global_shadow_grows_with_the_pages_touched() {
+        let len = (1 << 24) + 5;
+        let s = GlobalShadow::new(len);
+        assert_eq!(s.allocated(), 0);
+        run_as(0, 0);
+        s.write("out", 3, false, &AT).unwrap();
+        s.write("out", len - 1, false, &AT).unwrap();
+        assert_eq!(s.allocated(), PAGE + 5);
+        run_as(1, 0);
+        s.read("out", 7, false, &AT).unwrap();
+        let Err(Fault::Race { kind, index, .. }) = s.write("out", len - 1, false, &AT) else {
+            panic!("a write-write race between two blocks was not found");
+        };
+        assert_eq!((kind, index), (RaceKind::WriteAfterWrite, len as u64 - 1));
+        let Err(Fault::Race { kind, .. }) = s.read("out", 3, false, &AT) else {
+            panic!("a read-after-write race between two blocks was not found");
+        };
+        assert_eq!(kind, RaceKind::ReadAfterWrite);
+        // Past the end: no shadow, no page.
+        s.write("out", len, false, &AT).unwrap();
+        assert_eq!(s.allocated(), PAGE + 5);
     }
 }
