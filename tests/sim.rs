@@ -258,6 +258,11 @@ fn a_buffer_of_another_device_is_an_error() {
         .launch(&a, Launch::new(1, 32), &mut out)
         .unwrap_err();
     assert!(matches!(err, Error::WrongDevice { .. }), "{err}");
+    // Two simulators have one name: the message says the other one is another device.
+    assert_eq!(
+        err.to_string(),
+        "a Buffer<u32> lives on CPU simulator, but the operation runs on another CPU simulator device (each `Device` has its own memory: make the buffer with the device that uses it)"
+    );
 }
 
 #[test]

@@ -198,10 +198,18 @@ impl<T: Element> Buffer<T> {
     }
 
     fn wrong(&self, expected: &str) -> Error {
+        let found = self.device.name();
+        // Two devices of one kind (two `Device::cpu()`s, two contexts on one GPU) have the
+        // same name: say which one.
+        let expected = if found == expected {
+            format!("another {expected} device (each `Device` has its own memory: make the buffer with the device that uses it)")
+        } else {
+            expected.to_string()
+        };
         Error::WrongDevice {
             what: format!("a Buffer<{}>", T::NAME),
-            found: self.device.name(),
-            expected: expected.into(),
+            found,
+            expected,
         }
     }
 
@@ -265,7 +273,7 @@ impl<T: Element> Buffer<T> {
                     shadow,
                 })
             }
-            _ => Err(self.wrong("the CPU simulator")),
+            _ => Err(self.wrong("CPU simulator")),
         }
     }
 }
