@@ -95,6 +95,19 @@ pub fn touch(out: &mut [f32]) {
     }
 }
 
+/// One row of a dynamic-programming sweep over a row-major `n x n` matrix: row `k + 1` from
+/// row `k` (a Needleman-Wunsch-like launch loop: many launches, each touching little of a
+/// large buffer).
+#[kernel]
+pub fn sweep_row(m: &mut [u32], n: u32, k: u32) {
+    let j = global_idx().x;
+    if j < n {
+        let up = m[(k * n + j) as usize];
+        let diag = m[(k * n + (j + 1) % n) as usize];
+        m[((k + 1) * n + j) as usize] = up.max(diag) + 1;
+    }
+}
+
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Median seconds of `reps` runs.
@@ -344,6 +357,43 @@ fn bench() -> Result<()> {
         "\n32 threads writing 32 elements of a 2^24-element `&mut [f32]`: {:.3} ms a launch with race detection on, {:.3} ms off",
         t_on * 1e3,
         t_off * 1e3
+    );
+    // A launch loop over a 2048 x 2048 matrix (4M elements), 255 launches of one row each.
+    let (sn, sweeps) = (2048usize, 255u32);
+    let sweep_host = |m: &mut [u32]| {
+        for k in 0..sweeps as usize {
+            for j in 0..sn {
+                m[(k + 1) * sn + j] = m[k * sn + j].max(m[k * sn + (j + 1) % sn]) + 1;
+            }
+        }
+    };
+    let start: Vec<u32> = (0..sn * sn)
+        .map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 20)
+        .collect();
+    let mut want = start.clone();
+    let t = Instant::now();
+    sweep_host(black_box(&mut want));
+    let plain_sweep = t.elapsed().as_secs_f64();
+    let sweep = |dev: &Device| -> Result<f64> {
+        let mut m = dev.upload(&start)?;
+        let t = Instant::now();
+        for k in 0..sweeps {
+            sweep_row.launch(dev, Launch::cover(sn, 256), &mut m, sn as u32, k)?;
+        }
+        let secs = t.elapsed().as_secs_f64();
+        if m.to_vec()? != want {
+            return Err("sweep_row: wrong result".into());
+        }
+        Ok(secs)
+    };
+    let (s_on, s_off) = (sweep(&on)?, sweep(&off)?);
+    println!(
+        "{sweeps} launches of one row each over a 2048 x 2048 `&mut [u32]` (Needleman-Wunsch-like): {:.1} ms races on, {:.1} ms off, plain Rust loop {:.2} ms ({:.0}x and {:.0}x)",
+        s_on * 1e3,
+        s_off * 1e3,
+        plain_sweep * 1e3,
+        s_on / plain_sweep,
+        s_off / plain_sweep
     );
     match numba() {
         Some(nb) => {
