@@ -310,7 +310,7 @@ const PAGE: usize = 512;
 
 /// The shadow of a buffer in global memory during one launch: 48 bytes per element (or per
 /// scalar field of an element of structs) that the launch touches, allocated a page of
-/// [`PAGE`] slots at a time on the first access into it. A launch that touches a few elements
+/// 512 slots (`PAGE`) at a time on the first access into it. A launch that touches a few elements
 /// of a large buffer pays for the pages it touches and one pointer per page, not for the
 /// buffer (a 2^24-element buffer has 32,768 page pointers; each launch starts with no page).
 /// Small pages keep scattered accesses cheap: a launch down one column of a row-major matrix
