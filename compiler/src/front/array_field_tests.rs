@@ -236,3 +236,16 @@ fn a_loop_variable_within_the_length_needs_no_check() {
         "{e:?}"
     );
 }
+
+/// A whole element of a vector slice read into a struct variable's array field (one local a
+/// lane, so no row to copy into) is one load of the element and lane copies from it.
+#[test]
+fn a_whole_element_into_an_array_field_is_one_load() {
+    let c = cuda(
+        "bs: &mut [Body], x: &[[f32; 3]]",
+        "let mut b = bs[t];\n    b.pos = x[t];\n    bs[t] = b;",
+    );
+    assert!(c.contains("const f32x3 x_elem = x[t];"), "{c}");
+    assert!(c.contains("_2 = x_elem.v[2];"), "{c}");
+    assert!(!c.contains("x[t].v["), "{c}");
+}

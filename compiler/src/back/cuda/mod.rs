@@ -312,10 +312,10 @@ mod codegen_tests {
         );
     }
 
-    /// A whole element read into something other than one row (here a column of a shared
-    /// tile) is one load of the element and lane copies from it.
+    /// A shared tile whose rows are not a vector record (64 wide) keeps scalar rows: a whole
+    /// element copied into a local `[f32; 4]`, then stored lane by lane into a column.
     #[test]
-    fn whole_elements_into_columns_are_one_load() {
+    fn tiles_of_other_widths_keep_scalar_rows() {
         let c = compile_str(
             "block = 64",
             "fn cols(out: &mut [f32], input: &[[f32; 4]]) {

@@ -15,6 +15,7 @@ use super::checks::FAULTS;
 use super::syntax::{c_type, is_narrow, prec};
 use super::writer::{LoopCtx, Writer};
 use super::FaultKind;
+use crate::back::namer::c_member_name;
 use crate::ir::visit;
 use crate::ir::*;
 
@@ -191,9 +192,12 @@ impl Writer<'_> {
     /// dimension is the record's).
     fn array_declaration(&self, h: Handle<Array>, elem: Scalar, dims: &[u64]) -> String {
         let name = &self.array_names[h.index()];
-        let (ty, dims) = match &self.rows[h.index()] {
-            Some(rec) => (rec.as_str(), &dims[..dims.len().saturating_sub(1)]),
-            None => (c_type(elem), dims),
+        let (ty, dims) = match self.rows[h.index()] {
+            Some(rec) => (
+                c_member_name(&self.k.records[rec].name),
+                &dims[..dims.len().saturating_sub(1)],
+            ),
+            None => (c_type(elem).to_string(), dims),
         };
         let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
         format!("{ty} {name}{dims}")

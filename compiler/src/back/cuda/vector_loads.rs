@@ -11,8 +11,8 @@
 //!   lane, ptxas schedules the loads later (an SGEMM's prefetch of its next tiles sank from
 //!   before its multiply loop into the middle of it, 5% slower than the same kernel with
 //!   whole-value copies).
-//! - A whole element read into anything else (`let [a, b, c, d] = x[i]`, a transposed
-//!   store): one load of the element (`const f32x4 x_elem = x[i];`) and the lane copies from
+//! - A whole element read into lanes that are no row (the array field of a struct
+//!   variable, one local a lane: `q.v = x[i]`): one load of the element (`const f32x4 x_elem = x[i];`) and the lane copies from
 //!   it. NVCC would merge the lane loads itself, but splits them where some lanes are used
 //!   only under a branch (it sinks those loads into the branch): one load of the aligned
 //!   struct stays one 16-byte access.
@@ -94,8 +94,8 @@ fn same_value(k: &Kernel, a: Handle<Expr>, b: Handle<Expr>) -> bool {
 }
 
 impl Writer<'_> {
-    /// The lane of a whole row that `array[index]` is, with the C name of the row's record.
-    fn lane_of(&self, array: Handle<Array>, index: &[Handle<Expr>]) -> Option<(Lane, String)> {
+    /// The lane of a whole row that `array[index]` is, with the row's record.
+    fn lane_of(&self, array: Handle<Array>, index: &[Handle<Expr>]) -> Option<(Lane, usize)> {
         let k = self.k;
         let a = k.arrays.get(array);
         if let Some(f) = &a.field {
@@ -109,9 +109,9 @@ impl Writer<'_> {
                 index: index.to_vec(),
                 lane: f.leaf,
             };
-            return Some((lane, c_member_name(&rec.name)));
+            return Some((lane, f.record));
         }
-        let rec = self.rows[array.index()].clone()?;
+        let rec = self.rows[array.index()]?;
         let (last, rest) = index.split_last()?;
         let Expr::Literal(Literal::Int { value, .. }) = k.exprs.get(*last) else {
             return None;
@@ -141,7 +141,7 @@ impl Writer<'_> {
     /// another (see the module docs), returning `n`; `None` (and nothing written) otherwise.
     pub(super) fn row_copy(&mut self, stmts: &[Stmt], spans: &[Span]) -> Option<usize> {
         let k = self.k;
-        let sides = |w: &Self, s: &Stmt| -> Option<((Lane, String), (Lane, String))> {
+        let sides = |w: &Self, s: &Stmt| -> Option<((Lane, usize), (Lane, usize))> {
             let Stmt::Assign {
                 op: None,
                 place: Place::Element { array, index },
@@ -160,11 +160,10 @@ impl Writer<'_> {
             Some((w.lane_of(*array, index)?, w.lane_of(*from, from_index)?))
         };
         let ((dst0, rec), (src0, src_rec)) = sides(self, stmts.first()?)?;
-        let n = k
-            .records
-            .iter()
-            .find(|r| r.vector && c_member_name(&r.name) == rec)
-            .and_then(|r| r.fields.first())
+        let record = k.records.get(rec)?;
+        let n = record
+            .fields
+            .first()
             .map_or(0, |f| leaf_count(&k.records, &f.ty));
         if rec != src_rec || n < 2 || stmts.len() < n || dst0.lane != 0 || src0.lane != 0 {
             return None;
@@ -201,7 +200,8 @@ impl Writer<'_> {
                 RowOf::Array(a) => format!("{}_row", k.arrays.get(*a).ident()),
             };
             let name = self.namer.call(&base);
-            self.line(&format!("const {rec} {name} = {src};"));
+            let ty = c_member_name(&record.name);
+            self.line(&format!("const {ty} {name} = {src};"));
             self.line(&format!("if ({}.hit) return;", super::checks::FAULTS));
             self.inline_check = false;
             self.line(&format!("{dst} = {name};"));

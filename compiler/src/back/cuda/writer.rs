@@ -75,12 +75,12 @@ pub(super) struct Writer<'a> {
     /// (`.pos.x`); empty for other arrays.
     pub(super) field_suffixes: Vec<String>,
     /// For a fixed shared or thread-local array whose rows are `[T; N]` of a vector record
-    /// the kernel has (`f32x4`, from a `&[[f32; 4]]` parameter): the record's C name. The
+    /// the kernel has (`f32x4`, from a `&[[f32; 4]]` parameter): the record. The
     /// array is declared as an array of the records (`__shared__ f32x4 tile[256];`, a local
     /// `f32x4 v;`), an element is `tile[t].v[j]`, and a whole row is one value to copy, so
     /// that loads and stores of it stay single 16-byte accesses through NVCC's scheduling
     /// (see [`super::vector_loads`]).
-    pub(super) rows: Vec<Option<String>>,
+    pub(super) rows: Vec<Option<usize>>,
     /// Hands out the names of temporaries.
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
@@ -234,11 +234,9 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// The text of recorded output, with `#line` directives naming `kernel_file` (or an inlined
-/// helper's file). Directives count lines from where they stand, so the result can follow
-/// any header.
-/// The C name of the vector record that a row of `a` is (see [`Writer::rows`]).
-fn row_record(k: &Kernel, a: &Array) -> Option<String> {
+/// The vector record (its index in [`Kernel::records`]) that a row of `a` is (see
+/// [`Writer::rows`]).
+fn row_record(k: &Kernel, a: &Array) -> Option<usize> {
     let dims = match &a.kind {
         ArrayKind::Shared {
             dims,
@@ -252,10 +250,12 @@ fn row_record(k: &Kernel, a: &Array) -> Option<String> {
     let row = FieldType::Array(Box::new(FieldType::Scalar(a.elem)), n);
     k.records
         .iter()
-        .find(|r| r.vector && r.fields.first().is_some_and(|f| f.ty == row))
-        .map(|r| c_member_name(&r.name))
+        .position(|r| r.vector && r.fields.first().is_some_and(|f| f.ty == row))
 }
 
+/// The text of recorded output, with `#line` directives naming `kernel_file` (or an inlined
+/// helper's file). Directives count lines from where they stand, so the result can follow
+/// any header.
 pub(super) fn render(out: &[Out], kernel_file: &str) -> String {
     let kernel_file = escape_c_string(kernel_file);
     let mut text = String::new();

@@ -371,6 +371,19 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The error of an assignment (at `at`) to a whole thread-local array not declared `mut`.
+    pub(super) fn immutable_array(&mut self, arr: Handle<Array>, at: Span) {
+        let name = self.arrays.get(arr).name.clone();
+        self.cx.push(
+            Diagnostic::new(
+                at,
+                format!("cannot assign twice to immutable variable `{name}`"),
+            )
+            .label(self.arrays.span(arr), format!("`{name}` is declared here"))
+            .note(format!("declare it `let mut {name}`")),
+        );
+    }
+
     /// `b = a;` of two thread-local arrays of one shape; `false` when `a` assigns something
     /// else.
     pub(super) fn try_array_assign(&mut self, a: &syn::ExprAssign, out: &mut Block) -> bool {
@@ -387,17 +400,7 @@ impl Lowerer<'_> {
             return false;
         };
         if !mutable {
-            self.cx.push(
-                Diagnostic::new(
-                    a.left.src(),
-                    format!("cannot assign twice to immutable variable `{}`", t.name),
-                )
-                .label(
-                    self.arrays.span(to),
-                    format!("`{}` is declared here", t.name),
-                )
-                .note(format!("declare it `let mut {}`", t.name)),
-            );
+            self.immutable_array(to, a.left.src());
             return true;
         }
         if dims != fdims || t.elem != f.elem {

@@ -126,12 +126,7 @@ impl Lowerer<'_> {
             return false;
         };
         // A scalar assigned to a row is the indexing error of the place (one index short).
-        let right = strip_parens(&a.right);
-        let array_valued = matches!(right, syn::Expr::Array(_) | syn::Expr::Repeat(_))
-            || self.local_array_named(right).is_some()
-            || self.row_of(right).is_some()
-            || matches!(self.field_type_of(right), Some(FieldType::Array(..)));
-        if !array_valued {
+        if !self.is_array_value(&a.right) {
             return false;
         }
         let span = a.src();
@@ -157,19 +152,9 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
-        let (elem, w) = self.row_shape(arr);
-        let ty = FieldType::Array(Box::new(FieldType::Scalar(elem)), w);
-        let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
+        let Some(values) = self.row_values(arr, &a.right, span, out) else {
             return true;
         };
-        // A value that reads the row's array is held before the first store.
-        let values: Vec<Handle<Expr>> = values
-            .into_iter()
-            .map(|v| match self.reads_array(v, arr) {
-                true => self.stable_as("value", v, span, out),
-                false => v,
-            })
-            .collect();
         let Some(i) = self.value_or_none(r, out) else {
             return true;
         };
@@ -200,47 +185,20 @@ impl Lowerer<'_> {
         let Some(arr) = self.local_array_named(&a.left) else {
             return false;
         };
-        let right = strip_parens(&a.right);
-        let array_valued = matches!(right, syn::Expr::Array(_) | syn::Expr::Repeat(_))
-            || self.row_of(right).is_some()
-            || matches!(self.field_type_of(right), Some(FieldType::Array(..)));
-        let target = self.arrays.get(arr).clone();
-        let ArrayKind::Local { dims, mutable } = &target.kind else {
+        let ArrayKind::Local { dims, mutable } = &self.arrays.get(arr).kind else {
             return false;
         };
-        if !array_valued || dims.len() != 1 {
+        if dims.len() != 1 || !self.is_array_value(&a.right) {
             return false;
         }
         if !mutable {
-            self.cx.push(
-                Diagnostic::new(
-                    a.left.src(),
-                    format!(
-                        "cannot assign twice to immutable variable `{}`",
-                        target.name
-                    ),
-                )
-                .label(
-                    self.arrays.span(arr),
-                    format!("`{}` is declared here", target.name),
-                )
-                .note(format!("declare it `let mut {}`", target.name)),
-            );
+            self.immutable_array(arr, a.left.src());
             return true;
         }
         let span = a.src();
-        let (elem, w) = self.row_shape(arr);
-        let ty = FieldType::Array(Box::new(FieldType::Scalar(elem)), w);
-        let Some(values) = self.lower_field_leaves(&a.right, &ty, out) else {
+        let Some(values) = self.row_values(arr, &a.right, span, out) else {
             return true;
         };
-        let values: Vec<Handle<Expr>> = values
-            .into_iter()
-            .map(|v| match self.reads_array(v, arr) {
-                true => self.stable_as("value", v, span, out),
-                false => v,
-            })
-            .collect();
         for (c, value) in values.into_iter().enumerate() {
             let at = self.int_literal(c as i128, span);
             out.push(
@@ -256,6 +214,40 @@ impl Lowerer<'_> {
             );
         }
         true
+    }
+
+    /// Whether `e` is a value of array type (a literal, a thread-local array, a row, an
+    /// element of a slice of arrays).
+    fn is_array_value(&self, e: &syn::Expr) -> bool {
+        let e = strip_parens(e);
+        matches!(e, syn::Expr::Array(_) | syn::Expr::Repeat(_))
+            || self.local_array_named(e).is_some()
+            || self.row_of(e).is_some()
+            || matches!(self.field_type_of(e), Some(FieldType::Array(..)))
+    }
+
+    /// The elements of array value `e` to store into a row of `arr` (or all of a
+    /// one-dimensional `arr`), computed whole first: a value that reads `arr` is held before
+    /// the first store. `None` after an error.
+    fn row_values(
+        &mut self,
+        arr: Handle<Array>,
+        e: &syn::Expr,
+        span: Span,
+        out: &mut Block,
+    ) -> Option<Vec<Handle<Expr>>> {
+        let (elem, w) = self.row_shape(arr);
+        let ty = FieldType::Array(Box::new(FieldType::Scalar(elem)), w);
+        let values = self.lower_field_leaves(e, &ty, out)?;
+        Some(
+            values
+                .into_iter()
+                .map(|v| match self.reads_array(v, arr) {
+                    true => self.stable_as("value", v, span, out),
+                    false => v,
+                })
+                .collect(),
+        )
     }
 
     /// Whether `e` or an expression it is computed from loads from `a`.
