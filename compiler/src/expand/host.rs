@@ -240,7 +240,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         }
     });
     let record_checks = record_layout_checks(k);
-    let thread_fn = &c.sim.thread_fn;
+    let thread_fn = c.sim.thread_fn.iter();
     let block_fn = &c.sim.block_fn;
     let doc_launch = format!(
         "Launches `{kname}` on `device` with the grid and block of `launch`: on CUDA asynchronously \
@@ -417,8 +417,10 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
             #[doc(hidden)]
             #block_fn
 
-            #[doc(hidden)]
-            #thread_fn
+            #(
+                #[doc(hidden)]
+                #thread_fn
+            )*
         }
     }
 }

@@ -159,12 +159,12 @@ impl SimBackend {
 /// One block being simulated.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockCtx {
-    kernel: &'static str,
-    linear: u32,
-    block_idx: Dim3,
-    block_dim: Dim3,
-    grid_dim: Dim3,
-    options: SimOptions,
+    pub(super) kernel: &'static str,
+    pub(super) linear: u32,
+    pub(super) block_idx: Dim3,
+    pub(super) block_dim: Dim3,
+    pub(super) grid_dim: Dim3,
+    pub(super) options: SimOptions,
     shared_races: bool,
     dynamic_shared_bytes: u32,
 }
@@ -356,7 +356,7 @@ impl BlockCtx {
         self.dynamic_shared_bytes as usize / std::mem::size_of::<T>()
     }
 
-    fn order(&self, n: usize, phase: u32) -> Vec<usize> {
+    pub(super) fn order(&self, n: usize, phase: u32) -> Vec<usize> {
         let mut v: Vec<usize> = (0..n).collect();
         match self.options.order {
             ThreadOrder::Forward => {}

@@ -23,6 +23,7 @@ mod exec;
 mod memory;
 mod methods;
 mod ops;
+mod phases;
 pub mod race;
 
 pub use cuphase_contract::Distribution;
@@ -31,6 +32,7 @@ pub use cuphase_contract::Distribution;
 pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Field, Global, Shared};
+pub use phases::{Agree, Run};
 pub use methods::{
     div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
     SimIntMethods, SimUnsigned,
@@ -111,6 +113,10 @@ pub enum Fault {
         /// This thread's value's bits.
         bits: u64,
     },
+    /// Threads of one block went different ways where the phase-split code needs them to go
+    /// one way (a condition or a loop exit on the path to a barrier), or a barrier that some
+    /// threads will never reach: the detail says which.
+    Divergence(String),
     /// A panic: division by zero, a zero step, ...
     Panic {
         /// Rust's message for it.
@@ -164,6 +170,11 @@ impl Fault {
                     "the promise of `assume_uniform` at {loc} is broken: thread {} saw {other_bits:#x} and thread {thread} saw {bits:#x} (the bits of the value)",
                     unlinear(u64::from(other_thread), block_dim)
                 ),
+            },
+            Fault::Divergence(detail) => Error::BarrierDivergence {
+                kernel,
+                block,
+                detail,
             },
             Fault::OutOfBounds {
                 array,

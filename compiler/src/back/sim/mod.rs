@@ -19,10 +19,12 @@ use crate::ir::*;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
+mod split;
+
 /// The generated simulator functions of one kernel.
 pub struct SimCode {
-    /// `async fn __cuphase_thread(...)`: one GPU thread.
-    pub thread_fn: TokenStream,
+    /// `async fn __cuphase_thread(...)`: one GPU thread, where the kernel is not phase-split.
+    pub thread_fn: Option<TokenStream>,
     /// `fn __cuphase_block(...)`: one block, allocating shared memory and running the threads.
     pub block_fn: TokenStream,
 }
@@ -43,6 +45,8 @@ struct Writer<'a> {
     array_names: Vec<Ident>,
     /// For the first field of a `&[P]` parameter, the parameter's name.
     base_names: Vec<Option<Ident>>,
+    /// The phase-split plan's state, when the kernel is written phase-split.
+    split: Option<split::Split>,
 }
 
 impl<'a> Writer<'a> {
@@ -79,6 +83,7 @@ impl<'a> Writer<'a> {
             local_names,
             array_names,
             base_names,
+            split: split::Split::of(k, types),
         }
     }
 
@@ -180,6 +185,13 @@ impl<'a> Writer<'a> {
                 let #name = #b.field::<#t>(#n, #label, |__c| &__c #(#path)*);
             });
         }
+        if let Some(split) = &self.split {
+            let block_fn = self.write_split(split, &shared_decls, &block_params, &local_decls);
+            return SimCode {
+                thread_fn: None,
+                block_fn,
+            };
+        }
         for (h, a) in k.arrays.iter() {
             if let ArrayKind::Local { dims, .. } = &a.kind {
                 let name = &self.array_names[h.index()];
@@ -216,7 +228,7 @@ impl<'a> Writer<'a> {
         };
         let _ = block_args;
         SimCode {
-            thread_fn,
+            thread_fn: Some(thread_fn),
             block_fn,
         }
     }
@@ -242,6 +254,45 @@ impl<'a> Writer<'a> {
         syn::Lifetime::new(&format!("'{name}"), site(self.k.labels.span(l).lo))
     }
 
+    /// The iterator of a `for` loop's values for the thread `__cx`.
+    fn for_range(&self, kind: &LoopKind, span: Span) -> TokenStream {
+        let LoopKind::For {
+            start,
+            end,
+            step,
+            distribution,
+            inclusive,
+            reverse,
+            ..
+        } = kind
+        else {
+            return quote!(::core::compile_error!("cuphase: not a for loop"));
+        };
+        let s = self.expr(*start);
+        let e = self.expr(*end);
+        let loc = self.loc(span);
+        let step = match step {
+            Some(st) => {
+                let st = self.expr(*st);
+                quote!(::core::option::Option::Some(::cuphase::__private::sim::step_of(#st, #loc)?))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        // The runtime's `Distribution` is the contract's, as the IR's is.
+        let dist = Ident::new(distribution.variant(), proc_macro2::Span::call_site());
+        let dist = quote!(__cx.distribution(::cuphase::__private::sim::Distribution::#dist));
+        match (reverse, inclusive) {
+            (Some(r), _) => {
+                let stepped = *r == Reverse::Stepped;
+                quote!(::cuphase::__private::sim::range_rev(#s, #e, #step, #inclusive, #stepped))
+            }
+            (None, true) => {
+                quote!(::cuphase::__private::sim::range_inclusive(#s, #e, #step, #dist))
+            }
+            (None, false) => quote!(::cuphase::__private::sim::range(#s, #e, #step, #dist)),
+        }
+    }
+
     /// One statement.
     fn stmt(&self, s: &Stmt, span: Span) -> TokenStream {
         match s {
@@ -253,6 +304,15 @@ impl<'a> Writer<'a> {
                 } else {
                     quote!()
                 };
+                if self.spilled(*local) {
+                    return match init {
+                        Some(e) => {
+                            let v = self.expr(*e);
+                            quote_spanned!(site(span.lo)=> #name[__t] = #v;)
+                        }
+                        None => quote!(),
+                    };
+                }
                 match init {
                     Some(e) => {
                         let v = self.expr(*e);
@@ -265,7 +325,7 @@ impl<'a> Writer<'a> {
                 let v = self.expr(*value);
                 match place {
                     Place::Local(l) => {
-                        let name = &self.local_names[l.index()];
+                        let name = self.local_place(*l);
                         match op {
                             None => quote_spanned!(site(span.lo)=> #name = #v;),
                             Some(op) => {
@@ -328,49 +388,18 @@ impl<'a> Writer<'a> {
                     let lt = self.label(l);
                     quote!(#lt:)
                 });
+                self.open_loop(*label);
                 let b = self.block(body);
+                self.close_loop();
                 match kind {
                     LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl loop { #b }),
                     LoopKind::While { cond } => {
                         let c = self.expr(*cond);
                         quote_spanned!(site(span.lo)=> #lbl while #c { #b })
                     }
-                    LoopKind::For {
-                        var,
-                        start,
-                        end,
-                        step,
-                        distribution,
-                        inclusive,
-                        reverse,
-                    } => {
+                    LoopKind::For { var, .. } => {
                         let name = &self.local_names[var.index()];
-                        let s = self.expr(*start);
-                        let e = self.expr(*end);
-                        let loc = self.loc(span);
-                        let step = match step {
-                            Some(st) => {
-                                let st = self.expr(*st);
-                                quote!(::core::option::Option::Some(::cuphase::__private::sim::step_of(#st, #loc)?))
-                            }
-                            None => quote!(::core::option::Option::None),
-                        };
-                        // The runtime's `Distribution` is the contract's, as the IR's is.
-                        let dist =
-                            Ident::new(distribution.variant(), proc_macro2::Span::call_site());
-                        let dist = quote!(__cx.distribution(::cuphase::__private::sim::Distribution::#dist));
-                        let range = match (reverse, inclusive) {
-                            (Some(r), _) => {
-                                let stepped = *r == Reverse::Stepped;
-                                quote!(::cuphase::__private::sim::range_rev(#s, #e, #step, #inclusive, #stepped))
-                            }
-                            (None, true) => {
-                                quote!(::cuphase::__private::sim::range_inclusive(#s, #e, #step, #dist))
-                            }
-                            (None, false) => {
-                                quote!(::cuphase::__private::sim::range(#s, #e, #step, #dist))
-                            }
-                        };
+                        let range = self.for_range(kind, span);
                         quote_spanned! {site(span.lo)=>
                             #lbl for #name in #range { #b }
                         }
@@ -378,14 +407,24 @@ impl<'a> Writer<'a> {
                 }
             }
             Stmt::Break { label } => {
+                if let Some(exit) = self.split_exit(*label, false, span) {
+                    return exit;
+                }
                 let l = label.map(|l| self.label(l));
                 quote_spanned!(site(span.lo)=> break #l;)
             }
             Stmt::Continue { label } => {
+                if let Some(exit) = self.split_exit(*label, true, span) {
+                    return exit;
+                }
                 let l = label.map(|l| self.label(l));
                 quote_spanned!(site(span.lo)=> continue #l;)
             }
+            Stmt::Return if self.split.is_some() => self.split_return(),
             Stmt::Return => quote_spanned!(site(span.lo)=> return ::core::result::Result::Ok(());),
+            Stmt::Barrier { .. } if self.split.is_some() => {
+                quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: a barrier inside a thread loop (internal error of the simulator writer)");)
+            }
             Stmt::Barrier { .. } => {
                 let loc = self.loc(span);
                 quote_spanned!(site(span.lo)=> __cx.barrier(#loc).await;)
@@ -428,7 +467,7 @@ impl<'a> Writer<'a> {
                 }};
                 match result {
                     Some(r) => {
-                        let rn = &self.local_names[r.index()];
+                        let rn = self.local_place(*r);
                         quote_spanned!(site(span.lo)=> #rn = #call;)
                     }
                     None => quote_spanned!(site(span.lo)=> let _ = #call;),
@@ -469,7 +508,7 @@ impl<'a> Writer<'a> {
                 let (Some(v), Some(r)) = (value, result) else {
                     return quote_spanned!(site(span.lo)=> __cx.warp(#kind, 0, 0, #loc).await;);
                 };
-                let rn = &self.local_names[r.index()];
+                let rn = self.local_place(*r);
                 let vt = self.types.expr(*v);
                 let ty = scalar_tokens(vt, span);
                 let v = self.expr(*v);
@@ -520,7 +559,11 @@ impl<'a> Writer<'a> {
             Expr::Local(l) => {
                 let name = &self.local_names[l.index()];
                 let name = Ident::new(&name.to_string(), site(span.lo));
-                quote!(#name)
+                if self.spilled(*l) {
+                    quote!(#name[__t])
+                } else {
+                    quote!(#name)
+                }
             }
             Expr::Builtin { builtin, axis } => {
                 let a = Ident::new(axis.name(), site(span.lo));
