@@ -26,6 +26,8 @@ pub mod locals;
 pub mod methods;
 #[path = "in/neighbor_reuse.rs"]
 pub mod neighbor_reuse;
+#[path = "in/phases.rs"]
+pub mod phases;
 #[path = "in/ports.rs"]
 pub mod ports;
 #[path = "in/races.rs"]

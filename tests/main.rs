@@ -17,6 +17,7 @@ mod layering;
 mod methods;
 mod nvrtc;
 mod options;
+mod phases;
 mod ports;
 mod runtime;
 mod samples;

@@ -165,8 +165,8 @@ pub struct BlockCtx {
     pub(super) block_dim: Dim3,
     pub(super) grid_dim: Dim3,
     pub(super) options: SimOptions,
-    shared_races: bool,
-    dynamic_shared_bytes: u32,
+    pub(super) shared_races: bool,
+    pub(super) dynamic_shared_bytes: u32,
 }
 
 /// The indices of one GPU thread.
@@ -266,38 +266,45 @@ impl Future for WarpFuture {
 }
 
 /// The results of one warp operation that every thread of a block of `inputs.len()` threads
-/// reached: lanes are consecutive linear thread ids, 32 per warp, fewer in a partial last warp;
-/// a lane that does not exist is never read (the thread keeps its own value).
+/// reached: lanes are consecutive linear thread ids, 32 per warp, fewer in a partial last warp.
 fn warp_results(inputs: &[(WarpOp, u64, u32)]) -> Vec<u64> {
-    let n = inputs.len();
-    (0..n)
-        .map(|t| {
-            let (kind, own, arg) = inputs[t];
-            let lane = t % 32;
-            let base = t - lane;
-            let lanes = (n - base).min(32);
-            let read = |src: Option<usize>| match src {
-                Some(s) if s < lanes => inputs[base + s].1,
-                _ => own,
-            };
-            let arg = arg as usize;
-            let warp = &inputs[base..base + lanes];
-            match kind {
-                WarpOp::Sync => 0,
-                WarpOp::Shuffle => read(Some(arg % 32)),
-                WarpOp::ShuffleXor => read(Some(lane ^ (arg % 32))),
-                WarpOp::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
-                WarpOp::ShuffleDown => read((arg < 32).then(|| lane + arg)),
-                WarpOp::Ballot => warp
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, i)| i.1 != 0)
-                    .fold(0u64, |m, (l, _)| m | (1u64 << l)),
-                WarpOp::All => u64::from(warp.iter().all(|i| i.1 != 0)),
-                WarpOp::Any => u64::from(warp.iter().any(|i| i.1 != 0)),
-            }
-        })
-        .collect()
+    let mut out = Vec::with_capacity(inputs.len());
+    for warp in inputs.chunks(32) {
+        let lanes: Vec<(u64, u32)> = warp.iter().map(|&(_, v, a)| (v, a)).collect();
+        out.extend_from_slice(&exchange(warp[0].0, &lanes)[..warp.len()]);
+    }
+    out
+}
+
+/// The results of warp operation `kind` for each lane of one warp, given each lane's value
+/// bits and argument (lane, mask or distance): a lane that does not exist (past a partial
+/// warp's end) is never read, the reading thread keeps its own value.
+pub fn exchange(kind: WarpOp, lanes: &[(u64, u32)]) -> [u64; 32] {
+    let n = lanes.len().min(32);
+    let mut out = [0u64; 32];
+    for (lane, slot) in out.iter_mut().enumerate().take(n) {
+        let (own, arg) = lanes[lane];
+        let read = |src: Option<usize>| match src {
+            Some(s) if s < n => lanes[s].0,
+            _ => own,
+        };
+        let arg = arg as usize;
+        *slot = match kind {
+            WarpOp::Sync => 0,
+            WarpOp::Shuffle => read(Some(arg % 32)),
+            WarpOp::ShuffleXor => read(Some(lane ^ (arg % 32))),
+            WarpOp::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
+            WarpOp::ShuffleDown => read((arg < 32).then(|| lane + arg)),
+            WarpOp::Ballot => lanes[..n]
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.0 != 0)
+                .fold(0u64, |m, (l, _)| m | (1u64 << l)),
+            WarpOp::All => u64::from(lanes[..n].iter().all(|i| i.0 != 0)),
+            WarpOp::Any => u64::from(lanes[..n].iter().any(|i| i.0 != 0)),
+        };
+    }
+    out
 }
 
 /// The future of one barrier: pending once (the scheduler then knows where the thread waits),

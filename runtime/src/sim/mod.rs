@@ -30,7 +30,7 @@ pub use cuphase_contract::Distribution;
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
-pub use exec::{BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
+pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Field, Global, Shared};
 pub use phases::{Agree, Run};
 pub use methods::{

@@ -36,6 +36,12 @@ pub struct Run<'b> {
     tracks: bool,
     /// The permutation of the phase (empty in the forward order).
     order: Box<[Cell<u32>]>,
+    /// The warps in the order of the phase (by their first thread in `order`; empty in the
+    /// forward order).
+    warp_seq: Box<[Cell<u32>]>,
+    /// Per warp `w`, at `32 * w + k`: the lane that runs `k`-th (in `order`'s order; empty in
+    /// the forward order).
+    lane_seq: Box<[Cell<u32>]>,
     /// Per thread: [`RUNNING`], [`RETURNED`], or the code of the loop exit it takes.
     exit: Box<[Cell<u32>]>,
     phase: Cell<u32>,
@@ -71,6 +77,8 @@ impl<'b> Run<'b> {
             idx: idx.into_boxed_slice(),
             tracks: block.options.race_detection || promises,
             order: Box::new([]),
+            warp_seq: Box::new([]),
+            lane_seq: Box::new([]),
             exit: if exits {
                 (0..n).map(|_| Cell::new(RUNNING)).collect()
             } else {
@@ -84,15 +92,101 @@ impl<'b> Run<'b> {
         };
         match block.options.order {
             ThreadOrder::Forward => run,
-            _ => Run {
-                order: block
-                    .order(n, 0)
-                    .into_iter()
-                    .map(|t| Cell::new(t as u32))
-                    .collect(),
-                ..run
-            },
+            _ => {
+                let warps = n.div_ceil(32);
+                let run = Run {
+                    order: (0..n).map(|_| Cell::new(0)).collect(),
+                    warp_seq: (0..warps).map(|_| Cell::new(0)).collect(),
+                    lane_seq: (0..n).map(|_| Cell::new(0)).collect(),
+                    ..run
+                };
+                run.reorder(0);
+                run
+            }
         }
+    }
+
+    /// Draws the thread order of `phase` (not the forward order).
+    fn reorder(&self, phase: u32) {
+        let perm = self.block.order(self.n, phase);
+        let mut seen = vec![false; self.warp_seq.len()];
+        let mut next_warp = 0;
+        let mut fill = vec![0usize; self.warp_seq.len()];
+        for (slot, &t) in self.order.iter().zip(&perm) {
+            slot.set(t as u32);
+            let w = t / 32;
+            if !seen[w] {
+                seen[w] = true;
+                self.warp_seq[next_warp].set(w as u32);
+                next_warp += 1;
+            }
+            self.lane_seq[32 * w + fill[w]].set(t as u32);
+            fill[w] += 1;
+        }
+    }
+
+    /// The number of warps in the block (the last may be partial).
+    #[inline(always)]
+    pub fn warps(&self) -> usize {
+        self.n.div_ceil(32)
+    }
+
+    /// The warp that runs `k`-th in this phase.
+    #[inline(always)]
+    pub fn warp_at(&self, k: usize) -> usize {
+        match self.warp_seq.get(k) {
+            Some(w) => w.get() as usize,
+            None => k,
+        }
+    }
+
+    /// The number of lanes of warp `w`.
+    #[inline(always)]
+    pub fn lanes(&self, w: usize) -> usize {
+        (self.n - 32 * w).min(32)
+    }
+
+    /// The thread of warp `w` that runs `k`-th in this phase.
+    #[inline(always)]
+    pub fn lane_at(&self, w: usize, k: usize) -> usize {
+        match self.lane_seq.get(32 * w + k) {
+            Some(t) => t.get() as usize,
+            None => 32 * w + k,
+        }
+    }
+
+    /// Whether every lane of warp `w` has returned.
+    pub fn warp_done(&self, w: usize) -> bool {
+        (32 * w..32 * w + self.lanes(w)).all(|t| self.exited(t))
+    }
+
+    /// The first live lane of warp `w` in the phase's order, which evaluates what the
+    /// compiler proved warp-uniform for the whole warp.
+    pub fn first_live_lane(&self, w: usize) -> usize {
+        (0..self.lanes(w))
+            .map(|k| self.lane_at(w, k))
+            .find(|&t| !self.exited(t))
+            .unwrap_or(32 * w)
+    }
+
+    /// Before a warp operation at `loc`: every lane of warp `w` must be there.
+    pub fn check_warp(&self, w: usize, loc: &'static Loc) -> Result<(), Fault> {
+        let lanes = 32 * w..32 * w + self.lanes(w);
+        let gone = lanes.clone().filter(|&t| self.exited(t)).count();
+        if gone == 0 {
+            return Ok(());
+        }
+        Err(Fault::Divergence(format!(
+            "the warp of thread {} does not meet at one warp operation: {} lane(s) wait at {loc}; {gone} lane(s) have finished",
+            unlinear(32 * w as u64, self.block.block_dim),
+            lanes.len() - gone,
+        )))
+    }
+
+    /// After code that lanes of warp `w` may leave by a loop exit to a loop of the warp: the
+    /// exit every live lane takes (0 when none takes one).
+    pub fn resolve_warp(&self, w: usize) -> Result<u32, Fault> {
+        self.resolve_in(32 * w..32 * w + self.lanes(w))
     }
 
     /// The number of threads in the block.
@@ -190,13 +284,21 @@ impl<'b> Run<'b> {
     /// (0 when none takes one). Threads that take different exits, or some an exit and others
     /// none, diverge: a loop that holds a barrier must be left by the whole block at once.
     pub fn resolve(&self) -> Result<u32, Fault> {
+        self.resolve_in(0..self.n)
+    }
+
+    fn resolve_in(&self, threads: std::ops::Range<usize>) -> Result<u32, Fault> {
         if self.pending.get() == 0 {
             return Ok(0);
         }
         let mut first: Option<(u32, usize)> = None;
         let mut other: Option<(u32, usize)> = None;
-        for (t, e) in self.exit.iter().enumerate() {
-            let code = e.get();
+        let mut taken = 0;
+        for t in threads.clone() {
+            let code = self.exit.get(t).map_or(RUNNING, Cell::get);
+            if code > RETURNED {
+                taken += 1;
+            }
             if code == RETURNED {
                 continue;
             }
@@ -211,7 +313,11 @@ impl<'b> Run<'b> {
             .get()
             .map_or_else(String::new, |l| format!(" at {l}"));
         if let (Some((a, ta)), Some((b, tb))) = (first, other) {
-            let says = |c: u32| if c == RUNNING { "stays in the loop" } else { "leaves it" };
+            let says = |c: u32| match c {
+                RUNNING => "goes on",
+                c if c % 2 == 0 => "breaks out of it",
+                _ => "continues it",
+            };
             return Err(Fault::Divergence(format!(
                 "threads of the block leave a loop that holds a barrier at different times{at}: thread {} {} and thread {} {}",
                 unlinear(ta as u64, self.block.block_dim),
@@ -220,13 +326,18 @@ impl<'b> Run<'b> {
                 says(b),
             )));
         }
-        for e in self.exit.iter() {
-            if e.get() != RETURNED {
-                e.set(RUNNING);
+        for t in threads {
+            if let Some(e) = self.exit.get(t) {
+                if e.get() != RETURNED {
+                    e.set(RUNNING);
+                }
             }
         }
-        self.pending.set(0);
-        self.pending_loc.set(None);
+        let left = self.pending.get() - taken;
+        self.pending.set(left);
+        if left == 0 {
+            self.pending_loc.set(None);
+        }
         Ok(first.map_or(0, |(c, _)| c))
     }
 
@@ -250,13 +361,7 @@ impl<'b> Run<'b> {
         let phase = self.phase.get().wrapping_add(1);
         self.phase.set(phase);
         if !self.order.is_empty() {
-            for (slot, t) in self
-                .order
-                .iter()
-                .zip(self.block.order(self.n, phase))
-            {
-                slot.set(t as u32);
-            }
+            self.reorder(phase);
         }
         Ok(())
     }
@@ -312,5 +417,123 @@ impl Agree {
             (Some((v, _)), None) => Ok(v),
             (None, _) => Ok(false),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimOptions;
+
+    static AT: Loc = Loc {
+        file: "k.rs",
+        line: 9,
+        col: 5,
+    };
+
+    fn block(threads: u32, order: ThreadOrder) -> BlockCtx {
+        BlockCtx {
+            kernel: "k",
+            linear: 0,
+            block_idx: Dim3::new(0, 0, 0),
+            block_dim: Dim3::new(threads, 1, 1),
+            grid_dim: Dim3::new(1, 1, 1),
+            options: SimOptions {
+                order,
+                ..SimOptions::default()
+            },
+            shared_races: false,
+            dynamic_shared_bytes: 0,
+        }
+    }
+
+    fn detail(f: Fault) -> String {
+        match f {
+            Fault::Divergence(d) => d,
+            other => panic!("expected divergence, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_order_is_a_permutation_of_threads_and_of_each_warps_lanes() {
+        for order in [
+            ThreadOrder::Forward,
+            ThreadOrder::Reverse,
+            ThreadOrder::Shuffle(3),
+        ] {
+            let b = block(80, order);
+            let run = Run::new(&b, false, false);
+            let mut seen: Vec<usize> = (0..80).map(|k| run.thread_at(k)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..80).collect::<Vec<_>>(), "{order:?}");
+            let mut warps: Vec<usize> = (0..run.warps()).map(|k| run.warp_at(k)).collect();
+            warps.sort_unstable();
+            assert_eq!(warps, vec![0, 1, 2], "{order:?}");
+            for w in 0..3 {
+                let mut lanes: Vec<usize> = (0..run.lanes(w)).map(|k| run.lane_at(w, k)).collect();
+                lanes.sort_unstable();
+                let first = 32 * w;
+                assert_eq!(lanes, (first..(first + 32).min(80)).collect::<Vec<_>>());
+            }
+        }
+        let b = block(64, ThreadOrder::Reverse);
+        let run = Run::new(&b, false, false);
+        assert_eq!((run.thread_at(0), run.warp_at(0), run.lane_at(1, 0)), (63, 1, 63));
+    }
+
+    #[test]
+    fn a_barrier_after_some_threads_returned_is_divergence() {
+        let b = block(8, ThreadOrder::Forward);
+        let run = Run::new(&b, true, false);
+        run.retire(2);
+        run.retire(5);
+        let d = detail(run.barrier(&AT).unwrap_err());
+        assert_eq!(
+            d,
+            "6 thread(s) wait at the barrier at k.rs:9:5 (first: thread (0, 0, 0)); 2 thread(s) have already finished and will never arrive"
+        );
+        assert!(!run.all_returned() && run.exited(2) && !run.exited(3));
+        assert_eq!(run.first_live(), 0);
+    }
+
+    #[test]
+    fn loop_exits_resolve_when_every_live_thread_takes_the_same() {
+        let b = block(4, ThreadOrder::Forward);
+        let run = Run::new(&b, true, false);
+        run.retire(0);
+        for t in 1..4 {
+            run.leave(t, 6, &AT);
+        }
+        assert_eq!(run.resolve().unwrap(), 6);
+        assert!(!run.exited(1) && run.exited(0));
+        assert_eq!(run.resolve().unwrap(), 0, "nothing pending");
+        run.leave(1, 6, &AT);
+        run.leave(2, 7, &AT);
+        let d = detail(run.resolve().unwrap_err());
+        assert_eq!(
+            d,
+            "threads of the block leave a loop that holds a barrier at different times at k.rs:9:5: thread (1, 0, 0) breaks out of it and thread (2, 0, 0) continues it"
+        );
+    }
+
+    #[test]
+    fn a_warp_operation_needs_every_lane_and_votes_need_agreement() {
+        let b = block(40, ThreadOrder::Forward);
+        let run = Run::new(&b, true, false);
+        assert!(run.check_warp(0, &AT).is_ok());
+        run.retire(35);
+        let d = detail(run.check_warp(1, &AT).unwrap_err());
+        assert_eq!(
+            d,
+            "the warp of thread (32, 0, 0) does not meet at one warp operation: 7 lane(s) wait at k.rs:9:5; 1 lane(s) have finished"
+        );
+        assert_eq!(run.first_live_lane(1), 32);
+        let mut agree = Agree::new();
+        agree.add(0, true);
+        agree.add(1, true);
+        assert!(agree.value(&run, &AT).unwrap());
+        agree.add(4, false);
+        let d = detail(agree.value(&run, &AT).unwrap_err());
+        assert!(d.contains("thread (0, 0, 0) sees true and thread (4, 0, 0) sees false"), "{d}");
     }
 }

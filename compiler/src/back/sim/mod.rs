@@ -19,7 +19,11 @@ use crate::ir::*;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
+mod plan;
 mod split;
+#[cfg(test)]
+mod tests;
+mod warps;
 
 /// The generated simulator functions of one kernel.
 pub struct SimCode {
@@ -46,7 +50,7 @@ struct Writer<'a> {
     /// For the first field of a `&[P]` parameter, the parameter's name.
     base_names: Vec<Option<Ident>>,
     /// The phase-split plan's state, when the kernel is written phase-split.
-    split: Option<split::Split>,
+    split: Option<plan::Split>,
 }
 
 impl<'a> Writer<'a> {
@@ -83,7 +87,7 @@ impl<'a> Writer<'a> {
             local_names,
             array_names,
             base_names,
-            split: split::Split::of(k, types),
+            split: plan::Split::of(k, types),
         }
     }
 

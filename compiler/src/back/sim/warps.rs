@@ -1,0 +1,239 @@
+//! Warp regions of phase-split code: statements between two barriers that hold warp
+//! operations run as a loop over the block's warps, each warp's part cut at its warp
+//! operations into loops over its lanes.
+//!
+//! A warp operation gathers every lane's value in one lane loop, computes the results for the
+//! whole warp (the runtime's `exchange`, the same as the one-future-a-thread scheduler's) and
+//! hands them out in another; a lane that returned before it is a divergence error, as on that
+//! scheduler. Control flow that holds warp operations is warp-uniform (the warp-level pass of
+//! the uniformity analysis proved it), so its conditions are evaluated once per warp, by the
+//! warp's first live lane. The plan sends kernels whose warp regions need more (a loop exit
+//! from a warp region to a loop outside it, a promise in a warp-level condition) to the
+//! one-future-a-thread scheduler.
+//!
+//! Takes the [`WItem`] plan of a warp region; gives its Rust code.
+
+use super::plan::{mark_expr, mark_stmts, Scope, Split, WItem};
+use super::Writer;
+use crate::back::rust_types::{scalar_tokens, site};
+use crate::ir::*;
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned};
+
+impl Writer<'_> {
+    /// The loop over the warps running `items`.
+    pub(super) fn warp_region(&self, split: &Split, items: &[WItem<'_>]) -> TokenStream {
+        let body = self.witems(split, items);
+        let returned = split.returns.then(|| {
+            quote! {
+                if __run.all_returned() {
+                    return ::core::result::Result::Ok(());
+                }
+            }
+        });
+        quote! {
+            '__warps: for __wk in 0..__run.warps() {
+                let __w = __run.warp_at(__wk);
+                #body
+            }
+            #returned
+        }
+    }
+
+    fn witems(&self, split: &Split, items: &[WItem<'_>]) -> TokenStream {
+        let code = items.iter().map(|item| self.witem(split, item));
+        quote!(#(#code)*)
+    }
+
+    /// A loop over the live lanes of warp `__w` running `body` for each.
+    fn lane_loop(&self, split: &Split, used: Vec<bool>, body: TokenStream) -> TokenStream {
+        let prelude = self.thread_prelude(split, used);
+        let skip = split.returns.then(|| {
+            quote! {
+                if __run.exited(__t) {
+                    continue;
+                }
+            }
+        });
+        quote! {
+            for __k in 0..__run.lanes(__w) {
+                let __t = __run.lane_at(__w, __k);
+                #skip
+                #prelude
+                #body
+            }
+        }
+    }
+
+    /// `value` as the first live lane of warp `__w` computes it: a value the compiler proved
+    /// warp-uniform. A warp whose lanes have all returned has nothing left to run.
+    fn once_per_warp(&self, split: &Split, e: Handle<Expr>) -> TokenStream {
+        let mut used = vec![false; self.k.locals.len()];
+        mark_expr(self.k, e, &mut used);
+        let prelude = self.thread_prelude(split, used);
+        let value = self.expr(e);
+        let done = split.returns.then(|| {
+            quote! {
+                if __run.warp_done(__w) {
+                    continue '__warps;
+                }
+            }
+        });
+        quote!({
+            #done
+            let __t = __run.first_live_lane(__w);
+            #prelude
+            #value
+        })
+    }
+
+    fn witem(&self, split: &Split, item: &WItem<'_>) -> TokenStream {
+        match item {
+            WItem::Lanes(stmts) => {
+                let outer = split.scope.replace(Scope {
+                    active: true,
+                    ..Scope::default()
+                });
+                let body: Vec<TokenStream> =
+                    stmts.iter().map(|(s, sp)| self.stmt(s, *sp)).collect();
+                let scope = split.scope.replace(outer);
+                let body = if scope.returns || !scope.exits.is_empty() {
+                    quote!('__thread: { #(#body)* })
+                } else {
+                    quote!(#(#body)*)
+                };
+                let mut used = vec![false; self.k.locals.len()];
+                mark_stmts(self.k, stmts, &mut used);
+                let each = self.lane_loop(split, used, body);
+                let resolve = (!scope.exits.is_empty()).then(|| {
+                    let arms = scope.exits.iter().map(|(c, a)| quote!(#c => #a,));
+                    quote! {
+                        match __run.resolve_warp(__w)? {
+                            #(#arms)*
+                            _ => {}
+                        }
+                    }
+                });
+                quote!(#each #resolve)
+            }
+            WItem::Op(s, span) => self.warp_op(split, s, *span),
+            WItem::If {
+                cond,
+                accept,
+                reject,
+                span,
+            } => {
+                let c = self.once_per_warp(split, *cond);
+                let a = self.witems(split, accept);
+                let r = self.witems(split, reject);
+                quote_spanned!(site(span.lo)=> if #c { #a } else { #r })
+            }
+            WItem::Loop {
+                label,
+                kind,
+                body,
+                span,
+            } => {
+                let id = split.next_loop.get();
+                split.next_loop.set(id + 1);
+                let lbl = super::split::loop_label(id);
+                split.loops.borrow_mut().push((*label, id));
+                let b = self.witems(split, body);
+                split.loops.borrow_mut().pop();
+                match kind {
+                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl: loop { #b }),
+                    LoopKind::While { cond } => {
+                        let c = self.once_per_warp(split, *cond);
+                        quote_spanned!(site(span.lo)=> #lbl: loop {
+                            if !#c {
+                                break;
+                            }
+                            #b
+                        })
+                    }
+                    LoopKind::For {
+                        var,
+                        start,
+                        end,
+                        step,
+                        ..
+                    } => {
+                        let mut used = vec![false; self.k.locals.len()];
+                        for e in [Some(*start), Some(*end), *step].into_iter().flatten() {
+                            mark_expr(self.k, e, &mut used);
+                        }
+                        let prelude = self.thread_prelude(split, used);
+                        let range = self.for_range(kind, *span);
+                        let name = &self.local_names[var.index()];
+                        quote_spanned!(site(span.lo)=> #lbl: for #name in {
+                            let __t = __run.first_live_lane(__w);
+                            #prelude
+                            #range
+                        } { #b })
+                    }
+                }
+            }
+            WItem::Scope(inner) => {
+                let b = self.witems(split, inner);
+                quote!({ #b })
+            }
+        }
+    }
+
+    /// One warp operation for warp `__w`: the lanes' values in, the results out.
+    fn warp_op(&self, split: &Split, s: &Stmt, span: Span) -> TokenStream {
+        let Stmt::Warp {
+            op,
+            value,
+            lane,
+            result,
+        } = s
+        else {
+            return quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: not a warp operation (internal error of the simulator writer)"););
+        };
+        let loc = self.loc(span);
+        let kind = Ident::new(op.variant(), site(span.lo));
+        let kind = quote!(::cuphase::__private::sim::WarpKind::#kind);
+        let check = quote!(__run.check_warp(__w, #loc)?;);
+        let (Some(v), Some(r)) = (value, result) else {
+            return check;
+        };
+        let mut used = vec![false; self.k.locals.len()];
+        for e in s.operands() {
+            mark_expr(self.k, e, &mut used);
+        }
+        let ty = scalar_tokens(self.types.expr(*v), span);
+        let v = self.expr(*v);
+        let arg = match lane {
+            Some(l) => {
+                let l = self.expr(*l);
+                quote!((#l) as u32)
+            }
+            None => quote!(0u32),
+        };
+        let gather = self.lane_loop(
+            split,
+            used,
+            quote!(__in[__t - 32 * __w] = (<#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg);),
+        );
+        let out = quote!(__out[__t - 32 * __w]);
+        let value = match op {
+            WarpOp::Ballot => quote!(#out as u32),
+            WarpOp::All | WarpOp::Any => quote!(#out != 0),
+            _ => quote!(<#ty as ::cuphase::Scalar>::from_lane_bits(#out)),
+        };
+        let rn = self.local_place(*r);
+        let hand_out = self.lane_loop(
+            split,
+            vec![false; self.k.locals.len()],
+            quote!(#rn = #value;),
+        );
+        quote_spanned!(site(span.lo)=> {
+            #check
+            let mut __in = [(0u64, 0u32); 32];
+            #gather
+            let __out = ::cuphase::__private::sim::exchange(#kind, &__in[..__run.lanes(__w)]);
+            #hand_out
+        })
+    }
+}
