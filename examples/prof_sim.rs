@@ -38,7 +38,7 @@ pub fn block_reduce(partial: &mut [f32], input: &[f32]) {
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
-    let dev = Device::cpu_with(SimOptions { race_detection: false, order: ThreadOrder::Forward, trust_compiler: true }).unwrap();
+    let dev = Device::cpu_with(SimOptions { race_detection: std::env::var("RACES").is_ok(), order: ThreadOrder::Forward, trust_compiler: true }).unwrap();
     let n = 1 << 20;
     let input = dev.upload(&vec![1.0f32; n]).unwrap();
     let mut out = dev.zeros::<f32>(n).unwrap();

@@ -28,6 +28,9 @@ pub struct Buffer<T: Element> {
     storage: Storage<T>,
     len: usize,
     device: Device,
+    /// On the simulator: the race-detection shadow of the launches that write the buffer,
+    /// made by the first and kept for the next (see [`GlobalShadow`]).
+    shadow: std::sync::OnceLock<GlobalShadow>,
 }
 
 impl<T: Element> std::fmt::Debug for Buffer<T> {
@@ -78,6 +81,7 @@ impl<T: Element> Buffer<T> {
             storage,
             len: data.len(),
             device: device.clone(),
+            shadow: std::sync::OnceLock::new(),
         })
     }
 
@@ -94,6 +98,7 @@ impl<T: Element> Buffer<T> {
             storage,
             len,
             device: device.clone(),
+            shadow: std::sync::OnceLock::new(),
         })
     }
 
@@ -107,6 +112,7 @@ impl<T: Element> Buffer<T> {
                     storage: Storage::Cuda(slice),
                     len,
                     device: device.clone(),
+                    shadow: std::sync::OnceLock::new(),
                 })
             }
             _ => Err(Error::WrongDevice {
@@ -126,6 +132,7 @@ impl<T: Element> Buffer<T> {
                 storage,
                 len: self.len,
                 device: self.device,
+                shadow: self.shadow,
             }),
         }
     }
@@ -265,8 +272,13 @@ impl<T: Element> Buffer<T> {
     ) -> Result<SimArg<'_, T>, Error> {
         match &self.storage {
             Storage::Sim(cells) if self.device.same_as_sim(sim) => {
-                let shadow = (written && sim.options().race_detection)
-                    .then(|| GlobalShadow::new(cells.len().saturating_mul(T::LEAVES)));
+                let shadow = (written && sim.options().race_detection).then(|| {
+                    let shadow = self.shadow.get_or_init(|| {
+                        GlobalShadow::new(cells.len().saturating_mul(T::LEAVES))
+                    });
+                    shadow.begin_launch();
+                    shadow
+                });
                 Ok(SimArg {
                     cells,
                     name,
@@ -283,12 +295,12 @@ impl<T: Element> Buffer<T> {
 pub struct SimArg<'a, T: Element> {
     cells: &'a [T::Cell],
     name: &'static str,
-    shadow: Option<GlobalShadow>,
+    shadow: Option<&'a GlobalShadow>,
 }
 
 impl<T: Element> SimArg<'_, T> {
     /// The kernel's view.
     pub fn view(&self) -> Global<'_, T> {
-        Global::new(self.cells, self.name, self.shadow.as_ref())
+        Global::new(self.cells, self.name, self.shadow)
     }
 }

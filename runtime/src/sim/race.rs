@@ -18,7 +18,7 @@
 
 use super::{Fault, Loc};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Who is running: set by the block scheduler before it polls a thread.
@@ -305,19 +305,46 @@ struct Element {
     readers: [Slot; 2],
 }
 
+impl Element {
+    /// Forgets every access (a new launch).
+    fn clear(&self) {
+        for s in std::iter::once(&self.writer).chain(&self.readers) {
+            s.who.store(0, Ordering::Relaxed);
+            s.loc.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A page of a [`GlobalShadow`]: its slots, allocated on the first access, and the launch
+/// they belong to.
+#[derive(Default)]
+struct Page {
+    /// The epoch of the launch whose accesses the slots hold ([`BUSY`] while a thread clears
+    /// them for a new one).
+    epoch: AtomicU32,
+    slots: OnceLock<Box<[Element]>>,
+}
+
+/// A page epoch: being cleared.
+const BUSY: u32 = u32::MAX;
+
 /// Shadow slots a page of a [`GlobalShadow`] holds.
 const PAGE: usize = 512;
 
-/// The shadow of a buffer in global memory during one launch: 48 bytes per element (or per
-/// scalar field of an element of structs) that the launch touches, allocated a page of
-/// 512 slots (`PAGE`) at a time on the first access into it. A launch that touches a few elements
-/// of a large buffer pays for the pages it touches and one pointer per page, not for the
-/// buffer (a 2^24-element buffer has 32,768 page pointers; each launch starts with no page).
+/// The shadow of a buffer in global memory: 48 bytes per element (or per scalar field of an
+/// element of structs) that launches touch, allocated a page of 512 slots (`PAGE`) at a time
+/// on the first access into it, and kept with the buffer from launch to launch. Each launch
+/// is an epoch: a page whose epoch is an earlier launch's is cleared on the launch's first
+/// access into it, so a launch that touches a few elements of a large buffer pays for the
+/// pages it touches and one pointer per page, never for the buffer (a 2^24-element buffer has
+/// 32,768 page pointers), and a loop of launches over the same elements allocates once.
 /// Small pages keep scattered accesses cheap: a launch down one column of a row-major matrix
 /// touches a page per row.
 pub struct GlobalShadow {
     len: usize,
-    pages: Box<[OnceLock<Box<[Element]>>]>,
+    pages: Box<[Page]>,
+    /// The launch running now.
+    epoch: AtomicU32,
 }
 
 fn loc_of(p: usize) -> Option<&'static Loc> {
@@ -338,28 +365,74 @@ impl GlobalShadow {
     pub fn new(len: usize) -> Self {
         GlobalShadow {
             len,
-            pages: (0..len.div_ceil(PAGE)).map(|_| OnceLock::new()).collect(),
+            pages: (0..len.div_ceil(PAGE)).map(|_| Page::default()).collect(),
+            epoch: AtomicU32::new(1),
         }
     }
 
-    /// The shadow of slot `slot`, its page allocated if this is the first access into it;
-    /// `None` past the end.
+    /// Starts a new launch: the accesses of earlier ones are forgotten (each page as the
+    /// launch first touches it). Called with the buffer borrowed mutably by the launch, so no
+    /// other launch uses the shadow meanwhile.
+    pub fn begin_launch(&self) {
+        let next = self.epoch.load(Ordering::Relaxed).wrapping_add(1);
+        if next == BUSY || next == 0 {
+            // The epochs wrapped: no page may keep an epoch a later launch could reuse.
+            for p in self.pages.iter() {
+                p.epoch.store(0, Ordering::Relaxed);
+                if let Some(slots) = p.slots.get() {
+                    slots.iter().for_each(Element::clear);
+                }
+            }
+            self.epoch.store(1, Ordering::Release);
+        } else {
+            self.epoch.store(next, Ordering::Release);
+        }
+    }
+
+    /// The shadow of slot `slot` for the running launch, its page allocated if this is the
+    /// first access into it ever, cleared if it is the launch's first; `None` past the end.
     #[inline(always)]
     fn element(&self, slot: usize) -> Option<&Element> {
         let page = self.pages.get(slot / PAGE)?;
         let start = slot - slot % PAGE;
-        let elements = page.get_or_init(|| {
+        let elements = page.slots.get_or_init(|| {
             let n = self.len.saturating_sub(start).min(PAGE);
             (0..n).map(|_| Element::default()).collect()
         });
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        if page.epoch.load(Ordering::Acquire) != epoch {
+            Self::refresh(page, elements, epoch);
+        }
         elements.get(slot % PAGE)
+    }
+
+    /// Clears `page` for launch `epoch`, or waits while another thread does.
+    #[cold]
+    fn refresh(page: &Page, elements: &[Element], epoch: u32) {
+        loop {
+            let e = page.epoch.load(Ordering::Acquire);
+            if e == epoch {
+                return;
+            }
+            if e != BUSY
+                && page
+                    .epoch
+                    .compare_exchange(e, BUSY, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                elements.iter().for_each(Element::clear);
+                page.epoch.store(epoch, Ordering::Release);
+                return;
+            }
+            std::hint::spin_loop();
+        }
     }
 
     /// How many slots have shadow state (whole pages touched so far).
     pub fn allocated(&self) -> usize {
         self.pages
             .iter()
-            .filter_map(|p| p.get())
+            .filter_map(|p| p.slots.get())
             .map(|p| p.len())
             .sum()
     }
@@ -515,5 +588,27 @@ mod tests {
         // Past the end: no shadow, no page.
         s.write("out", len, false, &AT).unwrap();
         assert_eq!(s.allocated(), PAGE + 5);
+        // The next launch forgets this one's accesses, and keeps the pages.
+        s.begin_launch();
+        run_as(0, 1);
+        s.write("out", 3, false, &AT).unwrap();
+        s.write("out", len - 1, false, &AT).unwrap();
+        assert_eq!(s.allocated(), PAGE + 5);
+        run_as(2, 0);
+        assert!(s.read("out", 3, false, &AT).is_err(), "a race within the launch is found");
+    }
+
+    /// Epochs that wrap around clear every page, so no old access looks current.
+    #[test]
+    fn wrapped_epochs_forget_every_access() {
+        let s = GlobalShadow::new(10);
+        run_as(0, 0);
+        s.write("out", 1, false, &AT).unwrap();
+        s.epoch.store(BUSY - 1, Ordering::Relaxed);
+        s.pages[0].epoch.store(1, Ordering::Relaxed);
+        s.begin_launch();
+        assert_eq!(s.epoch.load(Ordering::Relaxed), 1);
+        run_as(1, 0);
+        s.write("out", 1, false, &AT).unwrap();
     }
 }
