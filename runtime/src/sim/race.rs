@@ -465,8 +465,11 @@ impl GlobalShadow {
         let me = current();
         let rec = pack(me, atomic);
         // Keep two readers of different threads: the newest, and the one it displaced.
+        // The records are swapped (two blocks on two CPU threads must see each other); the
+        // locations, only reported, are loaded and stored.
         let old = e.readers[0].who.swap(rec, Ordering::SeqCst);
-        let old_loc = e.readers[0].loc.swap(loc_addr(loc), Ordering::Relaxed);
+        let old_loc = e.readers[0].loc.load(Ordering::Relaxed);
+        e.readers[0].loc.store(loc_addr(loc), Ordering::Relaxed);
         if let Some(o) = unpack(old) {
             if o.block != me.block || o.thread != me.thread {
                 e.readers[1].who.store(old, Ordering::SeqCst);
@@ -515,7 +518,8 @@ impl GlobalShadow {
         };
         let me = current();
         let old = e.writer.who.swap(pack(me, atomic), Ordering::SeqCst);
-        let old_loc = e.writer.loc.swap(loc_addr(loc), Ordering::Relaxed);
+        let old_loc = e.writer.loc.load(Ordering::Relaxed);
+        e.writer.loc.store(loc_addr(loc), Ordering::Relaxed);
         if let Some(w) = unpack(old) {
             if conflicts(w, me, atomic, true) {
                 return Err(race(
