@@ -27,10 +27,14 @@ use std::time::Instant;
 
 /// Median seconds of `reps` runs of `f`.
 fn median(reps: usize, mut f: impl FnMut()) -> f64 {
-    timed(reps, || Ok(()), || {
-        f();
-        Ok(())
-    })
+    timed(
+        reps,
+        || Ok(()),
+        || {
+            f();
+            Ok(())
+        },
+    )
     .unwrap_or(f64::NAN)
 }
 
@@ -126,9 +130,11 @@ fn bench() -> Result<()> {
     let big: usize = if quick { 1 << 16 } else { 1 << 24 };
     let small_launch = |dev: &Device| -> Result<f64> {
         let mut buf = dev.zeros::<f32>(big)?;
-        let secs = timed(reps, || Ok(()), || {
-            Ok(sim_cases::touch.launch(dev, Launch::new(1, 32), &mut buf)?)
-        })?;
+        let secs = timed(
+            reps,
+            || Ok(()),
+            || Ok(sim_cases::touch.launch(dev, Launch::new(1, 32), &mut buf)?),
+        )?;
         if buf.to_vec()?[31] != 31.0 {
             return Err("touch: wrong result".into());
         }
@@ -141,7 +147,11 @@ fn bench() -> Result<()> {
         t_off * 1e3
     );
     // A launch loop over a 2048 x 2048 matrix (4M elements), 255 launches of one row each.
-    let (sn, sweeps) = if quick { (256usize, 15u32) } else { (2048, 255) };
+    let (sn, sweeps) = if quick {
+        (256usize, 15u32)
+    } else {
+        (2048, 255)
+    };
     let start: Vec<u32> = (0..sn * sn)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 20)
         .collect();

@@ -157,7 +157,9 @@ pub fn random(n: usize, seed: u64) -> Vec<f32> {
 }
 
 fn chunks4<T: Copy>(v: &[T]) -> Vec<[T; 4]> {
-    v.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect()
+    v.chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect()
 }
 
 /// Whether `got` is within a relative `tol` of `want` everywhere.
@@ -221,9 +223,11 @@ fn case_reverse(n: usize) -> Case {
         sim: Box::new(move |dev, reps| {
             let x = dev.upload(&input)?;
             let mut out = dev.zeros::<f32>(n)?;
-            let secs = timed(reps, || Ok(()), || {
-                Ok(reverse.launch(dev, Launch::cover(n, 256), &mut out, &x)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(reverse.launch(dev, Launch::cover(n, 256), &mut out, &x)?),
+            )?;
             check(out.to_vec()? == want, "reverse")?;
             Ok(secs)
         }),
@@ -310,9 +314,11 @@ fn case_block_reduce(n: usize) -> Case {
         sim: Box::new(move |dev, reps| {
             let x = dev.upload(&input)?;
             let mut partial = dev.zeros::<f32>(n / 256)?;
-            let secs = timed(reps, || Ok(()), || {
-                Ok(block_reduce.launch(dev, Launch::cover(n, 256), &mut partial, &x)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(block_reduce.launch(dev, Launch::cover(n, 256), &mut partial, &x)?),
+            )?;
             check(partial.to_vec()? == want, "block_reduce")?;
             Ok(secs)
         }),
@@ -355,9 +361,11 @@ fn case_tiled_matmul(n: usize) -> Case {
             let (da, db) = (dev.upload(&a)?, dev.upload(&b)?);
             let mut dc = dev.zeros::<f32>(n * n)?;
             let launch = Launch::new((tiles, tiles), (16, 16));
-            let secs = timed(reps, || Ok(()), || {
-                Ok(tiled_matmul.launch(dev, launch, &mut dc, &da, &db, n as u32)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(tiled_matmul.launch(dev, launch, &mut dc, &da, &db, n as u32)?),
+            )?;
             check(dc.to_vec()? == want, "tiled_matmul")?;
             Ok(secs)
         }),
@@ -402,9 +410,11 @@ fn case_nbody(n: usize) -> Case {
         sim: Box::new(move |dev, reps| {
             let dp = dev.upload(&pos)?;
             let mut da = dev.zeros::<[f32; 4]>(n)?;
-            let secs = timed(reps, || Ok(()), || {
-                Ok(nbody.launch(dev, Launch::cover(n, 256), &mut da, &dp)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(nbody.launch(dev, Launch::cover(n, 256), &mut da, &dp)?),
+            )?;
             check(da.to_vec()? == want, "n-body")?;
             Ok(secs)
         }),
@@ -447,9 +457,18 @@ fn case_softmax(rows: usize) -> Case {
         sim: Box::new(move |dev, reps| {
             let dx = dev.upload(&chunks4(&x))?;
             let mut out = dev.zeros::<[f32; 4]>(rows * cols / 4)?;
-            let secs = timed(reps, || Ok(()), || {
-                Ok(gpu_suite::softmax.launch(dev, Launch::new(rows as u32, 256), &mut out, &dx)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || {
+                    Ok(gpu_suite::softmax.launch(
+                        dev,
+                        Launch::new(rows as u32, 256),
+                        &mut out,
+                        &dx,
+                    )?)
+                },
+            )?;
             let got: Vec<f32> = out.to_vec()?.into_iter().flatten().collect();
             // The kernel sums in a tree, the loop in a row: within 1e-5.
             check(close(&got, &want, 1e-5), "softmax")?;
@@ -483,7 +502,9 @@ fn scan_chunk(x: &[u32], out: &mut [u32]) {
 }
 
 fn case_scan(n: usize) -> Case {
-    let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 12).collect();
+    let x: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 12)
+        .collect();
     let mut want = vec![0u32; n];
     for (c, o) in x.chunks(1024).zip(want.chunks_mut(1024)) {
         scan_chunk(c, o);
@@ -495,9 +516,18 @@ fn case_scan(n: usize) -> Case {
         sim: Box::new(move |dev, reps| {
             let dx = dev.upload(&chunks4(&x))?;
             let mut out = dev.zeros::<[u32; 4]>(n / 4)?;
-            let secs = timed(reps, || Ok(()), || {
-                Ok(gpu_suite::block_scan.launch(dev, Launch::cover(n / 4, 256), &mut out, &dx)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || {
+                    Ok(gpu_suite::block_scan.launch(
+                        dev,
+                        Launch::cover(n / 4, 256),
+                        &mut out,
+                        &dx,
+                    )?)
+                },
+            )?;
             let got: Vec<u32> = out.to_vec()?.into_iter().flatten().collect();
             check(got == want, "scan")?;
             Ok(secs)
@@ -537,9 +567,11 @@ fn case_transpose(n: usize) -> Case {
             let dx = dev.upload(&x)?;
             let mut out = dev.zeros::<f32>(n * n)?;
             let launch = Launch::new((tiles, tiles), (32, 8));
-            let secs = timed(reps, || Ok(()), || {
-                Ok(gpu_suite::transpose.launch(dev, launch, &mut out, &dx, n as u32)?)
-            })?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(gpu_suite::transpose.launch(dev, launch, &mut out, &dx, n as u32)?),
+            )?;
             check(out.to_vec()? == want, "transpose")?;
             Ok(secs)
         }),
@@ -594,7 +626,14 @@ fn case_histogram(n: usize) -> Case {
             let secs = timed(
                 reps,
                 || Ok(bins.borrow_mut().copy_from_host(&[0; 256])?),
-                || Ok(gpu_suite::histogram.launch(dev, Launch::new(blocks, 256), &mut bins.borrow_mut(), &dd)?),
+                || {
+                    Ok(gpu_suite::histogram.launch(
+                        dev,
+                        Launch::new(blocks, 256),
+                        &mut bins.borrow_mut(),
+                        &dd,
+                    )?)
+                },
             )?;
             check(bins.borrow().to_vec()? == want, "histogram")?;
             Ok(secs)

@@ -39,7 +39,11 @@ fn a_uniform_break_leaves_a_loop_that_syncs() {
             for r in 0..4u32 {
                 for t in 0..64u32 {
                     let want = if r < rounds { r + (t + 1) % 64 } else { 0 };
-                    assert_eq!(got[(r * 64 + t) as usize], want, "{order:?} round {r} thread {t}");
+                    assert_eq!(
+                        got[(r * 64 + t) as usize],
+                        want,
+                        "{order:?} round {r} thread {t}"
+                    );
                 }
             }
         }
@@ -65,7 +69,9 @@ fn local_arrays_keep_their_values_across_barriers() {
         phases::local_across_barriers
             .launch(&dev, Launch::new(1, 32), &mut out)
             .unwrap();
-        let want: Vec<u32> = (0..32).map(|t| ((t + 1) % 32) * 10 + 3 + t * 10 + 1).collect();
+        let want: Vec<u32> = (0..32)
+            .map(|t| ((t + 1) % 32) * 10 + 3 + t * 10 + 1)
+            .collect();
         assert_eq!(out.to_vec().unwrap(), want, "{order:?}");
     }
 }
@@ -89,7 +95,9 @@ fn a_uniform_return_ends_the_block_before_its_barrier() {
 #[test]
 fn warp_operations_between_barriers_meet_every_lane() {
     let n = 256 * 3 + 100;
-    let host: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let host: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
     let want: Vec<u32> = host
         .chunks(256)
         .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))

@@ -273,9 +273,9 @@ impl<T: Element> Buffer<T> {
         match &self.storage {
             Storage::Sim(cells) if self.device.same_as_sim(sim) => {
                 let shadow = (written && sim.options().race_detection).then(|| {
-                    let shadow = self.shadow.get_or_init(|| {
-                        GlobalShadow::new(cells.len().saturating_mul(T::LEAVES))
-                    });
+                    let shadow = self
+                        .shadow
+                        .get_or_init(|| GlobalShadow::new(cells.len().saturating_mul(T::LEAVES)));
                     shadow.begin_launch();
                     shadow
                 });

@@ -1,13 +1,18 @@
 //! The CPU simulator.
 //!
-//! Every GPU thread is one future, made by the `async fn` that `#[kernel]` generates; its only
-//! await points are barriers and warp operations. A block runs on one CPU thread:
-//! [`BlockCtx::run`] polls each GPU thread until it finishes or waits at a barrier, then checks
-//! that every live thread waits at the same barrier and that none has finished while others
-//! wait (both are [`Error::BarrierDivergence`]), and starts the next phase. Blocks run in
-//! parallel on rayon's pool; global memory is atomic cells with relaxed ordering, so even a racy
-//! kernel is sound Rust here. Every index is bounds-checked, every fault is an error value,
-//! nothing panics.
+//! The compiler proved every barrier block-uniform, so `#[kernel]` writes most kernels
+//! phase-split: the control flow that holds barriers runs once per block, and the code between
+//! two barriers is a loop over the block's threads ([`Run`]: the thread order of the phase,
+//! which threads have returned, the checks at each barrier; code between barriers that holds
+//! warp operations is a loop over the warps, each warp's lanes meeting at each operation). The
+//! kernels it cannot split that way (a loop exit from code with warp operations to a loop
+//! that syncs, a promise in a condition around warp operations) run as one future per GPU
+//! thread, made by an `async fn` whose only await points are barriers and warp operations:
+//! [`BlockCtx::run`] polls each until it finishes or waits, then checks that every live thread
+//! waits at the same barrier. Both report a barrier some threads never reach as
+//! [`Error::BarrierDivergence`]. Blocks run in parallel on rayon's pool; global memory is
+//! atomic cells with relaxed ordering, so even a racy kernel is sound Rust here. Every index
+//! is bounds-checked, every fault is an error value, nothing panics.
 //!
 //! Takes a launch and the Rust code `#[kernel]` generates for the simulator (which names the
 //! items here, and the contract's [`WarpKind`] and [`Distribution`], by path). Gives the
@@ -32,7 +37,6 @@ pub use cuphase_contract::Distribution;
 pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{Field, Global, Shared};
-pub use phases::{Agree, Run};
 pub use methods::{
     div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
     SimIntMethods, SimUnsigned,
@@ -41,6 +45,7 @@ pub use ops::{
     clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
     SimMinMax, StepRange, ToBits,
 };
+pub use phases::{Agree, Phase, Run};
 pub use race::assume_uniform;
 
 use crate::dim3::Dim3;

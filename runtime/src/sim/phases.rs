@@ -243,6 +243,26 @@ impl<'b> Run<'b> {
         }
     }
 
+    /// The loop-invariant view of this phase that a thread loop reads (a copy: rustc keeps it
+    /// in registers across the loop, where the scheduler's own cells would be reloaded after
+    /// every store).
+    #[inline(always)]
+    pub fn phase(&self) -> Phase<'_> {
+        Phase {
+            order: &self.order,
+            lane_seq: &self.lane_seq,
+            idx: &self.idx,
+            exit: &self.exit,
+            current: &self.current,
+            tracks: self.tracks,
+            block: self.block.linear,
+            phase: self.phase.get(),
+            block_idx: self.block.block_idx,
+            block_dim: self.block.block_dim,
+            grid_dim: self.block.grid_dim,
+        }
+    }
+
     /// The first live thread of the phase's order, which evaluates what the compiler proved
     /// block-uniform for the whole block.
     #[inline(always)]
@@ -382,6 +402,71 @@ impl<'b> Run<'b> {
     }
 }
 
+/// What a thread loop reads of its block's scheduler during one phase: the phase's order, the
+/// threads' exits and indices (see [`Run::phase`]).
+#[derive(Clone, Copy)]
+pub struct Phase<'r> {
+    order: &'r [Cell<u32>],
+    lane_seq: &'r [Cell<u32>],
+    idx: &'r [Dim3],
+    exit: &'r [Cell<u32>],
+    current: &'r Cell<u32>,
+    tracks: bool,
+    block: u32,
+    phase: u32,
+    block_idx: Dim3,
+    block_dim: Dim3,
+    grid_dim: Dim3,
+}
+
+impl Phase<'_> {
+    /// The thread that runs `k`-th in this phase.
+    #[inline(always)]
+    pub fn thread_at(&self, k: usize) -> usize {
+        match self.order.get(k) {
+            Some(t) => t.get() as usize,
+            None => k,
+        }
+    }
+
+    /// The thread of warp `w` that runs `k`-th in this phase.
+    #[inline(always)]
+    pub fn lane_at(&self, w: usize, k: usize) -> usize {
+        match self.lane_seq.get(32 * w + k) {
+            Some(t) => t.get() as usize,
+            None => 32 * w + k,
+        }
+    }
+
+    /// Whether thread `t` skips the code at hand (it returned, or leaves a loop).
+    #[inline(always)]
+    pub fn exited(&self, t: usize) -> bool {
+        self.exit.get(t).is_some_and(|e| e.get() != RUNNING)
+    }
+
+    /// Starts running thread `t`: faults and memory accesses from now on are its own.
+    #[inline(always)]
+    pub fn enter(&self, t: usize) -> ThreadCtx {
+        self.current.set(t as u32);
+        if self.tracks {
+            set_current(Current {
+                block: self.block,
+                thread: t as u32,
+                phase: self.phase,
+            });
+        }
+        ThreadCtx {
+            thread_idx: match self.idx.get(t) {
+                Some(d) => *d,
+                None => Dim3::new(t as u32, 0, 0),
+            },
+            block_idx: self.block_idx,
+            block_dim: self.block_dim,
+            grid_dim: self.grid_dim,
+        }
+    }
+}
+
 /// The vote of a block's threads on a condition that decides whether a barrier is reached:
 /// the compiler proved it block-uniform (or the kernel promised it), and the vote checks it.
 #[derive(Default)]
@@ -478,7 +563,10 @@ mod tests {
         }
         let b = block(64, ThreadOrder::Reverse);
         let run = Run::new(&b, false, false);
-        assert_eq!((run.thread_at(0), run.warp_at(0), run.lane_at(1, 0)), (63, 1, 63));
+        assert_eq!(
+            (run.thread_at(0), run.warp_at(0), run.lane_at(1, 0)),
+            (63, 1, 63)
+        );
     }
 
     #[test]
@@ -534,6 +622,9 @@ mod tests {
         assert!(agree.value(&run, &AT).unwrap());
         agree.add(4, false);
         let d = detail(agree.value(&run, &AT).unwrap_err());
-        assert!(d.contains("thread (0, 0, 0) sees true and thread (4, 0, 0) sees false"), "{d}");
+        assert!(
+            d.contains("thread (0, 0, 0) sees true and thread (4, 0, 0) sees false"),
+            "{d}"
+        );
     }
 }

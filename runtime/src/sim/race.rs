@@ -599,7 +599,10 @@ mod tests {
         s.write("out", len - 1, false, &AT).unwrap();
         assert_eq!(s.allocated(), PAGE + 5);
         run_as(2, 0);
-        assert!(s.read("out", 3, false, &AT).is_err(), "a race within the launch is found");
+        assert!(
+            s.read("out", 3, false, &AT).is_err(),
+            "a race within the launch is found"
+        );
     }
 
     /// Epochs that wrap around clear every page, so no old access looks current.

@@ -489,6 +489,23 @@ pub(super) fn mark_stmts(k: &Kernel, stmts: &[(&Stmt, Span)], used: &mut [bool])
     }
 }
 
+/// Marks in `written` the locals `stmts` (and the blocks in them) write.
+pub(super) fn mark_writes(stmts: &[(&Stmt, Span)], written: &mut [bool]) {
+    fn stmt(s: &Stmt, written: &mut [bool]) {
+        if let Some(l) = s.written_local() {
+            written[l.index()] = true;
+        }
+        for b in s.blocks() {
+            for (inner, _) in b.iter() {
+                stmt(inner, written);
+            }
+        }
+    }
+    for (s, _) in stmts {
+        stmt(s, written);
+    }
+}
+
 /// Marks in `used` the locals `e` reads.
 pub(super) fn mark_expr(k: &Kernel, e: Handle<Expr>, used: &mut [bool]) {
     let expr = k.exprs.get(e);
@@ -701,9 +718,7 @@ impl Split {
                 spilled[local.index()] = uses.writes[local.index()] > 0;
             }
         }
-        let fixed: Vec<bool> = (0..n)
-            .map(|l| param[l] && uses.writes[l] == 0)
-            .collect();
+        let fixed: Vec<bool> = (0..n).map(|l| param[l] && uses.writes[l] == 0).collect();
         let mut block_var = vec![false; n];
         for v in &uses.block_vars {
             block_var[v.index()] = true;
@@ -723,9 +738,8 @@ impl Split {
                 if remat[l] || !spilled[l] || param[l] || uses.writes[l] != 1 {
                     continue;
                 }
-                let read = |m: Handle<Local>| {
-                    fixed[m.index()] || remat[m.index()] || uniform[m.index()]
-                };
+                let read =
+                    |m: Handle<Local>| fixed[m.index()] || remat[m.index()] || uniform[m.index()];
                 if uses.init[l].is_some_and(|e| pure(k, types, e, &read)) {
                     remat[l] = true;
                     spilled[l] = false;

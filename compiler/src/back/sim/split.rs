@@ -14,12 +14,16 @@
 //! barrier leave the thread's part of the phase with a code the block resolves after the loop
 //! (every live thread must take the same exit).
 //!
-//! Where it does not apply: kernels with warp operations keep one future per thread (the
-//! runtime's `BlockCtx::run`), whose scheduler meets the lanes of a warp at each operation.
+//! Code between barriers that holds warp operations runs per warp (`warps`). Where the plan
+//! cannot split a kernel (a loop exit from such code to a loop that syncs, a promise in a
+//! condition around warp operations), it keeps one future per thread (the runtime's
+//! `BlockCtx::run`).
 //!
 //! Takes the checked kernel through its [`Writer`]; gives `__cuphase_block`.
 
-use super::plan::{hoist_bounds, mark_expr, mark_stmts, plan, promised, Item, Scope, Split};
+use super::plan::{
+    hoist_bounds, mark_expr, mark_stmts, mark_writes, plan, promised, Item, Scope, Split,
+};
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
 use crate::ir::visit::any_stmt;
@@ -33,14 +37,28 @@ impl Writer<'_> {
         self.split.as_ref().is_some_and(|s| s.spilled[l.index()])
     }
 
-    /// Local `l` as a place to assign: its name, or the running thread's copy.
+    /// Local `l` as a place to assign (a local kept per thread is loaded into a Rust local of
+    /// the same name where a thread's part starts, and stored back where it ends).
     pub(super) fn local_place(&self, l: Handle<Local>) -> TokenStream {
         let name = &self.local_names[l.index()];
-        if self.spilled(l) {
-            quote!(#name[__t])
-        } else {
-            quote!(#name)
-        }
+        quote!(#name)
+    }
+
+    /// The per-thread store of local `l`.
+    fn store_name(&self, l: usize) -> Ident {
+        format_ident!("__s_{}", self.local_names[l])
+    }
+
+    /// Where a thread's part ends: the locals kept per thread that it wrote, stored back.
+    pub(super) fn write_back(&self, split: &Split, written: &[bool]) -> TokenStream {
+        let stores = (0..written.len())
+            .filter(|&l| written[l] && split.spilled[l])
+            .map(|l| {
+                let name = &self.local_names[l];
+                let store = self.store_name(l);
+                quote!(#store[__t] = #name;)
+            });
+        quote!(#(#stores)*)
     }
 
     /// A loop opens inside the code being written.
@@ -95,7 +113,9 @@ impl Writer<'_> {
             None => loops.last(),
         };
         let Some(&(_, id)) = target else {
-            return Some(quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: a loop exit without its loop (internal error of the simulator writer)");));
+            return Some(
+                quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: a loop exit without its loop (internal error of the simulator writer)");),
+            );
         };
         let code = 2 + 2 * id + u32::from(again);
         let lbl = loop_label(id);
@@ -164,7 +184,8 @@ impl Writer<'_> {
             } else {
                 quote!(<#t as ::core::default::Default>::default())
             };
-            decls.push(quote!(let mut #name: ::std::vec::Vec<#t> = ::std::vec![#init; __n];));
+            let store = self.store_name(h.index());
+            decls.push(quote!(let mut #store: ::std::vec::Vec<#t> = ::std::vec![#init; __n];));
         }
         quote! {
             #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces,
@@ -267,31 +288,49 @@ impl Writer<'_> {
     /// The start of one thread's part: its context, local arrays and recomputed locals.
     pub(super) fn thread_prelude(&self, split: &Split, mut used: Vec<bool>) -> TokenStream {
         let arrays = self.thread_arrays();
+        let loads = (0..used.len())
+            .filter(|&l| used[l] && split.spilled[l])
+            .map(|l| {
+                let name = &self.local_names[l];
+                let store = self.store_name(l);
+                quote!(let mut #name = #store[__t];)
+            });
+        let loads: Vec<TokenStream> = loads.collect();
         let lets = self.remat_lets(split, &mut used);
         quote! {
-            let __cx = __run.enter(__t);
+            let __cx = __p.enter(__t);
             #arrays
+            #(#loads)*
             #lets
         }
     }
 
     /// A loop over the live threads running `body` for each; `used` marks the locals it
     /// reads or writes.
-    fn thread_loop(&self, split: &Split, used: Vec<bool>, body: TokenStream) -> TokenStream {
+    fn thread_loop(
+        &self,
+        split: &Split,
+        used: Vec<bool>,
+        written: &[bool],
+        body: TokenStream,
+    ) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
+        let back = self.write_back(split, written);
         let skip = split.returns.then(|| {
             quote! {
-                if __run.exited(__t) {
+                if __p.exited(__t) {
                     continue;
                 }
             }
         });
         quote! {
+            let __p = __run.phase();
             for __k in 0..__n {
-                let __t = __run.thread_at(__k);
+                let __t = __p.thread_at(__k);
                 #skip
                 #prelude
                 #body
+                #back
             }
         }
     }
@@ -301,6 +340,7 @@ impl Writer<'_> {
     fn once(&self, split: &Split, used: Vec<bool>, value: TokenStream) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
         quote!({
+            let __p = __run.phase();
             let __t = __run.first_live();
             #prelude
             #value
@@ -340,14 +380,23 @@ impl Writer<'_> {
                     }
                 }
             }
-            _ => quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: not a block-level statement (internal error of the simulator writer)");),
+            _ => {
+                quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: not a block-level statement (internal error of the simulator writer)");)
+            }
         }
     }
 
     /// The block's vote on a condition: `vote` runs per thread and adds to `__agree`.
-    fn vote(&self, split: &Split, used: Vec<bool>, vote: TokenStream, span: Span) -> TokenStream {
+    fn vote(
+        &self,
+        split: &Split,
+        used: Vec<bool>,
+        written: &[bool],
+        vote: TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let loc = self.loc(span);
-        let each = self.thread_loop(split, used, vote);
+        let each = self.thread_loop(split, used, written, vote);
         quote!({
             let mut __agree = ::cuphase::__private::sim::Agree::new();
             #each
@@ -361,7 +410,8 @@ impl Writer<'_> {
         mark_expr(self.k, cond, &mut used);
         let c = self.expr(cond);
         if promised(self.k, cond) {
-            self.vote(split, used, quote!(__agree.add(__t, #c);), span)
+            let none = vec![false; self.k.locals.len()];
+            self.vote(split, used, &none, quote!(__agree.add(__t, #c);), span)
         } else {
             self.once(split, used, c)
         }
@@ -398,7 +448,9 @@ impl Writer<'_> {
                 };
                 let mut used = vec![false; n];
                 mark_stmts(self.k, stmts, &mut used);
-                let each = self.thread_loop(split, used, body);
+                let mut written = vec![false; n];
+                mark_writes(stmts, &mut written);
+                let each = self.thread_loop(split, used, &written, body);
                 let returned = scope.returns.then(|| {
                     quote! {
                         if __run.all_returned() {
@@ -478,19 +530,24 @@ impl Writer<'_> {
                         // A range behind a promise: each thread iterates its own, and the
                         // block votes on each step.
                         let it = format_ident!("__it{}", id);
+                        let mut written = vec![false; n];
                         let start = self.thread_loop(
                             split,
                             used.clone(),
+                            &written,
                             quote!(#it[__t] = ::core::option::Option::Some(#range);),
                         );
+                        used[var.index()] = true;
+                        written[var.index()] = true;
                         let vote = self.vote(
                             split,
                             used,
+                            &written,
                             quote! {
                                 let __next = #it[__t].as_mut().and_then(::core::iter::Iterator::next);
                                 __agree.add(__t, __next.is_some());
                                 if let ::core::option::Option::Some(__v) = __next {
-                                    #name[__t] = __v;
+                                    #name = __v;
                                 }
                             },
                             *span,

@@ -13,7 +13,7 @@
 //!
 //! Takes the [`WItem`] plan of a warp region; gives its Rust code.
 
-use super::plan::{mark_expr, mark_stmts, Scope, Split, WItem};
+use super::plan::{mark_expr, mark_stmts, mark_writes, Scope, Split, WItem};
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
 use crate::ir::*;
@@ -46,21 +46,30 @@ impl Writer<'_> {
     }
 
     /// A loop over the live lanes of warp `__w` running `body` for each.
-    fn lane_loop(&self, split: &Split, used: Vec<bool>, body: TokenStream) -> TokenStream {
+    fn lane_loop(
+        &self,
+        split: &Split,
+        used: Vec<bool>,
+        written: &[bool],
+        body: TokenStream,
+    ) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
+        let back = self.write_back(split, written);
         let skip = split.returns.then(|| {
             quote! {
-                if __run.exited(__t) {
+                if __p.exited(__t) {
                     continue;
                 }
             }
         });
         quote! {
+            let __p = __run.phase();
             for __k in 0..__run.lanes(__w) {
-                let __t = __run.lane_at(__w, __k);
+                let __t = __p.lane_at(__w, __k);
                 #skip
                 #prelude
                 #body
+                #back
             }
         }
     }
@@ -81,6 +90,7 @@ impl Writer<'_> {
         });
         quote!({
             #done
+            let __p = __run.phase();
             let __t = __run.first_live_lane(__w);
             #prelude
             #value
@@ -104,7 +114,9 @@ impl Writer<'_> {
                 };
                 let mut used = vec![false; self.k.locals.len()];
                 mark_stmts(self.k, stmts, &mut used);
-                let each = self.lane_loop(split, used, body);
+                let mut written = vec![false; self.k.locals.len()];
+                mark_writes(stmts, &mut written);
+                let each = self.lane_loop(split, used, &written, body);
                 let resolve = (!scope.exits.is_empty()).then(|| {
                     let arms = scope.exits.iter().map(|(c, a)| quote!(#c => #a,));
                     quote! {
@@ -166,6 +178,7 @@ impl Writer<'_> {
                         let range = self.for_range(kind, *span);
                         let name = &self.local_names[var.index()];
                         quote_spanned!(site(span.lo)=> #lbl: for #name in {
+                            let __p = __run.phase();
                             let __t = __run.first_live_lane(__w);
                             #prelude
                             #range
@@ -211,9 +224,11 @@ impl Writer<'_> {
             }
             None => quote!(0u32),
         };
+        let none = vec![false; self.k.locals.len()];
         let gather = self.lane_loop(
             split,
             used,
+            &none,
             quote!(__in[__t - 32 * __w] = (<#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg);),
         );
         let out = quote!(__out[__t - 32 * __w]);
@@ -223,11 +238,9 @@ impl Writer<'_> {
             _ => quote!(<#ty as ::cuphase::Scalar>::from_lane_bits(#out)),
         };
         let rn = self.local_place(*r);
-        let hand_out = self.lane_loop(
-            split,
-            vec![false; self.k.locals.len()],
-            quote!(#rn = #value;),
-        );
+        let mut result = vec![false; self.k.locals.len()];
+        result[r.index()] = true;
+        let hand_out = self.lane_loop(split, result.clone(), &result, quote!(#rn = #value;));
         quote_spanned!(site(span.lo)=> {
             #check
             let mut __in = [(0u64, 0u32); 32];
