@@ -171,6 +171,9 @@ fn close(got: &[f32], want: &[f32], tol: f32) -> bool {
             .all(|(g, w)| (g - w).abs() <= tol * w.abs().max(1.0))
 }
 
+/// A case's simulator run: the device and the repetitions; the median seconds of a launch.
+pub type SimRun = Box<dyn Fn(&Device, usize) -> Result<f64>>;
+
 /// One benchmark case: what the kernel launch and the two host loops take.
 pub struct Case {
     pub name: &'static str,
@@ -178,7 +181,7 @@ pub struct Case {
     pub threads: u64,
     /// Runs the kernel on `dev` `reps` times and checks the last output against the plain
     /// loop's; the median seconds of a launch (inputs uploaded before, outputs read after).
-    pub sim: Box<dyn Fn(&Device, usize) -> Result<f64>>,
+    pub sim: SimRun,
     /// The plain single-threaded loop.
     pub plain: Box<dyn Fn()>,
     /// The rayon loop.
@@ -276,7 +279,7 @@ fn case_saxpy(n: usize) -> Case {
         plain: Box::new(move || {
             let mut y = y1.clone();
             for (y, x) in y.iter_mut().zip(black_box(&x1)) {
-                *y = a * x + *y;
+                *y += a * x;
             }
             black_box(&y);
         }),
@@ -284,7 +287,7 @@ fn case_saxpy(n: usize) -> Case {
             let mut y = y2.clone();
             y.par_iter_mut()
                 .zip(black_box(&x2).par_iter())
-                .for_each(|(y, x)| *y = a * x + *y);
+                .for_each(|(y, x)| *y += a * x);
             black_box(&y);
         }),
     }

@@ -215,13 +215,16 @@ impl Writer<'_> {
 
     /// The running thread's local arrays, at the top of a thread loop's body.
     fn thread_arrays(&self) -> TokenStream {
-        let views = self.k.arrays.iter().filter_map(|(h, a)| {
-            matches!(a.kind, ArrayKind::Local { .. }).then(|| {
+        let views = self
+            .k
+            .arrays
+            .iter()
+            .filter(|(_, a)| matches!(a.kind, ArrayKind::Local { .. }))
+            .map(|(h, _)| {
                 let name = &self.array_names[h.index()];
                 let all = self.all_name(h);
                 quote!(let #name = &#all[__t];)
-            })
-        });
+            });
         quote!(#(#views)*)
     }
 
