@@ -149,10 +149,7 @@ impl<'b> Run<'b> {
     /// The thread of warp `w` that runs `k`-th in this phase.
     #[inline(always)]
     pub fn lane_at(&self, w: usize, k: usize) -> usize {
-        match self.lane_seq.get(32 * w + k) {
-            Some(t) => t.get() as usize,
-            None => 32 * w + k,
-        }
+        self.phase().lane_at(w, k)
     }
 
     /// Whether every lane of warp `w` has returned.
@@ -212,35 +209,13 @@ impl<'b> Run<'b> {
     /// The thread that runs `k`-th in this phase.
     #[inline(always)]
     pub fn thread_at(&self, k: usize) -> usize {
-        match self.order.get(k) {
-            Some(t) => t.get() as usize,
-            None => k,
-        }
+        self.phase().thread_at(k)
     }
 
     /// Whether thread `t` skips the code at hand (it returned, or leaves a loop).
     #[inline(always)]
     pub fn exited(&self, t: usize) -> bool {
-        self.exit.get(t).is_some_and(|e| e.get() != RUNNING)
-    }
-
-    /// Starts running thread `t`: faults and memory accesses from now on are its own.
-    #[inline(always)]
-    pub fn enter(&self, t: usize) -> ThreadCtx {
-        self.current.set(t as u32);
-        if self.tracks {
-            set_current(Current {
-                block: self.block.linear,
-                thread: t as u32,
-                phase: self.phase.get(),
-            });
-        }
-        ThreadCtx {
-            thread_idx: self.thread_idx(t),
-            block_idx: self.block.block_idx,
-            block_dim: self.block.block_dim,
-            grid_dim: self.block.grid_dim,
-        }
+        self.phase().exited(t)
     }
 
     /// The loop-invariant view of this phase that a thread loop reads (a copy: rustc keeps it

@@ -420,6 +420,31 @@ impl Writer<'_> {
         }
     }
 
+    /// One thread's part of `stmts` (in a `'__thread` block where a thread may leave it),
+    /// the locals it uses and writes, and what the code after the thread loop must resolve.
+    pub(super) fn thread_part(
+        &self,
+        split: &Split,
+        stmts: &[(&Stmt, Span)],
+    ) -> (TokenStream, Vec<bool>, Vec<bool>, Scope) {
+        let outer = split.scope.replace(Scope {
+            active: true,
+            ..Scope::default()
+        });
+        let body: Vec<TokenStream> = stmts.iter().map(|(s, sp)| self.stmt(s, *sp)).collect();
+        let scope = split.scope.replace(outer);
+        let body = if scope.returns || !scope.exits.is_empty() {
+            quote!('__thread: { #(#body)* })
+        } else {
+            quote!(#(#body)*)
+        };
+        let n = self.k.locals.len();
+        let (mut used, mut written) = (vec![false; n], vec![false; n]);
+        mark_stmts(self.k, stmts, &mut used);
+        mark_writes(stmts, &mut written);
+        (body, used, written, scope)
+    }
+
     /// The block-level code of `items`.
     fn items(&self, split: &Split, items: &[Item<'_>]) -> TokenStream {
         let code = items.iter().map(|item| self.item(split, item));
@@ -437,22 +462,7 @@ impl Writer<'_> {
                 if stmts.is_empty() {
                     return quote!(#(#before)* #(#after)*);
                 }
-                let outer = split.scope.replace(Scope {
-                    active: true,
-                    ..Scope::default()
-                });
-                let body: Vec<TokenStream> =
-                    stmts.iter().map(|(s, sp)| self.stmt(s, *sp)).collect();
-                let scope = split.scope.replace(outer);
-                let body = if scope.returns || !scope.exits.is_empty() {
-                    quote!('__thread: { #(#body)* })
-                } else {
-                    quote!(#(#body)*)
-                };
-                let mut used = vec![false; n];
-                mark_stmts(self.k, stmts, &mut used);
-                let mut written = vec![false; n];
-                mark_writes(stmts, &mut written);
+                let (body, used, written, scope) = self.thread_part(split, stmts);
                 let each = self.thread_loop(split, used, &written, body);
                 let returned = scope.returns.then(|| {
                     quote! {
@@ -461,15 +471,7 @@ impl Writer<'_> {
                         }
                     }
                 });
-                let resolve = (!scope.exits.is_empty()).then(|| {
-                    let arms = scope.exits.iter().map(|(c, a)| quote!(#c => #a,));
-                    quote! {
-                        match __run.resolve()? {
-                            #(#arms)*
-                            _ => {}
-                        }
-                    }
-                });
+                let resolve = resolve_exits(&scope, quote!(__run.resolve()));
                 let after: Vec<TokenStream> = after.collect();
                 quote!(#(#before)* #each #returned #resolve #(#after)*)
             }
@@ -576,6 +578,20 @@ impl Writer<'_> {
             Item::Warps(witems) => self.warp_region(split, witems),
         }
     }
+}
+
+/// After a thread loop whose threads may leave it by loop exits: the exit they all take, by
+/// `resolve` (the block's or a warp's), as Rust control flow.
+pub(super) fn resolve_exits(scope: &Scope, resolve: TokenStream) -> Option<TokenStream> {
+    (!scope.exits.is_empty()).then(|| {
+        let arms = scope.exits.iter().map(|(c, a)| quote!(#c => #a,));
+        quote! {
+            match #resolve? {
+                #(#arms)*
+                _ => {}
+            }
+        }
+    })
 }
 
 /// The Rust label of block-level loop `id`.

@@ -13,7 +13,8 @@
 //!
 //! Takes the [`WItem`] plan of a warp region; gives its Rust code.
 
-use super::plan::{mark_expr, mark_stmts, mark_writes, Scope, Split, WItem};
+use super::plan::{mark_expr, Split, WItem};
+use super::split::resolve_exits;
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
 use crate::ir::*;
@@ -100,32 +101,9 @@ impl Writer<'_> {
     fn witem(&self, split: &Split, item: &WItem<'_>) -> TokenStream {
         match item {
             WItem::Lanes(stmts) => {
-                let outer = split.scope.replace(Scope {
-                    active: true,
-                    ..Scope::default()
-                });
-                let body: Vec<TokenStream> =
-                    stmts.iter().map(|(s, sp)| self.stmt(s, *sp)).collect();
-                let scope = split.scope.replace(outer);
-                let body = if scope.returns || !scope.exits.is_empty() {
-                    quote!('__thread: { #(#body)* })
-                } else {
-                    quote!(#(#body)*)
-                };
-                let mut used = vec![false; self.k.locals.len()];
-                mark_stmts(self.k, stmts, &mut used);
-                let mut written = vec![false; self.k.locals.len()];
-                mark_writes(stmts, &mut written);
+                let (body, used, written, scope) = self.thread_part(split, stmts);
                 let each = self.lane_loop(split, used, &written, body);
-                let resolve = (!scope.exits.is_empty()).then(|| {
-                    let arms = scope.exits.iter().map(|(c, a)| quote!(#c => #a,));
-                    quote! {
-                        match __run.resolve_warp(__w)? {
-                            #(#arms)*
-                            _ => {}
-                        }
-                    }
-                });
+                let resolve = resolve_exits(&scope, quote!(__run.resolve_warp(__w)));
                 quote!(#each #resolve)
             }
             WItem::Op(s, span) => self.warp_op(split, s, *span),
