@@ -111,3 +111,27 @@ fn warp_operations_between_barriers_meet_every_lane() {
         assert_eq!(out.to_vec().unwrap(), want, "{order:?}");
     }
 }
+
+#[test]
+fn guards_on_the_x_index_run_exactly_the_threads_they_admit() {
+    for (order, dev) in devices() {
+        for (bx, by) in [(64u32, 1u32), (16, 4)] {
+            for s in [0u32, 1, 7, 16, 64, 500] {
+                let n = (bx * by) as usize;
+                let mut out = dev.zeros::<u32>(n).unwrap();
+                phases::x_guards
+                    .launch(&dev, Launch::new(1, (bx, by)), &mut out, s)
+                    .unwrap();
+                let got = out.to_vec().unwrap();
+                for (me, &g) in got.iter().enumerate() {
+                    let x = me as u32 % bx;
+                    let want = u32::from(x < s / 2)
+                        + 10 * u32::from(s >= x)
+                        + 100 * u32::from(s / 2 == x)
+                        + 1000 * u32::from(x < s && me % 2 == 0);
+                    assert_eq!(g, want, "{order:?} block {bx}x{by} s {s} thread {me}");
+                }
+            }
+        }
+    }
+}

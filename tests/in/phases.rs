@@ -99,3 +99,33 @@ pub fn warp_then_block(out: &mut [u32], input: &[u32]) {
         out[block_idx().x as usize] = total;
     }
 }
+
+/// Guards on the thread's x index against a block value, in each form the simulator's thread
+/// loops narrow to the threads they admit (`x < s`, `s >= x`, `x == s`, `x < s && ..`); each
+/// thread adds its tag to its element, so a skipped or repeated thread shows.
+#[kernel]
+pub fn x_guards(out: &mut [u32], s: u32) {
+    let tile = shared::<[u32; 1]>();
+    let x = thread_idx().x;
+    let me = (thread_idx().y * block_dim().x + x) as usize;
+    let half = s / 2;
+    if x == 0 && thread_idx().y == 0 {
+        tile[0] = 1;
+    }
+    sync_block_threads();
+    if x < half {
+        out[me] += tile[0];
+    }
+    sync_block_threads();
+    if s >= x {
+        out[me] += 10;
+    }
+    sync_block_threads();
+    if half == x {
+        out[me] += 100;
+    }
+    sync_block_threads();
+    if x < s && me % 2 == 0 {
+        out[me] += 1000;
+    }
+}

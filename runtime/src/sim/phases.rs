@@ -404,6 +404,19 @@ impl Phase<'_> {
         }
     }
 
+    /// The positions in this phase's order of the threads whose x index may lie in
+    /// `lo..hi`: exactly those where the threads run in order along x (the forward order of
+    /// a one-dimensional block), all of them otherwise.
+    #[inline(always)]
+    pub fn x_range(&self, lo: u64, hi: u64) -> core::ops::Range<usize> {
+        let n = self.block_dim.volume();
+        if self.order.is_empty() && self.idx.is_empty() {
+            (lo.min(n) as usize)..(hi.max(lo).min(n) as usize)
+        } else {
+            0..n as usize
+        }
+    }
+
     /// The thread of warp `w` that runs `k`-th in this phase.
     #[inline(always)]
     pub fn lane_at(&self, w: usize, k: usize) -> usize {

@@ -380,7 +380,7 @@ impl<'a> Writer<'a> {
                             _ => (quote!(load2), quote!(store2)),
                         };
                         let new_value = match op {
-                            None => quote!(#v),
+                            None => quote!(__v),
                             Some(op) => {
                                 let rt = self.types.expr(*value);
                                 let old = quote!(#name.#load(#(#idx_names,)* #loc)?);

@@ -22,7 +22,8 @@
 //! Takes the checked kernel through its [`Writer`]; gives `__cuphase_block`.
 
 use super::plan::{
-    hoist_bounds, mark_expr, mark_stmts, mark_writes, plan, promised, Item, Scope, Split,
+    hoist_bounds, mark_expr, mark_stmts, mark_writes, plan, promised, x_guard, Guard, Item, Scope,
+    Split,
 };
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
@@ -316,6 +317,7 @@ impl Writer<'_> {
         used: Vec<bool>,
         written: &[bool],
         body: TokenStream,
+        threads: TokenStream,
     ) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
         let back = self.write_back(split, written);
@@ -328,7 +330,7 @@ impl Writer<'_> {
         });
         quote! {
             let __p = __run.phase();
-            for __k in 0..__n {
+            for __k in #threads {
                 let __t = __p.thread_at(__k);
                 #skip
                 #prelude
@@ -399,7 +401,7 @@ impl Writer<'_> {
         span: Span,
     ) -> TokenStream {
         let loc = self.loc(span);
-        let each = self.thread_loop(split, used, written, vote);
+        let each = self.thread_loop(split, used, written, vote, quote!(0..__n));
         quote!({
             let mut __agree = ::cuphase::__private::sim::Agree::new();
             #each
@@ -463,7 +465,24 @@ impl Writer<'_> {
                     return quote!(#(#before)* #(#after)*);
                 }
                 let (body, used, written, scope) = self.thread_part(split, stmts);
-                let each = self.thread_loop(split, used, &written, body);
+                let each = match x_guard(self.k, self.types, split, stmts) {
+                    Some((guard, u)) => {
+                        let mut u_used = vec![false; n];
+                        mark_expr(self.k, u, &mut u_used);
+                        let u = self.once(split, u_used, self.expr(u));
+                        let (lo, hi) = match guard {
+                            Guard::Below => (quote!(0), quote!(__u)),
+                            Guard::AtMost => (quote!(0), quote!(__u + 1)),
+                            Guard::Equal => (quote!(__u), quote!(__u + 1)),
+                        };
+                        let threads = quote!({
+                            let __u = u64::from(#u);
+                            __run.phase().x_range(#lo, #hi)
+                        });
+                        self.thread_loop(split, used, &written, body, threads)
+                    }
+                    None => self.thread_loop(split, used, &written, body, quote!(0..__n)),
+                };
                 let returned = scope.returns.then(|| {
                     quote! {
                         if __run.all_returned() {
@@ -541,6 +560,7 @@ impl Writer<'_> {
                             used.clone(),
                             &written,
                             quote!(#it[__t] = ::core::option::Option::Some(#range);),
+                            quote!(0..__n),
                         );
                         used[var.index()] = true;
                         written[var.index()] = true;

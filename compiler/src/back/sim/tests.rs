@@ -38,6 +38,9 @@ fn a_block_reduction_keeps_nothing_per_thread() {
     assert!(!code.contains("[__t]"), "{code}");
     // The loop's condition is the block's: computed once, not voted on.
     assert!(!code.contains("Agree"), "{code}");
+    // Each round's loop and the last one run the threads the guard admits.
+    assert_eq!(code.matches("x_range (0 , __u)").count(), 1, "{code}");
+    assert_eq!(code.matches("x_range (__u , __u + 1)").count(), 1, "{code}");
 }
 
 /// A value assigned between barriers and read after one is kept per thread; a `break` out of
