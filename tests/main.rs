@@ -10,6 +10,7 @@ mod apps;
 mod array_fields;
 mod arrays;
 mod cases;
+mod closures;
 mod edges;
 mod gpu;
 mod kernels;

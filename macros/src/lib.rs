@@ -54,7 +54,26 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// A closure-shaped kernel for quick prototypes: `kernel_closure!(|out: &mut [f32], k: f32| { .. })`
 /// is an expression whose value is the kernel (launch it like a `#[kernel]` fn). Every
-/// parameter is typed, and the closure captures nothing: a capture is a compile error.
+/// parameter is typed.
+///
+/// The closure may capture scalars (with `move` or without: always by value). The kernel value
+/// holds them and passes them at each launch; they are uniform for the barrier analyses. A
+/// capture's type is the one the body gives it, checked by rustc against the captured variable;
+/// where the body does not fix it, write it where the closure starts (`let n: u32 = n;`). A
+/// captured buffer is an error: pass it as a parameter, since a launch borrows each buffer.
+///
+/// ```text
+/// let a = 2.5f32;
+/// let axpy = kernel_closure!(|y: &mut [f32], x: &[f32]| {
+///     let i = global_idx().x;
+///     if i < y.len() as u32 {
+///         y[i] += a * x[i];
+///     }
+/// });
+/// axpy.launch(&dev, Launch::cover(n, 256), &mut y, &x)?;
+/// ```
+///
+/// (Run as a test in `tests/closures.rs`.)
 ///
 /// (Named `kernel_closure!`, not `kernel!`: an attribute macro and a function-like macro
 /// cannot share one name in Rust's macro namespace, and `#[kernel]` has it.)

@@ -143,6 +143,8 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     }
     // The variables the glue holds implicit values in, by parameter name.
     let mut implicit: Vec<(String, Ident)> = Vec::new();
+    // A closure's captures: the kernel value's fields, with their types.
+    let mut captures: Vec<(Ident, TokenStream)> = Vec::new();
     // The const generics' values, for the CUDA C template's instance.
     let mut instance_values = Vec::new();
     for p in &k.params {
@@ -169,6 +171,13 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                             .map(|e| respan(quote!(#e), p.span.lo))
                             .unwrap_or_else(|e| e.to_compile_error());
                         quote_spanned!(p.span.lo=> let #cname: #t = #len;)
+                    }
+                    // The kernel value holds it.
+                    ParamSource::Capture => {
+                        captures.push((pname.clone(), t.clone()));
+                        // (`self` of the glue's method, not of the user's code.)
+                        let this = quote!(self);
+                        quote_spanned!(p.span.lo=> let #cname: #t = #this.#pname;)
                     }
                     _ => quote_spanned!(p.span.lo=> let #cname: #t = #pname;),
                 });
@@ -333,11 +342,29 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         };
         (pick, full)
     };
+    // A closure's kernel value holds what it captures (rustc checks each captured variable
+    // against the type the body uses, at the capture) and is the closure expression's value.
+    let (def, value) = if captures.is_empty() {
+        let def = quote! {
+            #[allow(non_camel_case_types)]
+            #[derive(Clone, Copy, Debug, Default)]
+            #vis struct #name #generics;
+        };
+        (def, quote!(#name))
+    } else {
+        let (fields, types): (Vec<&Ident>, Vec<&TokenStream>) =
+            captures.iter().map(|(f, t)| (f, t)).unzip();
+        let def = quote! {
+            #[allow(non_camel_case_types, non_snake_case)]
+            #[derive(Clone, Copy, Debug)]
+            #vis struct #name { #(#fields: #types),* }
+        };
+        (def, quote!(#name { #(#fields),* }))
+    };
+    let value = k.options.closure.then_some(value);
     quote! {
         #(#docs)*
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #name #generics;
+        #def
 
         #checked_static
         #unchecked_static
@@ -422,6 +449,8 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 #thread_fn
             )*
         }
+
+        #value
     }
 }
 

@@ -18,7 +18,7 @@ use crate::front::consts::ModuleConsts;
 use crate::front::generics::has_type_params;
 use crate::front::helpers::{self, Helpers};
 use crate::pipeline::compile_with;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 
 pub use device::expand_continue;
 pub use record::expand_device_struct;
@@ -61,7 +61,8 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// `kernel!(|a: &mut [f32], ..| { .. })`: a closure-shaped kernel, as an expression whose
-/// value is the kernel. Every parameter is typed; the closure captures nothing.
+/// value is the kernel. Every parameter is typed; the scalars the closure captures are
+/// fields of the kernel value, passed at each launch.
 pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
     let closure: syn::ExprClosure = match syn::parse2(input) {
         Ok(c) => c,
@@ -74,8 +75,8 @@ pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
         }
     };
     let mut errors = Vec::new();
+    // (`move` changes nothing: a closure captures scalars, by value.)
     for (what, present) in [
-        ("`move`", closure.capture.is_some()),
         ("`async`", closure.asyncness.is_some()),
         ("`static`", closure.movability.is_some()),
         ("`const`", closure.constness.is_some()),
@@ -116,11 +117,13 @@ pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
         sig: syn::parse_quote!(fn #name(#(#inputs),*) #output),
         block: Box::new(body),
     };
+    let attr = Ident::new(CLOSURE_ATTR, Span::call_site());
+    // The items end on the kernel value (holding the captures), the block's value.
     let items = expand_kernel(
-        quote::quote!(__closure),
+        quote::quote!(#attr),
         quote::ToTokens::to_token_stream(&func),
     );
-    quote::quote!({ #items #name })
+    quote::quote!({ #items })
 }
 
 /// The attributes, visibility and signature of a `fn` item whose body may not parse, with an
@@ -159,6 +162,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// fallback item: plain and generic kernels alike. Never panics on user input, and a panic
 /// inside cuphase (a bug) becomes an "internal error" diagnostic at the kernel's name.
 pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers) -> TokenStream {
+    let closure_attr = attr.clone();
     let expanded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // The integer constants of the kernel's file (none outside a macro's run).
         let consts = func
@@ -181,9 +185,9 @@ pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers
         if let (true, Ok((rest, Some(lists)))) = (has_consts, instances::split(&attr)) {
             return instances::expand(rest, &lists, func, file, helpers, &consts);
         }
-        match compile_with(attr, func, file, helpers, &consts) {
+        match compile_with(attr.clone(), func, file, helpers, &consts) {
             Ok(c) => host::write(func, &c, file),
-            Err(diags) => host::fallback(func, errors(&diags)),
+            Err(diags) => fallback(&attr, func, errors(&diags)),
         }
     }));
     expanded.unwrap_or_else(|_| {
@@ -191,9 +195,23 @@ pub fn emit(attr: TokenStream, func: &syn::ItemFn, file: &str, helpers: &Helpers
             func.sig.ident.span(),
             "internal error in cuphase while compiling this kernel; please report it with the kernel's source",
         );
-        host::fallback(func, errors(&[internal]))
+        fallback(&closure_attr, func, errors(&[internal]))
     })
 }
+
+/// The items that stand for a kernel that did not compile (and, for a closure, the value).
+fn fallback(attr: &TokenStream, func: &syn::ItemFn, errors: TokenStream) -> TokenStream {
+    let items = host::fallback(func, errors);
+    if attr.to_string() == CLOSURE_ATTR {
+        let name = &func.sig.ident;
+        quote::quote!(#items #name)
+    } else {
+        items
+    }
+}
+
+/// The attribute `kernel_closure!` compiles its closure's function with.
+const CLOSURE_ATTR: &str = "__closure";
 
 /// The `compile_error!`s of diagnostics.
 fn errors(diags: &[Diagnostic]) -> TokenStream {

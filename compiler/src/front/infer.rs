@@ -479,7 +479,19 @@ impl Infer<'_, '_> {
                 continue;
             }
             let r = self.find(self.local_var[h.index()]);
-            if !matches!(self.class[r], Class::Known(_)) {
+            let captured = self.k.params.iter().any(|p| {
+                p.source == ParamSource::Capture
+                    && matches!(p.kind, ParamKind::Scalar { local, .. } if local == h)
+            });
+            if captured && !matches!(self.class[r], Class::Known(_)) {
+                self.cx.push(
+                    Diagnostic::new(
+                        self.k.locals.span(h),
+                        format!("the closure captures `{}`, but how it uses it does not fix its type", local.name),
+                    )
+                    .note(format!("write the type where the closure starts: `let {0}: u32 = {0};` (a captured value is a scalar: `bool`, an integer or a float)", local.name)),
+                );
+            } else if !matches!(self.class[r], Class::Known(_)) {
                 self.cx.push(
                     Diagnostic::new(
                         self.k.locals.span(h),

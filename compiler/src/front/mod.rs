@@ -53,7 +53,7 @@ pub fn check_kernel(
             // A module constant's type is the one inference found.
             for p in &mut kernel.params {
                 if let ParamKind::Scalar { local, ty } = &mut p.kind {
-                    if p.source == ParamSource::ModuleConst {
+                    if matches!(p.source, ParamSource::ModuleConst | ParamSource::Capture) {
                         *ty = types.local(*local);
                     }
                 }

@@ -36,6 +36,10 @@ pub enum ParamSource {
     /// the host glue evaluates (a `usize`) and passes; it also sizes the launch's dynamic
     /// shared memory.
     ArrayLength,
+    /// A variable a `kernel_closure!` closure captures (by value): the kernel value holds it
+    /// (rustc checks its type against the one the body uses) and passes it at launch, as a
+    /// block-uniform scalar.
+    Capture,
 }
 
 impl Kernel {
@@ -49,8 +53,8 @@ impl Kernel {
 }
 
 impl Param {
-    /// Whether the value comes from the kernel's definition (a const generic or a module
-    /// constant), not from an argument of `launch`.
+    /// Whether the value comes from the kernel's definition (a const generic, a module
+    /// constant or a closure's capture), not from an argument of `launch`.
     pub fn is_implicit(&self) -> bool {
         self.source != ParamSource::Argument
     }

@@ -246,6 +246,12 @@ impl Lowerer<'_> {
         self.module_const_of(name, span, annotated, ParamSource::ModuleConst)
     }
 
+    /// The variable that holds the value a `kernel_closure!` closure captures as `name`
+    /// (made on its first use); inference finds its type.
+    pub(super) fn capture(&mut self, name: &str, span: Span) -> Handle<Local> {
+        self.module_const_of(name, span, None, ParamSource::Capture)
+    }
+
     /// The variable that holds `name as to` of module constant `name`: the host computes the
     /// cast, so the constant's own type need not be known here.
     pub(super) fn module_const_as(&mut self, name: &str, span: Span, to: Scalar) -> Handle<Local> {

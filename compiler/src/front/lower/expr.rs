@@ -498,12 +498,11 @@ impl Lowerer<'_> {
                     );
                     Value::Error
                 }
-                None if self.closure => {
-                    self.cx.push(
-                        Diagnostic::new(span, format!("a `kernel_closure!` closure cannot capture `{name}`: a kernel runs on the GPU, where the host's variables do not exist"))
-                            .note(format!("pass it as a parameter: `|.., {name}: T| ..`, and at launch")),
-                    );
-                    Value::Error
+                // A closure's capture: by value, held by the kernel value (a helper's body
+                // sees only its own names).
+                None if self.closure && self.calls.iter().all(|c| c.helper.is_none()) => {
+                    let local = self.capture(&name, span);
+                    Value::Expr(self.expr(Expr::Local(local), span))
                 }
                 // A name the kernel does not bind is a `const` of its module (rustc reports a
                 // name that is not one, at this use, through the host glue).

@@ -521,6 +521,13 @@ impl Lowerer<'_> {
                         self.err(cur.src(), format!("`{name}` is an `Option`; only slices and shared arrays can be indexed"));
                         return None;
                     }
+                    None if self.closure => {
+                        self.cx.push(
+                            Diagnostic::new(cur.src(), format!("a `kernel_closure!` closure cannot capture the buffer `{name}`: a launch borrows each buffer it uses"))
+                                .note(format!("pass it as a parameter, `|.., {name}: &[T]| ..` (or `&mut [T]`), and to `launch`")),
+                        );
+                        return None;
+                    }
                     None => {
                         self.err(
                             cur.src(),
