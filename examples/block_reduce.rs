@@ -48,10 +48,11 @@ fn run() -> Result<bool, Error> {
     let total: f64 = got.iter().map(|v| f64::from(*v)).sum();
     let ok = got == expected;
     println!(
-        "block_reduce: {n} elements in {} blocks on {} in {:.2} ms (first launch, with compilation on CUDA), total {total}: {}",
+        "block_reduce: {n} elements in {} blocks on {} in {:.2} ms (first launch{}), total {total}: {}",
         got.len(),
         dev.name(),
         elapsed.as_secs_f64() * 1e3,
+        if dev.is_cuda() { ", with NVRTC compilation" } else { "" },
         if ok { "correct" } else { "WRONG" }
     );
     Ok(ok)

@@ -57,9 +57,10 @@ fn run() -> Result<bool, Error> {
     let second = t1.elapsed();
     let ok = out.to_vec()? == expected(&host);
     println!(
-        "neighbor_reuse: {n} elements on {}: first launch {:.2} ms (with compilation on CUDA), second {:.3} ms: {}",
+        "neighbor_reuse: {n} elements on {}: first launch {:.2} ms{}, second {:.3} ms: {}",
         dev.name(),
         first.as_secs_f64() * 1e3,
+        if dev.is_cuda() { " (with NVRTC compilation)" } else { "" },
         second.as_secs_f64() * 1e3,
         if ok { "correct" } else { "WRONG" }
     );

@@ -83,9 +83,10 @@ fn run() -> Result<bool, Error> {
     let elapsed = t0.elapsed();
     let ok = got == expected(&a, &b, n);
     println!(
-        "tiled_matmul: {n}x{n} on {} in {:.2} ms (first launch, with compilation on CUDA): {}",
+        "tiled_matmul: {n}x{n} on {} in {:.2} ms (first launch{}): {}",
         dev.name(),
         elapsed.as_secs_f64() * 1e3,
+        if dev.is_cuda() { ", with NVRTC compilation" } else { "" },
         if ok {
             "correct (bit-equal to the host)"
         } else {

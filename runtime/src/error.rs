@@ -31,7 +31,11 @@ impl std::fmt::Display for RaceSite {
 
 /// Everything that can go wrong when setting up a device, moving data or launching a kernel.
 /// Every variant carries what a user needs to act on it.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same readable message as `Display` (as `anyhow::Error` does), so a
+/// `fn main() -> Result<(), cuphase::Error>` that fails shows the message, not a struct;
+/// match on the variant for its fields.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// No usable CUDA driver or GPU.
@@ -172,6 +176,12 @@ pub enum Error {
     },
 }
 
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
 /// NVRTC rejected generated CUDA C. Locations in the log are Rust locations, through the
 /// `#line` directives of the generated code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,5 +212,29 @@ impl std::fmt::Display for CompileError {
             )?;
         }
         write!(f, "\n{}\n(NVRTC options: {})", self.log, self.options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `main() -> Result<(), Error>` prints the error's `Debug`: the readable message.
+    #[test]
+    fn debug_is_the_readable_message() {
+        let e = Error::OutOfBounds {
+            kernel: "conv1d",
+            file: "src/main.rs",
+            line: 12,
+            column: 9,
+            array: "x",
+            index: 4096,
+            len: 4096,
+            block: Dim3::new(16, 0, 0),
+            thread: Dim3::new(0, 0, 0),
+        };
+        let text = "index out of bounds in kernel `conv1d` at src/main.rs:12:9: the len of `x` is 4096 but the index is 4096 (block (16, 0, 0), thread (0, 0, 0))";
+        assert_eq!(e.to_string(), text);
+        assert_eq!(format!("{e:?}"), text);
     }
 }
