@@ -20,6 +20,7 @@ mod nvrtc;
 mod options;
 mod phases;
 mod ports;
+mod prints;
 mod runtime;
 mod samples;
 pub mod sim;

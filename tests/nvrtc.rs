@@ -35,6 +35,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::specialize::sources())
         .chain(crate::options::sources())
         .chain(crate::arrays::sources())
+        .chain(crate::prints::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -68,7 +69,8 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::vectors::sources().len()
             + crate::specialize::sources().len()
             + crate::options::sources().len()
-            + crate::arrays::sources().len())
+            + crate::arrays::sources().len()
+            + crate::prints::sources().len())
     );
 }
 

@@ -41,6 +41,9 @@ pub struct KernelInfo {
     pub fault_sites: &'static [FaultSite],
     /// The kernel takes the fault record parameters.
     pub uses_fault_record: bool,
+    /// The kernel prints (`print!`/`println!`): its last parameter says whether each call's
+    /// text starts with the block and thread ([`Launch::print_ids`](crate::Launch::print_ids)).
+    pub prints: bool,
     /// For a kernel with const generic parameters, whose `cuda_source` is a function template:
     /// the kernel of one instance, with `$i$` for the `i`-th value (see [`instance`]). Empty
     /// for other kernels.
@@ -151,6 +154,7 @@ mod tests {
             static_shared_bytes: 0,
             fault_sites: &[],
             uses_fault_record: false,
+            prints: false,
             instance,
         }))
     }

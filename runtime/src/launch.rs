@@ -29,6 +29,8 @@ pub struct Launch {
     pub shared_bytes: u32,
     /// `cover` asked for more blocks than a grid can have.
     oversized: bool,
+    /// Each `print!`/`println!` call's text starts with its block and thread.
+    print_ids: bool,
 }
 
 impl Launch {
@@ -40,6 +42,7 @@ impl Launch {
             block: block.into(),
             shared_bytes: 0,
             oversized: false,
+            print_ids: false,
         }
     }
 
@@ -57,6 +60,7 @@ impl Launch {
             block: Dim3::new(block, 1, 1),
             shared_bytes: 0,
             oversized: blocks > u64::from(u32::MAX),
+            print_ids: false,
         }
     }
 
@@ -64,6 +68,19 @@ impl Launch {
     pub fn shared_bytes(mut self, bytes: u32) -> Self {
         self.shared_bytes = bytes;
         self
+    }
+
+    /// Starts the text of each `print!`/`println!` call of the kernel with the block and the
+    /// thread that made it, `[block (1, 0, 0) thread (31, 0, 0)] `, on the GPU and the
+    /// simulator alike.
+    pub fn print_ids(mut self, on: bool) -> Self {
+        self.print_ids = on;
+        self
+    }
+
+    /// Whether [`Launch::print_ids`] is on.
+    pub fn prints_ids(&self) -> bool {
+        self.print_ids
     }
 
     /// Total threads of the launch.

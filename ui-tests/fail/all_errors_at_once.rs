@@ -4,7 +4,7 @@ use cuphase::prelude::*;
 #[kernel]
 fn k(out: &mut [f32], n: u32) {
     let i = thread_idx().x;
-    println!("{}", i);
+    println!("{:e}", i);
     let v = out[i].to_degrees();
     n = 3;
 }

@@ -261,6 +261,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         let source = &v.source;
         let instance = &v.instance;
         let uses_record = v.uses_record;
+        let prints = v.prints;
         let sites = v.sites.iter().map(|site| {
             let (l, col, sfile) = (site.line, site.col, &site.file);
             let variant = Ident::new(site.kind.variant(), Span::call_site());
@@ -287,6 +288,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 static_shared_bytes: #static_shared_bytes,
                 fault_sites: &[#(#sites),*],
                 uses_fault_record: #uses_record,
+                prints: #prints,
                 instance: #instance,
             };
         }
@@ -431,6 +433,10 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                         if __info.uses_fault_record {
                             __args.arg(__cu.fault_record()?);
                             __args.arg(&__kernel_id);
+                        }
+                        let __print_ids = u32::from(__launch.prints_ids());
+                        if __info.prints {
+                            __args.arg(&__print_ids);
                         }
                         __cu.launch(__info, &__launch, &__func, __args)
                     }

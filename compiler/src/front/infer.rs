@@ -442,6 +442,7 @@ impl Infer<'_, '_> {
             Stmt::Block(b) => self.block(b),
             Stmt::Check { index, .. } => self.require_index(*index),
             Stmt::Eval(_)
+            | Stmt::Print { .. }
             | Stmt::Panic { .. }
             | Stmt::Fence(_)
             | Stmt::Break { .. }

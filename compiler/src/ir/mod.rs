@@ -31,6 +31,7 @@
 mod arena;
 mod method;
 mod param;
+mod print;
 mod record;
 mod scalar;
 pub mod types;
@@ -40,6 +41,7 @@ pub use arena::{Arena, Handle, Span, Src};
 pub use cuphase_contract::{Distribution, WarpOp};
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
+pub use print::{split_format, FormatPart, FormatSpec, Placeholder, PrintPiece};
 pub use record::{
     field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField, Step,
 };
@@ -701,4 +703,9 @@ pub enum Stmt {
     /// `panic!`, a failed `assert!` (or `debug_assert!` in debug builds): the thread stops and
     /// the launch fails with this message.
     Panic { message: String, debug_only: bool },
+    /// `print!`/`println!`: the pieces in order, then a line end for `println!`.
+    Print {
+        pieces: Vec<PrintPiece>,
+        newline: bool,
+    },
 }

@@ -75,6 +75,13 @@ impl Stmt {
             Stmt::Atomic { index, value, .. } => vec![*index, *value],
             Stmt::Warp { value, lane, .. } => value.iter().chain(lane.iter()).copied().collect(),
             Stmt::Eval(e) | Stmt::Check { index: e, .. } => vec![*e],
+            Stmt::Print { pieces, .. } => pieces
+                .iter()
+                .filter_map(|p| match p {
+                    super::PrintPiece::Value { expr, .. } => Some(*expr),
+                    super::PrintPiece::Text(_) => None,
+                })
+                .collect(),
             Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return

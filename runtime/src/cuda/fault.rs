@@ -171,6 +171,7 @@ mod tests {
             static_shared_bytes: 0,
             fault_sites: &SITES,
             uses_fault_record: true,
+            prints: false,
             instance: "",
         }
     }

@@ -11,7 +11,7 @@
 //! lane's value at the same point, as on the GPU.
 
 use super::race::{set_current, Current};
-use super::{Distribution, Fault, Loc, Shared};
+use super::{Distribution, Fault, Loc, Printer, Shared};
 use crate::dim3::Dim3;
 use crate::error::Error;
 use crate::kernel::KernelInfo;
@@ -129,6 +129,7 @@ impl SimBackend {
         tracing::trace!(kernel = info.name, grid = %launch.grid, block = %launch.block, "cuphase: simulator launch");
         let grid = launch.grid;
         let total = grid.volume();
+        let printer = Printer::new(launch.prints_ids());
         let first_error = (0..total)
             .into_par_iter()
             .filter_map(|linear| {
@@ -145,10 +146,12 @@ impl SimBackend {
                     shared_races: self.options.race_detection
                         && !(self.options.trust_compiler && info.shared_proven),
                     dynamic_shared_bytes: launch.shared_bytes,
+                    printer: &printer,
                 };
                 block(&ctx).err().map(|e| (linear, e))
             })
             .min_by_key(|(linear, _)| *linear);
+        printer.finish();
         match first_error {
             Some((_, e)) => Err(e),
             None => Ok(()),
@@ -158,7 +161,7 @@ impl SimBackend {
 
 /// One block being simulated.
 #[derive(Clone, Copy, Debug)]
-pub struct BlockCtx {
+pub struct BlockCtx<'p> {
     pub(super) kernel: &'static str,
     pub(super) linear: u32,
     pub(super) block_idx: Dim3,
@@ -167,6 +170,8 @@ pub struct BlockCtx {
     pub(super) options: SimOptions,
     pub(super) shared_races: bool,
     pub(super) dynamic_shared_bytes: u32,
+    /// The launch's `print!` output.
+    pub(super) printer: &'p Printer,
 }
 
 /// The indices of one GPU thread.
@@ -351,7 +356,12 @@ fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-impl BlockCtx {
+impl BlockCtx<'_> {
+    /// Writes the text of one `print!`/`println!` call of this launch, by `thread`.
+    pub fn print(&self, thread: Dim3, text: &str) {
+        self.printer.write(self.block_idx, thread, text);
+    }
+
     /// A shared array of this block (with race detection when it is on).
     pub fn shared<T: Scalar>(&self, dims: &[usize], name: &'static str) -> Shared<T> {
         Shared::new(dims, name, self.shared_races)
@@ -574,6 +584,8 @@ impl BlockCtx {
 mod tests {
     use super::*;
 
+    static NO_PRINT: crate::sim::Printer = crate::sim::Printer::new(false);
+
     static FIRST: Loc = Loc {
         file: "k.rs",
         line: 3,
@@ -585,7 +597,7 @@ mod tests {
         col: 5,
     };
 
-    fn block(threads: u32) -> BlockCtx {
+    fn block(threads: u32) -> BlockCtx<'static> {
         BlockCtx {
             kernel: "k",
             linear: 0,
@@ -595,6 +607,7 @@ mod tests {
             options: SimOptions::default(),
             shared_races: true,
             dynamic_shared_bytes: 0,
+            printer: &NO_PRINT,
         }
     }
 

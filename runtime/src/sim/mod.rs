@@ -29,6 +29,7 @@ mod memory;
 mod methods;
 mod ops;
 mod phases;
+mod print;
 pub mod race;
 
 pub use cuphase_contract::Distribution;
@@ -46,6 +47,7 @@ pub use ops::{
     SimMinMax, StepRange, ToBits,
 };
 pub use phases::{Agree, Phase, Run};
+pub use print::{capture, ids_prefix, push, Printable, Printer, Spec, LINE_LIMIT};
 pub use race::assume_uniform;
 
 use crate::dim3::Dim3;

@@ -27,7 +27,7 @@ const RETURNED: u32 = 1;
 
 /// The scheduler state of one block: its threads, the phase and each thread's exit.
 pub struct Run<'b> {
-    block: &'b BlockCtx,
+    block: &'b BlockCtx<'b>,
     n: usize,
     /// The thread indices of a block that is not one-dimensional (empty when it is: thread
     /// `t` is `(t, 0, 0)`).
@@ -57,7 +57,7 @@ impl<'b> Run<'b> {
     /// The state of `block` at its start: every thread running, phase 0. `exits`: whether
     /// threads may return or leave a block-level loop from a thread loop; `promises`: whether
     /// the kernel checks `assume_uniform` promises.
-    pub fn new(block: &'b BlockCtx, exits: bool, promises: bool) -> Self {
+    pub fn new(block: &'b BlockCtx<'b>, exits: bool, promises: bool) -> Self {
         let n = block.block_dim.volume() as usize;
         let d = block.block_dim;
         let mut idx = Vec::new();
@@ -496,6 +496,8 @@ impl Agree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    static NO_PRINT: crate::sim::Printer = crate::sim::Printer::new(false);
     use crate::sim::SimOptions;
 
     static AT: Loc = Loc {
@@ -504,7 +506,7 @@ mod tests {
         col: 5,
     };
 
-    fn block(threads: u32, order: ThreadOrder) -> BlockCtx {
+    fn block(threads: u32, order: ThreadOrder) -> BlockCtx<'static> {
         BlockCtx {
             kernel: "k",
             linear: 0,
@@ -517,6 +519,7 @@ mod tests {
             },
             shared_races: false,
             dynamic_shared_bytes: 0,
+            printer: &NO_PRINT,
         }
     }
 

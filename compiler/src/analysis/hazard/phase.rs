@@ -154,6 +154,12 @@ impl Walker<'_> {
                 let _ = self.eval(*e);
                 self.flush(pend);
             }
+            Stmt::Print { .. } => {
+                for e in s.operands() {
+                    let _ = self.eval(e);
+                }
+                self.flush(pend);
+            }
             // Not a barrier: a warp operation orders no shared-memory access between warps.
             Stmt::Warp {
                 value,

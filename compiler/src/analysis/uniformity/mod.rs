@@ -490,6 +490,12 @@ impl Analyzer<'_, '_> {
                 self.uniform_load_check(*e, st);
                 Flow::default()
             }
+            Stmt::Print { .. } => {
+                for e in s.operands() {
+                    self.uniform_load_check(e, st);
+                }
+                Flow::default()
+            }
             Stmt::Warp { op, result, .. } => {
                 // Checked by the warp-level pass: every thread of the warp must reach it.
                 if let (true, Some(r)) = (self.warp, cf) {

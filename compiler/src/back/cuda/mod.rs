@@ -56,6 +56,8 @@ pub struct CudaKernel {
     pub sites: Vec<FaultSite>,
     /// Whether the kernel takes the fault record parameters (it has fault sites).
     pub uses_record: bool,
+    /// Whether the kernel prints, and so takes `cuphase_print_ids` last.
+    pub prints: bool,
     /// For a kernel with const generic parameters (`const N: u32`), whose [`Self::source`]
     /// is a function template (`template <unsigned int N> .. k_body(..)`): the kernel of one
     /// instance, `extern "C" __global__ void k(..) { k_body<$0$>(..); }`, with `$i$` standing
@@ -75,6 +77,11 @@ pub fn write_kernel_checked(
     bounds_checks: bool,
 ) -> CudaKernel {
     write_kernel_variant(k, types, file, bounds_checks, false)
+}
+
+/// Whether the kernel has `print!`/`println!` calls.
+pub fn prints(k: &Kernel) -> bool {
+    visit::any_stmt(&k.body, |s| matches!(s, Stmt::Print { .. }))
 }
 
 /// Whether the kernel uses warp operations (and so has a variant for whole-warp blocks).
@@ -103,6 +110,7 @@ pub fn write_kernel_variant(
         source: w.finish(),
         sites,
         uses_record,
+        prints: prints(k),
         instance,
     }
 }

@@ -86,6 +86,10 @@ impl Writer<'_> {
             args.push("cuphase_record".into());
             args.push("cuphase_kernel".into());
         }
+        if super::prints(k) {
+            params.push("unsigned int cuphase_print_ids".into());
+            args.push("cuphase_print_ids".into());
+        }
         // A declared block shape bounds the threads too (the register allocator uses it).
         let bounds = k
             .options
@@ -407,6 +411,38 @@ impl Writer<'_> {
                 self.line(&format!("cuphase::report({FAULTS}, {site}u, 0ull, 0ull);"));
                 self.line("return;");
             }
+            Stmt::Print { pieces, newline } => {
+                self.map_to(span);
+                let mut format = String::new();
+                let mut args = String::new();
+                for p in pieces {
+                    match p {
+                        PrintPiece::Text(t) => format.push_str(&t.replace('%', "%%")),
+                        PrintPiece::Value { expr, spec } => {
+                            let v = self.expr(*expr).text;
+                            let t = self.types.expr(*expr);
+                            let (conversion, arg) = printf_conversion(t, spec, v);
+                            format.push_str(&conversion);
+                            args.push_str(", ");
+                            args.push_str(&arg);
+                        }
+                    }
+                }
+                if *newline {
+                    format.push('\n');
+                }
+                // `Launch::print_ids`: the block and thread first, as the simulator writes them.
+                let format = c_string(&format);
+                self.line("if (cuphase_print_ids) {");
+                self.indent += 1;
+                self.line(&format!("printf(\"[block (%u, %u, %u) thread (%u, %u, %u)] \" {format}, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z{args});"));
+                self.indent -= 1;
+                self.line("} else {");
+                self.indent += 1;
+                self.line(&format!("printf({format}{args});"));
+                self.indent -= 1;
+                self.line("}");
+            }
         }
     }
 
@@ -629,4 +665,74 @@ fn label_uses(body: &Block, label: Handle<Label>) -> (bool, bool) {
         from_nested_loop(&|s| matches!(s, Stmt::Break { label: Some(l) } if *l == label)),
         from_nested_loop(&|s| matches!(s, Stmt::Continue { label: Some(l) } if *l == label)),
     )
+}
+
+/// The `printf` conversion of a value of type `t` formatted as `spec` says, and the argument
+/// it takes: the same text the simulator writes (`{}` of a float is `%g`, `bool` is its word).
+fn printf_conversion(t: Scalar, spec: &FormatSpec, v: String) -> (String, String) {
+    let number = t != Scalar::Bool;
+    let mut c = String::from("%");
+    // (Rust pads numbers with zeros whatever the alignment; C's `-` would win.)
+    let zero = spec.zero && number;
+    if (spec.left && !zero) || (!number && !spec.right && spec.width > 0) {
+        c.push('-');
+    }
+    if zero {
+        c.push('0');
+    }
+    if spec.width > 0 {
+        c.push_str(&spec.width.to_string());
+    }
+    let arg = match t {
+        Scalar::Bool => {
+            c.push('s');
+            format!("({v}) ? \"true\" : \"false\"")
+        }
+        Scalar::I8 | Scalar::I16 | Scalar::I32 => {
+            c.push('d');
+            v
+        }
+        Scalar::U8 | Scalar::U16 | Scalar::U32 => {
+            c.push('u');
+            v
+        }
+        Scalar::I64 => {
+            c.push_str("lld");
+            v
+        }
+        Scalar::U64 | Scalar::Usize => {
+            c.push_str("llu");
+            v
+        }
+        Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::Bf16 => {
+            match spec.precision {
+                Some(p) => c.push_str(&format!(".{p}f")),
+                None => c.push('g'),
+            }
+            match t {
+                Scalar::F16 => format!("cuphase::f16_to_f32({v})"),
+                Scalar::Bf16 => format!("cuphase::bf16_to_f32({v})"),
+                _ => v,
+            }
+        }
+    };
+    (c, arg)
+}
+
+/// `s` as a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            0x20..=0x7e => out.push(b as char),
+            // (Three octal digits: an escape that cannot run into the next character.)
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -217,6 +217,7 @@ impl<'a> Writer<'a> {
             #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code,
                     clippy::all, clippy::pedantic, clippy::nursery)]
             async fn __cuphase_thread(
+                __block: &::cuphase::__private::sim::BlockCtx<'_>,
                 __cx: ::cuphase::__private::sim::ThreadCtx,
                 #(#thread_params),*
             ) -> ::core::result::Result<(), ::cuphase::__private::sim::Fault> {
@@ -232,7 +233,7 @@ impl<'a> Writer<'a> {
                 #(#block_params),*
             ) -> ::core::result::Result<(), ::cuphase::Error> {
                 #(#shared_decls)*
-                __block.run(|__cx| Self::__cuphase_thread(__cx, #(#thread_args),*))
+                __block.run(|__cx| Self::__cuphase_thread(__block, __cx, #(#thread_args),*))
             }
         };
         let _ = block_args;
@@ -556,6 +557,37 @@ impl<'a> Writer<'a> {
             // blocks: a fence orders nothing more.
             Stmt::Fence(_) => {
                 quote_spanned!(site(span.lo)=> ::core::sync::atomic::fence(::core::sync::atomic::Ordering::SeqCst);)
+            }
+            Stmt::Print { pieces, newline } => {
+                let parts = pieces.iter().map(|p| match p {
+                    PrintPiece::Text(t) => quote!(__text.push_str(#t);),
+                    PrintPiece::Value { expr, spec } => {
+                        let v = self.expr(*expr);
+                        let FormatSpec {
+                            left,
+                            right,
+                            zero,
+                            width,
+                            precision,
+                        } = *spec;
+                        let precision = match precision {
+                            Some(p) => quote!(::core::option::Option::Some(#p)),
+                            None => quote!(::core::option::Option::None),
+                        };
+                        quote! {
+                            ::cuphase::__private::sim::push(&mut __text, #v, ::cuphase::__private::sim::Spec {
+                                left: #left, right: #right, zero: #zero, width: #width, precision: #precision,
+                            });
+                        }
+                    }
+                });
+                let newline = newline.then(|| quote!(__text.push('\n');));
+                quote_spanned! {site(span.lo)=> {
+                    let mut __text = ::std::string::String::new();
+                    #(#parts)*
+                    #newline
+                    __block.print(__cx.thread_idx, &__text);
+                }}
             }
             Stmt::Panic {
                 message,

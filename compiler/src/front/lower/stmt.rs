@@ -81,6 +81,10 @@ impl Lowerer<'_> {
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
+        if matches!(name.as_str(), "print" | "println") {
+            self.lower_print(mac, name == "println", out);
+            return;
+        }
         if !matches!(name.as_str(), "assert" | "debug_assert" | "panic") {
             self.unsupported_macro(mac);
             return;
@@ -156,6 +160,112 @@ impl Lowerer<'_> {
                 );
             }
         }
+    }
+
+    /// `print!`/`println!`: a literal format string of the supported subset, and scalar
+    /// arguments (positional, or variables named in the string).
+    fn lower_print(&mut self, mac: &syn::Macro, newline: bool, out: &mut Block) {
+        let span = mac.src();
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        let args: Vec<syn::Expr> = match mac.parse_body_with(parser) {
+            Ok(a) => a.into_iter().collect(),
+            Err(e) => {
+                self.err(
+                    Span::from(e.span()),
+                    format!("cannot read the arguments of a print: {e}"),
+                );
+                return;
+            }
+        };
+        let (format, values) = match args.split_first() {
+            None => (String::new(), &[][..]),
+            Some((
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }),
+                rest,
+            )) => (s.value(), rest),
+            Some((other, _)) => {
+                self.err(
+                    other.src(),
+                    "a kernel's `print!` takes a string literal first, as Rust's does",
+                );
+                return;
+            }
+        };
+        let parts = match split_format(&format) {
+            Ok(p) => p,
+            Err(why) => {
+                self.cx.push(
+                    Diagnostic::new(args.first().map_or(span, |a| a.src()), why)
+                        .note("kernels format with `{}`, `{:?}`, `{x}`, `{0}`, a width, a precision, `<`, `>` and `0` (`{:>8.3}`)"),
+                );
+                return;
+            }
+        };
+        let mut lowered = Vec::with_capacity(values.len());
+        for v in values {
+            match self.value_or_none(v, out) {
+                Some(e) => lowered.push(e),
+                None => return,
+            }
+        }
+        let mut used = vec![false; values.len()];
+        let mut next = 0;
+        let mut pieces = Vec::new();
+        for part in parts {
+            match part {
+                FormatPart::Text(t) => pieces.push(PrintPiece::Text(t)),
+                FormatPart::Arg { arg, spec, .. } => {
+                    let expr = match arg {
+                        Placeholder::Next | Placeholder::Position(_) => {
+                            let i = match arg {
+                                Placeholder::Position(i) => i,
+                                _ => {
+                                    next += 1;
+                                    next - 1
+                                }
+                            };
+                            let Some(e) = lowered.get(i) else {
+                                self.err(span, format!("the format string reads argument {i}, but the print passes {} (they count from 0)", values.len()));
+                                return;
+                            };
+                            used[i] = true;
+                            *e
+                        }
+                        Placeholder::Named(n) => {
+                            let Ok(mut ident) = syn::parse_str::<syn::Ident>(&n) else {
+                                self.err(span, format!("`{{{n}}}` names no variable"));
+                                return;
+                            };
+                            // (At the format string: errors about the variable point there.)
+                            if let Some(first) = args.first() {
+                                ident.set_span(syn::spanned::Spanned::span(first));
+                            }
+                            let path = syn::Expr::Path(syn::ExprPath {
+                                attrs: Vec::new(),
+                                qself: None,
+                                path: ident.into(),
+                            });
+                            match self.value_or_none(&path, out) {
+                                Some(e) => e,
+                                None => return,
+                            }
+                        }
+                    };
+                    pieces.push(PrintPiece::Value { expr, spec });
+                }
+            }
+        }
+        if let Some(i) = used.iter().position(|u| !u) {
+            self.err(
+                values[i].src(),
+                "this argument is never printed: the format string has no `{}` for it",
+            );
+            return;
+        }
+        out.push(Stmt::Print { pieces, newline }, span);
     }
 
     pub(super) fn unsupported_macro(&mut self, mac: &syn::Macro) {
