@@ -33,7 +33,12 @@
 //! }
 //! ```
 //!
-//! The kernel language, the barrier rules and the host API are described in the README.
+//! The builtins a kernel calls (`thread_idx`, `shared`, `sync_block_threads`, the warp
+//! operations, atomics, `println!`) are documented, with examples, in [`lang`]. A kernel
+//! becomes a value with `.launch(&device, Launch, args..)`, `.cuda_source()` (the CUDA C) and
+//! `.report()` (what the barrier analyses found); `#[kernel]`'s options (`sync`, `block`,
+//! `launch_bounds`, `fast_math`, `bounds_checks`) are on [`kernel`]. The README (in the
+//! repository) covers the whole language, the barrier rules and the simulator.
 
 pub use cuphase_macros::{device, kernel, kernel_closure, DeviceStruct};
 /// The `half` crate, whose `f16` and `bf16` kernels compute with.
@@ -50,6 +55,9 @@ pub mod prelude {
         Int, Launch, LaunchTarget, Num, Scalar, Stream,
     };
 }
+
+#[cfg(any(doc, doctest))]
+pub mod lang;
 
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
 pub mod sim {

@@ -15,8 +15,29 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
-/// Options: `#[kernel(launch_bounds = 256)]` (the most threads per block the kernel is launched
-/// with), `#[kernel(fast_math)]` (NVRTC's `--use_fast_math`).
+/// The kernel value `scale` has `scale.launch(&device, Launch::new(grid, block), args..)`
+/// (arguments typed as the parameters: `&mut Buffer<f32>` for `&mut [f32]`, `&Buffer<T>` for
+/// `&[T]`, the scalar itself), `scale.cuda_source()` (the CUDA C NVRTC gets), `scale.report()`
+/// (what the barrier analyses found and did) and `scale.name()`.
+///
+/// Options, comma-separated:
+///
+/// - `sync = "check"` (the default): every `sync_block_threads()` is checked (a barrier under a
+///   thread-divergent condition, or a shared-memory race between two barriers, is a compile
+///   error); `sync = "auto"`: the compiler places the barriers itself (and removes the ones
+///   that order nothing).
+/// - `block = (32, 8)` (or `block = 256`): the exact block shape; the proofs use it, it becomes
+///   `__launch_bounds__`, and another launch shape is `Error::InvalidLaunch`.
+/// - `launch_bounds = 256`: the most threads per block the kernel is launched with;
+///   `min_blocks_per_sm = 2` with it (or `block`) is `__launch_bounds__`'s second argument.
+/// - `fast_math`: NVRTC's `--use_fast_math` (the hardware's approximations).
+/// - `bounds_checks = true | false`: every index checked (an out-of-bounds index is
+///   `Error::OutOfBounds`) or not; by default on in debug builds of the defining crate, off
+///   in release builds. Division by zero and `step_by(0)` are checked always.
+/// - `instances(N = [64, 128, 256])`: for a kernel with a const parameter `N`, one kernel per
+///   listed value (`k::<128>.launch(..)`).
+///
+/// The builtins a body calls are documented in `cuphase::lang`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     cuphase_compiler::expand_kernel(attr.into(), item.into()).into()

@@ -66,7 +66,7 @@ pub enum Error {
         /// What is missing and how to get it.
         reason: String,
     },
-    /// NVRTC rejected the generated CUDA C. Locations in the log are Rust locations, through
+    /// NVRTC rejected the generated CUDA C ([`CompileError`]: the log and the source). Locations in the log are Rust locations, through
     /// the `#line` directives of the generated code.
     #[error("{0}")]
     Compile(Box<CompileError>),

@@ -1,0 +1,298 @@
+//! The kernel language: the builtins a `#[kernel]` or `#[device]` body calls, as searchable
+//! items with their signatures.
+//!
+//! These items exist in the documentation only (the module is compiled for rustdoc and
+//! doctests, not into the crate): inside a kernel, `#[kernel]` translates each call into CUDA C
+//! and into the simulator's code, so a kernel names them without importing anything. Outside a
+//! kernel they do not exist, so host code cannot call them by mistake. The README's section
+//! "The kernel language" lists the rest of what kernels may write (Rust's own operators,
+//! methods, loops, structs, `Option`, helpers). Each example here runs on the simulator as a
+//! doctest.
+//!
+//! Every index builtin is a [`Dim3`] of `u32`s: read `.x`, `.y`, `.z`.
+#![allow(clippy::missing_panics_doc, unused_variables)]
+
+use crate::Dim3;
+
+/// Why a documentation item is never called: `#[kernel]` replaces every call.
+const TRANSLATED: &str =
+    "a kernel builtin exists in the documentation only; #[kernel] translates its calls";
+
+/// The thread's index in its block (CUDA's `threadIdx`).
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// #[kernel]
+/// fn ids(out: &mut [u32]) {
+///     let i = global_idx().x;
+///     out[i] = thread_idx().x + 1000 * block_idx().x;
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let mut out = dev.zeros::<u32>(8)?;
+/// ids.launch(&dev, Launch::new(2, 4), &mut out)?;
+/// assert_eq!(out.to_vec()?, [0, 1, 2, 3, 1000, 1001, 1002, 1003]);
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn thread_idx() -> Dim3 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The block's index in the grid (CUDA's `blockIdx`).
+pub fn block_idx() -> Dim3 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The block's extent (CUDA's `blockDim`): the `block` of the [`Launch`](crate::Launch).
+pub fn block_dim() -> Dim3 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The grid's extent in blocks (CUDA's `gridDim`).
+pub fn grid_dim() -> Dim3 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// `block_idx() * block_dim() + thread_idx()` on each axis, in wrapping `u32` arithmetic as
+/// the GPU computes it: the thread's index in the whole grid.
+pub fn global_idx() -> Dim3 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The thread's lane in its warp, `0..32` (a warp is 32 consecutive linear thread indices).
+pub fn lane_id() -> u32 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// 32, the threads of a warp.
+pub fn warp_size() -> u32 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A barrier for the block's threads (CUDA's `__syncthreads()`): every thread of the block
+/// waits here until all have arrived, and shared-memory writes before it are seen by reads
+/// after it. The compiler proves that every thread of the block reaches the same barriers (a
+/// barrier under a thread-dependent condition is a compile error), and that no two threads
+/// race on shared memory between two barriers; `#[kernel(sync = "auto")]` places them.
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// #[kernel]
+/// fn reverse(out: &mut [u32]) {
+///     let tile = shared::<[u32; 64]>();
+///     let t = thread_idx().x;
+///     tile[t] = t;
+///     sync_block_threads();
+///     out[t] = tile[63 - t];
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let mut out = dev.zeros::<u32>(64)?;
+/// reverse.launch(&dev, Launch::new(1, 64), &mut out)?;
+/// assert_eq!(out.to_vec()?, (0..64).rev().collect::<Vec<u32>>());
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn sync_block_threads() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A barrier for the warp's threads (CUDA's `__syncwarp()`). It orders nothing between warps.
+pub fn sync_warp() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A shared array of the block: `let tile = shared::<[f32; 256]>();` or
+/// `shared::<[[f32; 16]; 16]>()` (indexed `tile[y][x]`), of scalars, `[T; N]` rows or
+/// `DeviceStruct`s. Every thread of the block sees the same array; it starts zeroed. Sized by
+/// literals or module constants (a constant expression sizes it at launch).
+pub fn shared<A>() -> &'static mut A {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The block's dynamic shared memory as a slice of `T` (one per kernel), sized by
+/// [`Launch::shared_bytes`](crate::Launch::shared_bytes): `buf.len()` is
+/// `shared_bytes / size_of::<T>()`.
+pub fn shared_slice<T>() -> &'static mut [T] {
+    unreachable!("{TRANSLATED}")
+}
+
+/// `uniform_load(&tile[i])`: a barrier, then every thread reads the one element, so the
+/// result is block-uniform (a condition on it may guard a barrier).
+pub fn uniform_load<T: Copy>(element: &T) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// `unsafe { assume_uniform(v) }`: the programmer vouches that `v` is the same in every thread
+/// of the block, so a condition on it may guard a barrier. The simulator checks the promise
+/// across the block (`Error::BarrierDivergence` when it is broken); the GPU trusts it.
+///
+/// # Safety
+///
+/// `v` must be the same in every thread of the block wherever the result decides a barrier.
+pub unsafe fn assume_uniform<T: Copy>(v: T) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A memory fence at block scope (CUDA's `__threadfence_block()`): no barrier.
+pub fn fence_block() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A memory fence at device scope (CUDA's `__threadfence()`): no barrier.
+pub fn fence_device() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// A memory fence at system scope (CUDA's `__threadfence_system()`): no barrier.
+pub fn fence_system() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The value of `v` in lane `lane` of the warp (CUDA's `__shfl_sync`), on any scalar. Every
+/// thread of the warp must reach it (warp-uniform control flow); a lane that does not exist
+/// (a partial last warp) is not read: the thread keeps its own value.
+pub fn warp_shuffle<T: Copy>(v: T, lane: u32) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The value of `v` in lane `lane_id() ^ mask` (CUDA's `__shfl_xor_sync`).
+pub fn warp_shuffle_xor<T: Copy>(v: T, mask: u32) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The value of `v` in lane `lane_id() - d`, or the thread's own below lane `d` (CUDA's
+/// `__shfl_up_sync`).
+pub fn warp_shuffle_up<T: Copy>(v: T, d: u32) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The value of `v` in lane `lane_id() + d`, or the thread's own past the warp's last lane
+/// (CUDA's `__shfl_down_sync`).
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// #[kernel]
+/// fn warp_sums(out: &mut [u32]) {
+///     let t = thread_idx().x;
+///     let mut v = t;
+///     let mut d = 16u32;
+///     while d > 0 {
+///         v += warp_shuffle_down(v, d);
+///         d /= 2;
+///     }
+///     if lane_id() == 0 {
+///         out[t / 32] = v;
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let mut out = dev.zeros::<u32>(2)?;
+/// warp_sums.launch(&dev, Launch::new(1, 64), &mut out)?;
+/// assert_eq!(out.to_vec()?, [(0..32).sum::<u32>(), (32..64).sum()]);
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn warp_shuffle_down<T: Copy>(v: T, d: u32) -> T {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The lanes of the warp whose `p` holds, as bits of a `u32` (CUDA's `__ballot_sync`).
+pub fn warp_ballot(p: bool) -> u32 {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Whether `p` holds in every lane of the warp (CUDA's `__all_sync`); warp-uniform.
+pub fn warp_all(p: bool) -> bool {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Whether `p` holds in some lane of the warp (CUDA's `__any_sync`); warp-uniform.
+pub fn warp_any(p: bool) -> bool {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The strided loop of alpaka's style: `for i in threads_in_block(a..b)` gives thread `t` the
+/// values `a + t`, `a + t + block_dim().x`, ... (also `.step_by(s)` and `a..=b`).
+pub fn threads_in_block(range: std::ops::Range<u32>) -> std::ops::Range<u32> {
+    unreachable!("{TRANSLATED}")
+}
+
+/// `for b in blocks_in_grid(a..b)`: block `k` takes `a + k`, `a + k + grid_dim().x`, ...
+pub fn blocks_in_grid(range: std::ops::Range<u32>) -> std::ops::Range<u32> {
+    unreachable!("{TRANSLATED}")
+}
+
+/// `for i in threads_in_grid(a..b)`: the grid-stride loop, thread `g` of the grid taking
+/// `a + g`, `a + g + grid_dim().x * block_dim().x`, ...
+pub fn threads_in_grid(range: std::ops::Range<u32>) -> std::ops::Range<u32> {
+    unreachable!("{TRANSLATED}")
+}
+
+/// The atomics of shared arrays and `&mut` slices in kernels: each combines element `i` with
+/// `v` atomically and returns the old value (32- and 64-bit integers; `atomic_add` also on
+/// `f32` and `f64`).
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// #[kernel]
+/// fn histogram(bins: &mut [u32], values: &[u32]) {
+///     let i = global_idx().x as usize;
+///     if i < values.len() {
+///         bins.atomic_add(values[i] % 4, 1);
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let values = dev.upload(&(0..100u32).collect::<Vec<_>>())?;
+/// let mut bins = dev.zeros::<u32>(4)?;
+/// histogram.launch(&dev, Launch::cover(100, 32), &mut bins, &values)?;
+/// assert_eq!(bins.to_vec()?, [25, 25, 25, 25]);
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub trait Atomics<T> {
+    /// `a[i] += v`.
+    fn atomic_add(&mut self, i: u32, v: T) -> T;
+    /// `a[i] -= v` (integers, wrapping).
+    fn atomic_sub(&mut self, i: u32, v: T) -> T;
+    /// `a[i] = a[i].min(v)`.
+    fn atomic_min(&mut self, i: u32, v: T) -> T;
+    /// `a[i] = a[i].max(v)`.
+    fn atomic_max(&mut self, i: u32, v: T) -> T;
+    /// `a[i] &= v`.
+    fn atomic_and(&mut self, i: u32, v: T) -> T;
+    /// `a[i] |= v`.
+    fn atomic_or(&mut self, i: u32, v: T) -> T;
+    /// `a[i] ^= v`.
+    fn atomic_xor(&mut self, i: u32, v: T) -> T;
+    /// `a[i] = v`.
+    fn atomic_exchange(&mut self, i: u32, v: T) -> T;
+}
+
+/// `println!`/`print!` in a kernel: a literal format string over scalars (`{}`, `{:?}`, `{x}`,
+/// `{0}`, a width, a precision, `<`, `>` and `0`). On the GPU it is CUDA's `printf`; on the
+/// simulator the same text, each call written whole. `{}` of a float prints as C's `%g` on
+/// both back ends (`0.333333`); integers, `bool` and `{:.N}` as Rust prints them.
+/// [`Launch::print_ids`](crate::Launch::print_ids) starts each call's text with its block and
+/// thread. The simulator writes at most 10,000 calls a launch, then says how many it dropped;
+/// the GPU keeps what fits its `printf` buffer (1 MiB by default).
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// #[kernel]
+/// fn hello(x: &[f32]) {
+///     let t = thread_idx().x;
+///     if t < 2 {
+///         println!("thread {t}: {:.2} {}", x[t as usize], x[t as usize]);
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let x = dev.upload(&[0.5f32, 1.0 / 3.0])?;
+/// hello.launch(&dev, Launch::new(1, 32), &x)?; // thread 0: 0.50 0.5, thread 1: 0.33 0.333333
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub mod println {}
