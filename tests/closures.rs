@@ -10,7 +10,7 @@ fn devices(test: &str) -> Vec<Device> {
     let mut devs = vec![Device::cpu().unwrap()];
     match Device::cuda(0) {
         Ok(gpu) => devs.push(gpu),
-        Err(e) => println!("{test}: GPU part skipped: no GPU ({e})"),
+        Err(e) => skip!("{test}: GPU part skipped: no GPU ({e})"),
     }
     devs
 }

@@ -9,7 +9,7 @@ fn every_case_on_the_gpu_equals_the_simulator() {
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
-            println!("every_case_on_the_gpu_equals_the_simulator: skipped: no GPU ({e})");
+            skip!("every_case_on_the_gpu_equals_the_simulator: skipped: no GPU ({e})");
             return;
         }
     };
@@ -41,7 +41,7 @@ fn launch_errors_on_the_gpu() {
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
-            println!("launch_errors_on_the_gpu: skipped: no GPU ({e})");
+            skip!("launch_errors_on_the_gpu: skipped: no GPU ({e})");
             return;
         }
     };
@@ -63,7 +63,7 @@ fn device_limits_and_interop_on_the_gpu() {
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
-            println!("device_limits_and_interop_on_the_gpu: skipped: no GPU ({e})");
+            skip!("device_limits_and_interop_on_the_gpu: skipped: no GPU ({e})");
             return;
         }
     };
@@ -125,7 +125,7 @@ fn faults_on_the_gpu_are_the_simulators_errors() {
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
-            println!("faults_on_the_gpu_are_the_simulators_errors: skipped: no GPU ({e})");
+            skip!("faults_on_the_gpu_are_the_simulators_errors: skipped: no GPU ({e})");
             return;
         }
     };
@@ -254,7 +254,7 @@ fn methods_and_panics_on_the_gpu() {
     let gpu = match Device::cuda(0) {
         Ok(d) => d,
         Err(e) => {
-            println!("methods_and_panics_on_the_gpu: skipped: no GPU ({e})");
+            skip!("methods_and_panics_on_the_gpu: skipped: no GPU ({e})");
             return;
         }
     };

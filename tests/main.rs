@@ -6,6 +6,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+/// Says why a test (or a part of one) skipped, where `cargo test` shows it without
+/// `--nocapture`: straight to the process's standard error, which the test harness does not
+/// capture (it captures `print!` and `eprint!`).
+macro_rules! skip {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod apps;
 mod array_fields;
 mod arrays;

@@ -246,7 +246,7 @@ fn panicking_methods_panic_with_rusts_message() {
     match Device::cuda(0) {
         Ok(d) => devices.push(d),
         Err(e) => {
-            println!("panicking_methods_panic_with_rusts_message: GPU part skipped: no GPU ({e})")
+            skip!("panicking_methods_panic_with_rusts_message: GPU part skipped: no GPU ({e})")
         }
     }
     /// `which`, `x`, `y`, `v`, and the value or the panic message.

@@ -14,7 +14,7 @@ fn nvrtc_or_skip(test: &str) -> bool {
     if std::env::var("CUPHASE_REQUIRE_NVRTC").is_ok_and(|v| v == "1") {
         panic!("{test}: CUPHASE_REQUIRE_NVRTC=1 but NVRTC cannot be loaded (is its lib directory on LD_LIBRARY_PATH?)");
     }
-    println!("{test}: skipped: NVRTC is not available (install nvidia-cuda-nvrtc and put its lib directory on LD_LIBRARY_PATH)");
+    skip!("{test}: skipped: NVRTC is not available (install nvidia-cuda-nvrtc and put its lib directory on LD_LIBRARY_PATH)");
     false
 }
 

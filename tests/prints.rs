@@ -119,7 +119,7 @@ fn the_gpu_prints_what_the_simulator_prints() {
         return;
     }
     if let Err(e) = Device::cuda(0) {
-        println!("the_gpu_prints_what_the_simulator_prints: skipped: no GPU ({e})");
+        skip!("the_gpu_prints_what_the_simulator_prints: skipped: no GPU ({e})");
         return;
     }
     let exe = std::env::current_exe().unwrap();
@@ -158,7 +158,7 @@ const CHILD: &str = "CUPHASE_PRINT_CHILD";
 #[test]
 fn gpu_lines_child() {
     if std::env::var_os(CHILD).is_none() {
-        println!("gpu_lines_child: skipped: runs only as the child of the_gpu_prints_what_the_simulator_prints");
+        skip!("gpu_lines_child: skipped: runs only as the child of the_gpu_prints_what_the_simulator_prints");
         return;
     }
     let gpu = Device::cuda(0).unwrap();

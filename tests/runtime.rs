@@ -36,7 +36,7 @@ fn nvrtc_or_skip(test: &str) -> bool {
         std::env::var("CUPHASE_REQUIRE_NVRTC").map_or(true, |v| v != "1"),
         "{test}: CUPHASE_REQUIRE_NVRTC=1 but NVRTC cannot be loaded"
     );
-    println!("{test}: skipped: NVRTC is not available");
+    skip!("{test}: skipped: NVRTC is not available");
     false
 }
 
@@ -114,7 +114,7 @@ fn libraries_without_their_symbols_are_errs_not_panics() {
         stub_library(&dir, "libcuda.so"),
         stub_library(&dir, "libnvrtc.so"),
     ) else {
-        println!("libraries_without_their_symbols: skipped: no C compiler (cc) to build the stub libraries");
+        skip!("libraries_without_their_symbols: skipped: no C compiler (cc) to build the stub libraries");
         return;
     };
     let out = child(
