@@ -60,7 +60,11 @@ fn run() -> Result<bool, Error> {
         "neighbor_reuse: {n} elements on {}: first launch {:.2} ms{}, second {:.3} ms: {}",
         dev.name(),
         first.as_secs_f64() * 1e3,
-        if dev.is_cuda() { " (with NVRTC compilation)" } else { "" },
+        if dev.is_cuda() {
+            " (with NVRTC compilation)"
+        } else {
+            ""
+        },
         second.as_secs_f64() * 1e3,
         if ok { "correct" } else { "WRONG" }
     );

@@ -86,7 +86,11 @@ fn run() -> Result<bool, Error> {
         "tiled_matmul: {n}x{n} on {} in {:.2} ms (first launch{}): {}",
         dev.name(),
         elapsed.as_secs_f64() * 1e3,
-        if dev.is_cuda() { ", with NVRTC compilation" } else { "" },
+        if dev.is_cuda() {
+            ", with NVRTC compilation"
+        } else {
+            ""
+        },
         if ok {
             "correct (bit-equal to the host)"
         } else {

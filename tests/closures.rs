@@ -20,10 +20,13 @@ fn captured_scalars_are_passed_at_each_launch() {
     for dev in devices("captured_scalars_are_passed_at_each_launch") {
         let a = 2.5f32;
         let offset: u32 = 7;
+        // Used only through `as`: the cast is computed where it is captured, with `big`'s own
+        // type (rustc's), so the body need not fix it.
+        let big: u64 = 3 << 40;
         let scale = kernel_closure!(|out: &mut [f32], x: &[f32]| {
             let i = global_idx().x;
             if i < out.len() as u32 {
-                out[i] = a * x[i] + (i + offset) as f32;
+                out[i] = a * x[i] + (i + offset) as f32 + big as f32;
             }
         });
         let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5).collect();
@@ -35,7 +38,7 @@ fn captured_scalars_are_passed_at_each_launch() {
         let want: Vec<f32> = x
             .iter()
             .enumerate()
-            .map(|(i, v)| a * v + (i as u32 + offset) as f32)
+            .map(|(i, v)| a * v + (i as u32 + offset) as f32 + big as f32)
             .collect();
         assert_eq!(out.to_vec().unwrap(), want, "{}", dev.name());
     }

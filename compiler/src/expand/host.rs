@@ -144,7 +144,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     // The variables the glue holds implicit values in, by parameter name.
     let mut implicit: Vec<(String, Ident)> = Vec::new();
     // A closure's captures: the kernel value's fields, with their types.
-    let mut captures: Vec<(Ident, TokenStream)> = Vec::new();
+    let mut captures: Vec<(Ident, TokenStream, TokenStream)> = Vec::new();
     // The const generics' values, for the CUDA C template's instance.
     let mut instance_values = Vec::new();
     for p in &k.params {
@@ -172,12 +172,19 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                             .unwrap_or_else(|e| e.to_compile_error());
                         quote_spanned!(p.span.lo=> let #cname: #t = #len;)
                     }
-                    // The kernel value holds it.
-                    ParamSource::Capture => {
-                        captures.push((pname.clone(), t.clone()));
+                    // The kernel value holds it (the cast, computed at the capture).
+                    ParamSource::Capture | ParamSource::CaptureAs(_) => {
+                        let (field, init) = match p.source {
+                            ParamSource::CaptureAs(to) => (
+                                format_ident!("{}_as_{}", p.name, to.rust_name(), span = p.span.lo),
+                                quote_spanned!(p.span.lo=> #pname as #t),
+                            ),
+                            _ => (pname.clone(), quote!(#pname)),
+                        };
+                        captures.push((field.clone(), t.clone(), init));
                         // (`self` of the glue's method, not of the user's code.)
                         let this = quote!(self);
-                        quote_spanned!(p.span.lo=> let #cname: #t = #this.#pname;)
+                        quote_spanned!(p.span.lo=> let #cname: #t = #this.#field;)
                     }
                     _ => quote_spanned!(p.span.lo=> let #cname: #t = #pname;),
                 });
@@ -354,14 +361,15 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         };
         (def, quote!(#name))
     } else {
-        let (fields, types): (Vec<&Ident>, Vec<&TokenStream>) =
-            captures.iter().map(|(f, t)| (f, t)).unzip();
+        let fields = captures.iter().map(|(f, _, _)| f);
+        let types = captures.iter().map(|(_, t, _)| t);
         let def = quote! {
             #[allow(non_camel_case_types, non_snake_case)]
             #[derive(Clone, Copy, Debug)]
             #vis struct #name { #(#fields: #types),* }
         };
-        (def, quote!(#name { #(#fields),* }))
+        let inits = captures.iter().map(|(f, _, init)| quote!(#f: #init));
+        (def, quote!(#name { #(#inits),* }))
     };
     let value = k.options.closure.then_some(value);
     quote! {

@@ -40,15 +40,22 @@ pub enum ParamSource {
     /// (rustc checks its type against the one the body uses) and passes it at launch, as a
     /// block-uniform scalar.
     Capture,
+    /// `name as T` of a variable a closure captures: the kernel value holds the cast, which
+    /// rustc computes at the capture (with the variable's own type), of type `T`.
+    CaptureAs(Scalar),
 }
 
 impl Kernel {
     /// The parameter that holds the value named `name` (a const generic, a module constant,
     /// or the text of a length computed from them, as a shared array's length names it).
     pub fn param_named(&self, name: &str) -> Option<&Param> {
-        self.params
-            .iter()
-            .find(|p| p.name == name && !matches!(p.source, ParamSource::ModuleConstAs(_)))
+        self.params.iter().find(|p| {
+            p.name == name
+                && !matches!(
+                    p.source,
+                    ParamSource::ModuleConstAs(_) | ParamSource::CaptureAs(_)
+                )
+        })
     }
 }
 

@@ -252,6 +252,12 @@ impl Lowerer<'_> {
         self.module_const_of(name, span, None, ParamSource::Capture)
     }
 
+    /// The variable that holds `name as to` of a variable a closure captures: the host
+    /// computes the cast, so the variable's own type need not be known here.
+    pub(super) fn capture_as(&mut self, name: &str, span: Span, to: Scalar) -> Handle<Local> {
+        self.module_const_of(name, span, Some(to), ParamSource::CaptureAs(to))
+    }
+
     /// The variable that holds `name as to` of module constant `name`: the host computes the
     /// cast, so the constant's own type need not be known here.
     pub(super) fn module_const_as(&mut self, name: &str, span: Span, to: Scalar) -> Handle<Local> {
@@ -284,7 +290,9 @@ impl Lowerer<'_> {
             }
         }
         let local_name = match source {
-            ParamSource::ModuleConstAs(to) => format!("{name}_as_{}", to.rust_name()),
+            ParamSource::ModuleConstAs(to) | ParamSource::CaptureAs(to) => {
+                format!("{name}_as_{}", to.rust_name())
+            }
             ParamSource::ArrayLength => "len".to_string(),
             _ => name.to_string(),
         };

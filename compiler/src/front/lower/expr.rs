@@ -174,10 +174,20 @@ impl Lowerer<'_> {
                         return Value::Expr(self.expr(Expr::Cast { expr: lit, to }, span));
                     }
                     let known = known.is_some();
+                    // A closure's capture is cast where it is captured (a helper's body sees
+                    // only its own names).
+                    let captures = self.closure && self.calls.iter().all(|c| c.helper.is_none());
                     if let Some(name) = name.filter(|n| {
-                        p.qself.is_none() && !self.closure && !known && self.lookup(n).is_none()
+                        p.qself.is_none()
+                            && (captures || !self.closure)
+                            && !known
+                            && self.lookup(n).is_none()
                     }) {
-                        let local = self.module_const_as(&name, p.src(), to);
+                        let local = if captures {
+                            self.capture_as(&name, p.src(), to)
+                        } else {
+                            self.module_const_as(&name, p.src(), to)
+                        };
                         return Value::Expr(self.expr(Expr::Local(local), span));
                     }
                 }
