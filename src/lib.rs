@@ -1,44 +1,17 @@
-//! # cuphase
-//!
 //! Write GPU kernels as Rust functions. `#[kernel]` lowers the function to CUDA C at build
 //! time; at run time the CUDA C is compiled by NVRTC and launched on an NVIDIA GPU, or, with no
 //! GPU, the same kernel runs on a CPU simulator with real barrier semantics and bounds checks.
-//!
-//! ```no_run
-//! use cuphase::prelude::*;
-//!
-//! #[kernel]
-//! pub fn reverse(out: &mut [f32], input: &[f32]) {
-//!     let tile = shared::<[f32; 256]>();
-//!     let t = thread_idx().x;
-//!     let i = block_idx().x * block_dim().x + t;
-//!     if i < input.len() as u32 {
-//!         tile[t] = input[i];
-//!     }
-//!     sync_block_threads();
-//!     let r = block_dim().x - 1 - t;
-//!     if i < out.len() as u32 {
-//!         out[i] = tile[r];
-//!     }
-//! }
-//!
-//! fn main() -> Result<(), cuphase::Error> {
-//!     let dev = Device::default()?;
-//!     let input = dev.upload(&vec![1.0f32; 1024])?;
-//!     let mut out = dev.zeros::<f32>(1024)?;
-//!     reverse.launch(&dev, Launch::new(4, 256), &mut out, &input)?;
-//!     let v = out.to_vec()?;
-//!     assert_eq!(v.len(), 1024);
-//!     Ok(())
-//! }
-//! ```
 //!
 //! The builtins a kernel calls (`thread_idx`, `shared`, `sync_block_threads`, the warp
 //! operations, atomics, `println!`) are documented, with examples, in [`lang`]. A kernel
 //! becomes a value with `.launch(&device, Launch, args..)`, `.cuda_source()` (the CUDA C) and
 //! `.report()` (what the barrier analyses found); `#[kernel]`'s options (`sync`, `block`,
 //! `launch_bounds`, `fast_math`, `bounds_checks`) are on [`kernel`]. The README (in the
-//! repository) covers the whole language, the barrier rules and the simulator.
+//! repository, and below) covers the whole language, the barrier rules and the simulator.
+//!
+//! ---
+//!
+#![doc = include_str!("../README.md")]
 
 pub use cuphase_macros::{device, kernel, kernel_closure, DeviceStruct};
 /// The `half` crate, whose `f16` and `bf16` kernels compute with.
