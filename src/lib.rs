@@ -1,7 +1,3 @@
-//! Write GPU kernels as Rust functions. `#[kernel]` lowers the function to CUDA C at build
-//! time; at run time the CUDA C is compiled by NVRTC and launched on an NVIDIA GPU, or, with no
-//! GPU, the same kernel runs on a CPU simulator with real barrier semantics and bounds checks.
-//!
 //! The builtins a kernel calls (`thread_idx`, `shared`, `sync_block_threads`, the warp
 //! operations, atomics, `println!`) are documented, with examples, in [`lang`]. A kernel
 //! becomes a value with `.launch(&device, Launch, args..)`, `.cuda_source()` (the CUDA C) and
