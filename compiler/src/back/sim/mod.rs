@@ -23,6 +23,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, quote_spanned};
 
 mod expr;
+mod guard;
 mod plan;
 mod split;
 #[cfg(test)]
