@@ -103,3 +103,17 @@ fn captured_values_are_uniform_for_barriers() {
         assert!(rotate.report().contains("barrier"), "{}", rotate.report());
     }
 }
+
+/// Two closures on one line are two kernels.
+#[test]
+fn closures_on_one_line_are_two_kernels() {
+    let dev = Device::cpu().unwrap();
+    #[rustfmt::skip]
+    let (one, two) = (kernel_closure!(|o: &mut [u32]| { o[global_idx().x as usize] = 1; }), kernel_closure!(|o: &mut [u32]| { o[global_idx().x as usize] = 2; }));
+    let mut out = dev.zeros::<u32>(1).unwrap();
+    one.launch(&dev, Launch::new(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [1]);
+    two.launch(&dev, Launch::new(1, 1), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [2]);
+    assert_ne!(one.name(), two.name());
+}

@@ -104,8 +104,14 @@ pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
     }) {
         return e.to_compile_error();
     }
-    let line = closure.or1_token.span.start().line;
-    let name = quote::format_ident!("closure_kernel_{}", line, span = closure.or1_token.span);
+    // Named by where it starts (two closures on one line get two names).
+    let start = closure.or1_token.span.start();
+    let name = quote::format_ident!(
+        "closure_kernel_{}_{}",
+        start.line,
+        start.column,
+        span = closure.or1_token.span
+    );
     let output = &closure.output;
     let body = match &*closure.body {
         syn::Expr::Block(b) => b.block.clone(),
