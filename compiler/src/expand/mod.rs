@@ -14,6 +14,7 @@ pub mod instances;
 pub mod record;
 
 use crate::diag::Diagnostic;
+use crate::front::attr::CLOSURE_ATTR;
 use crate::front::consts::ModuleConsts;
 use crate::front::generics::has_type_params;
 use crate::front::helpers::{self, Helpers};
@@ -215,9 +216,6 @@ fn fallback(attr: &TokenStream, func: &syn::ItemFn, errors: TokenStream) -> Toke
         items
     }
 }
-
-/// The attribute `kernel_closure!` compiles its closure's function with.
-const CLOSURE_ATTR: &str = "__closure";
 
 /// The `compile_error!`s of diagnostics.
 fn errors(diags: &[Diagnostic]) -> TokenStream {

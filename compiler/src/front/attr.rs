@@ -71,7 +71,7 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
                 _ => return Err(syn::Error::new(lit.span(), "`sync` is \"check\" (hazards are errors) or \"auto\" (the compiler places barriers)")),
             };
             Ok(())
-        } else if meta.path.is_ident("__closure") {
+        } else if meta.path.is_ident(CLOSURE_ATTR) {
             options.closure = true;
             Ok(())
         } else if meta.path.is_ident("min_blocks_per_sm") {
@@ -129,3 +129,7 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
     }
     options
 }
+
+/// The attribute `kernel_closure!` compiles its closure's function with: names the kernel
+/// cannot resolve are captures.
+pub const CLOSURE_ATTR: &str = "__closure";
