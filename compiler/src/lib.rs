@@ -21,6 +21,7 @@ pub mod diag;
 pub mod expand;
 pub mod front;
 pub mod ir;
+pub mod math;
 pub mod pipeline;
 
 pub use expand::{

@@ -34,6 +34,15 @@ impl Writer<'_> {
         let a: Vec<Rendered> = args.iter().map(|a| self.expr(*a)).collect();
         let arg = |i: usize| a.get(i).map_or(String::new(), |r| r.text.clone());
         let call = |f: &str, args: &[String]| Rendered::atom(format!("{f}({})", args.join(", ")));
+        // The math methods: the library's one definition, as on the simulator (unless
+        // `fast_math` asks for the hardware's approximations).
+        if let Some(f) = crate::math::function(m, t).filter(|_| !self.k.options.fast_math) {
+            let mut args = vec![x.text];
+            args.extend(a.iter().map(|r| r.text.clone()));
+            let text = call(&format!("cuphase::math::{f}"), &args);
+            self.math.insert(f);
+            return text;
+        }
         if t.is_float() {
             let suffix = if t == Scalar::F32 { "f" } else { "" };
             let libm = |base: &str| format!("{base}{suffix}");

@@ -172,6 +172,7 @@ impl Writer<'_> {
         }
         head.push_str(&record_decls(&self.k.records));
         write_helpers(&mut head, &self.helpers);
+        head.push_str(&crate::math::cuda_source(&self.math));
         head.push('\n');
         // `#line` directives count lines from where they stand, so the header can be prepended.
         head + &render(&self.out, &self.rust_file)

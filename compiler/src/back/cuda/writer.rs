@@ -85,6 +85,8 @@ pub(super) struct Writer<'a> {
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
     pub(super) helpers: Helpers,
+    /// The math library's functions called so far (`exp_f32`).
+    pub(super) math: std::collections::BTreeSet<String>,
     /// The loops around the statement being written, innermost last.
     pub(super) loops: Vec<LoopCtx>,
     /// Index every access (bounds checks).
@@ -184,6 +186,7 @@ impl<'a> Writer<'a> {
             rows,
             namer,
             helpers: Helpers::new(),
+            math: std::collections::BTreeSet::new(),
             loops: Vec::new(),
             checks,
             uses_record: false,

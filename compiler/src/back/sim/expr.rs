@@ -138,7 +138,14 @@ impl Writer<'_> {
                     Method::Max => {
                         quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::fmax(#x, #(#a),*))
                     }
-                    _ => quote_spanned!(site(span.lo)=> (#x).#name(#(#a),*)),
+                    // The math methods: the library's one definition, as on the GPU.
+                    m => match crate::math::function(*m, rt) {
+                        Some(f) => {
+                            let f = Ident::new(&f, site(span.lo));
+                            quote_spanned!(site(span.lo)=> __cuphase_math::#f(#x, #(#a),*))
+                        }
+                        None => quote_spanned!(site(span.lo)=> (#x).#name(#(#a),*)),
+                    },
                 }
             }
             Expr::UniformLoad { array, index } => {

@@ -195,7 +195,11 @@ impl<'a> Writer<'a> {
                 let #name = #b.field::<#t>(#n, #label, |__c| &__c #(#path)*);
             });
         }
+        // The math library's functions the kernel calls, as a module in the function that
+        // calls them (the block function when phase-split, the thread function otherwise).
+        let math = crate::math::sim_items(&crate::math::used(k, |h| self.types.expr(h)));
         if let Some(split) = &self.split {
+            shared_decls.push(math);
             let block_fn = self.write_split(split, &shared_decls, &block_params, &local_decls);
             return SimCode {
                 thread_fn: None,
@@ -213,6 +217,7 @@ impl<'a> Writer<'a> {
                 });
             }
         }
+        local_decls.push(math);
         let body = self.block(&k.body);
         let thread_fn = quote! {
             #[allow(unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code,
