@@ -25,6 +25,7 @@ mod edges;
 mod gpu;
 mod kernels;
 mod layering;
+mod math;
 mod methods;
 mod nvrtc;
 mod options;
