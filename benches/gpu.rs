@@ -4,13 +4,16 @@
 //!
 //! Run on a machine with a GPU: `cargo run --release --example bench_gpu`. Without one it says
 //! so and exits successfully; `-- --sim` runs the suite's kernels on the simulator instead
-//! (small problems, every result checked), `-- --small` the same on the GPU.
+//! (small problems, every result checked), `-- --small` the same on the GPU, `-- --math`
+//! the math methods' cost against CUDA's libm.
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use cuphase::prelude::*;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+#[path = "gpu_math.rs"]
+mod gpu_math;
 #[path = "gpu_suite.rs"]
 mod gpu_suite;
 #[path = "gpu_suite_run.rs"]
@@ -410,6 +413,16 @@ fn main() -> ExitCode {
         dev.name(),
         cuphase::cuda::nvrtc_version().ok()
     );
+    if std::env::args().any(|a| a == "--math") {
+        return match gpu_math::bench(&dev) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("bench_gpu --math: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let overhead = launch_overhead(&dev);
     if let Err(e) = &overhead {
         eprintln!("bench_gpu: launch overhead: {e}");

@@ -2,8 +2,8 @@
 //! `$OUT_DIR/kernels.rs`, deterministically from `CUPHASE_FUZZ_SEED` (default 1): arithmetic
 //! over every integer width and both float types, casts, selects, methods, `if`, loops,
 //! thread-local arrays, and shared memory with barriers; saturating arithmetic, byte and bit
-//! reversal, path calls, exact float methods, `checked_*`/`overflowing_*` methods and `Option`
-//! values, array copies and element loops, array literals and `DeviceStruct` structs through
+//! reversal, path calls, exact float methods, the math methods (`exp` .. `hypot`),
+//! `checked_*`/`overflowing_*` methods and `Option` values, array copies and element loops, array literals and `DeviceStruct` structs through
 //! helpers, with array fields indexed by computed indices (some past the end). Every kernel
 //! writes one i64 and one f64 per thread.
 
@@ -109,7 +109,7 @@ impl Gen {
         }
         let d = depth - 1;
         if is_float(t) {
-            match self.rng.below(12) {
+            match self.rng.below(14) {
                 0..=3 => {
                     let op = self.rng.pick(&["+", "-", "*", "/", "%"]);
                     format!("({} {op} {})", self.expr(t, d), self.expr(t, d))
@@ -134,6 +134,19 @@ impl Gen {
                     self.expr(t, d),
                     self.expr(t, d)
                 ),
+                // The math methods: one definition on both back ends, so bit-equal too.
+                11 => {
+                    let m = self.rng.pick(&[
+                        "exp", "exp2", "exp_m1", "ln", "log2", "log10", "ln_1p", "sin", "cos",
+                        "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
+                        "atanh", "cbrt",
+                    ]);
+                    format!("{}.{m}()", self.wrap(t, d))
+                }
+                12 => {
+                    let m = self.rng.pick(&["powf", "atan2", "hypot"]);
+                    format!("{}.{m}({})", self.wrap(t, d), self.expr(t, d))
+                }
                 _ => format!("(-{})", self.wrap(t, d)),
             }
         } else {

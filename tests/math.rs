@@ -76,52 +76,55 @@ pub fn math_f64(out: &mut [f64], xs: &[f64], ys: &[f64]) {
 
 /// The library's unary functions, in the kernels' output order.
 const UNARY_F32: [fn(f32) -> f32; 20] = [
-        m::exp_f32,
-        m::exp2_f32,
-        m::exp_m1_f32,
-        m::ln_f32,
-        m::log2_f32,
-        m::log10_f32,
-        m::ln_1p_f32,
-        m::sin_f32,
-        m::cos_f32,
-        m::tan_f32,
-        m::tanh_f32,
-        m::sinh_f32,
-        m::cosh_f32,
-        m::asinh_f32,
-        m::acosh_f32,
-        m::atanh_f32,
-        m::asin_f32,
-        m::acos_f32,
-        m::atan_f32,
-        m::cbrt_f32,
+    m::exp_f32,
+    m::exp2_f32,
+    m::exp_m1_f32,
+    m::ln_f32,
+    m::log2_f32,
+    m::log10_f32,
+    m::ln_1p_f32,
+    m::sin_f32,
+    m::cos_f32,
+    m::tan_f32,
+    m::tanh_f32,
+    m::sinh_f32,
+    m::cosh_f32,
+    m::asinh_f32,
+    m::acosh_f32,
+    m::atanh_f32,
+    m::asin_f32,
+    m::acos_f32,
+    m::atan_f32,
+    m::cbrt_f32,
 ];
 const UNARY_F64: [fn(f64) -> f64; 20] = [
-        m::exp_f64,
-        m::exp2_f64,
-        m::exp_m1_f64,
-        m::ln_f64,
-        m::log2_f64,
-        m::log10_f64,
-        m::ln_1p_f64,
-        m::sin_f64,
-        m::cos_f64,
-        m::tan_f64,
-        m::tanh_f64,
-        m::sinh_f64,
-        m::cosh_f64,
-        m::asinh_f64,
-        m::acosh_f64,
-        m::atanh_f64,
-        m::asin_f64,
-        m::acos_f64,
-        m::atan_f64,
-        m::cbrt_f64,
+    m::exp_f64,
+    m::exp2_f64,
+    m::exp_m1_f64,
+    m::ln_f64,
+    m::log2_f64,
+    m::log10_f64,
+    m::ln_1p_f64,
+    m::sin_f64,
+    m::cos_f64,
+    m::tan_f64,
+    m::tanh_f64,
+    m::sinh_f64,
+    m::cosh_f64,
+    m::asinh_f64,
+    m::acosh_f64,
+    m::atanh_f64,
+    m::asin_f64,
+    m::acos_f64,
+    m::atan_f64,
+    m::cbrt_f64,
 ];
 const BINARY_F32: [fn(f32, f32) -> f32; 3] = [m::atan2_f32, m::powf_f32, m::hypot_f32];
 const BINARY_F64: [fn(f64, f64) -> f64; 3] = [m::atan2_f64, m::powf_f64, m::hypot_f64];
-const NAMES: [&str; OUTPUTS] = ["exp", "exp2", "exp_m1", "ln", "log2", "log10", "ln_1p", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "cbrt", "atan2", "powf", "hypot"];
+const NAMES: [&str; OUTPUTS] = [
+    "exp", "exp2", "exp_m1", "ln", "log2", "log10", "ln_1p", "sin", "cos", "tan", "tanh", "sinh",
+    "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "cbrt", "atan2", "powf", "hypot",
+];
 
 /// Inputs for both arguments: the edge values in every pair, then random bit patterns and
 /// random values in the ranges where the functions are not constant.
@@ -171,12 +174,40 @@ fn inputs<T: Copy>(
 }
 
 const EDGES_F32: [f32; 16] = [
-    0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 1e-40, -1e-45, f32::MAX, f32::MIN_POSITIVE,
-    f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 88.7, -103.9,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.0,
+    -3.0,
+    1e-40,
+    -1e-45,
+    f32::MAX,
+    f32::MIN_POSITIVE,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+    88.7,
+    -103.9,
 ];
 const EDGES_F64: [f64; 16] = [
-    0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.0, 5e-324, -1e-310, f64::MAX, f64::MIN_POSITIVE,
-    f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 709.8, -745.1,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.0,
+    -3.0,
+    5e-324,
+    -1e-310,
+    f64::MAX,
+    f64::MIN_POSITIVE,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    709.8,
+    -745.1,
 ];
 
 fn f32_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
@@ -225,12 +256,20 @@ fn the_simulator_computes_the_librarys_bits() {
     for (i, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
         for (k, f) in UNARY_F32.iter().enumerate() {
             let (g, w) = (out[i * OUTPUTS + k], f(x));
-            assert!(same32(g, w), "{}_f32({x:e}): simulator {g:e}, library {w:e}", NAMES[k]);
+            assert!(
+                same32(g, w),
+                "{}_f32({x:e}): simulator {g:e}, library {w:e}",
+                NAMES[k]
+            );
         }
         for (k, f) in BINARY_F32.iter().enumerate() {
             let k = k + UNARY_F32.len();
             let (g, w) = (out[i * OUTPUTS + k], f(x, y));
-            assert!(same32(g, w), "{}_f32({x:e}, {y:e}): {g:e} vs {w:e}", NAMES[k]);
+            assert!(
+                same32(g, w),
+                "{}_f32({x:e}, {y:e}): {g:e} vs {w:e}",
+                NAMES[k]
+            );
         }
     }
     let (xs, ys) = f64_inputs(2048);
@@ -238,12 +277,20 @@ fn the_simulator_computes_the_librarys_bits() {
     for (i, (&x, &y)) in xs.iter().zip(&ys).enumerate() {
         for (k, f) in UNARY_F64.iter().enumerate() {
             let (g, w) = (out[i * OUTPUTS + k], f(x));
-            assert!(same64(g, w), "{}_f64({x:e}): simulator {g:e}, library {w:e}", NAMES[k]);
+            assert!(
+                same64(g, w),
+                "{}_f64({x:e}): simulator {g:e}, library {w:e}",
+                NAMES[k]
+            );
         }
         for (k, f) in BINARY_F64.iter().enumerate() {
             let k = k + UNARY_F64.len();
             let (g, w) = (out[i * OUTPUTS + k], f(x, y));
-            assert!(same64(g, w), "{}_f64({x:e}, {y:e}): {g:e} vs {w:e}", NAMES[k]);
+            assert!(
+                same64(g, w),
+                "{}_f64({x:e}, {y:e}): {g:e} vs {w:e}",
+                NAMES[k]
+            );
         }
     }
 }
@@ -273,7 +320,10 @@ fn math_is_bit_identical_on_the_gpu_and_the_simulator() {
         }
     }
     for k in 0..OUTPUTS {
-        report.push_str(&format!("f32 {}: {} differ {:?}\n", NAMES[k], differ[k], first[k]));
+        report.push_str(&format!(
+            "f32 {}: {} differ {:?}\n",
+            NAMES[k], differ[k], first[k]
+        ));
     }
     let (xs, ys) = f64_inputs(1 << 20);
     let (g, c) = (run_f64(&gpu, &xs, &ys), run_f64(&cpu, &xs, &ys));
@@ -287,7 +337,10 @@ fn math_is_bit_identical_on_the_gpu_and_the_simulator() {
         }
     }
     for k in 0..OUTPUTS {
-        report.push_str(&format!("f64 {}: {} differ {:?}\n", NAMES[k], differ64[k], first64[k]));
+        report.push_str(&format!(
+            "f64 {}: {} differ {:?}\n",
+            NAMES[k], differ64[k], first64[k]
+        ));
     }
     println!("{report}");
     assert!(

@@ -123,14 +123,17 @@ pub(super) struct Library<'a> {
 }
 
 impl<'a> Library<'a> {
-    pub(super) fn new(file: &'a syn::File) -> Result<Self, String> {
+    /// The library of `files`, whose items form one namespace (their `use`s are Rust's
+    /// way of saying so, and are skipped).
+    pub(super) fn new(files: &'a [syn::File]) -> Result<Self, String> {
         let mut lib = Library {
             items: Vec::new(),
             fns: HashMap::new(),
             consts: HashMap::new(),
         };
-        for item in &file.items {
+        for item in files.iter().flat_map(|f| &f.items) {
             match item {
+                Item::Use(_) => {}
                 Item::Const(c) => {
                     let name = c.ident.to_string();
                     lib.consts.insert(name.clone(), ty_of(&c.ty)?);
@@ -230,7 +233,7 @@ impl<'a> Library<'a> {
             }
         }
         let mut out = String::from(
-            "\n// The math methods, translated from cuphase's Rust definition (compiler/src/math/libm.rs),\n\
+            "\n// The math methods, translated from cuphase's Rust definition (compiler/src/math/libm/),\n\
              // so that the simulator and the GPU compute the same bits.\nnamespace cuphase {\nnamespace math {\n",
         );
         for t in &tuples {

@@ -14,6 +14,8 @@ use super::*;
 use astro_float::{BigFloat, Consts, RoundingMode, Sign};
 
 const P: usize = 256;
+/// A correctly rounded f32, but where the exact value is within 2^-20 ulp of a tie.
+const CORRECTLY_ROUNDED: f64 = 0.5 + 1.0 / 1048576.0;
 const RM: RoundingMode = RoundingMode::ToEven;
 
 struct Rng(u64);
@@ -103,6 +105,10 @@ struct Case {
     inputs: fn(&mut Rng) -> f64,
     /// The most f64 ulps the README claims.
     bound: f64,
+    /// The most f32 ulps: a correctly rounded result for the functions evaluated in f64
+    /// (but where the exact value is within 2^-20 ulp of a tie), a measured bound for those
+    /// computed in f32.
+    bound32: f64,
 }
 
 fn check(case: &Case, cc: &mut Consts) -> (f64, f64, usize) {
@@ -128,9 +134,8 @@ fn check(case: &Case, cc: &mut Consts) -> (f64, f64, usize) {
             let exact32 = (case.exact)(&big(x32 as f64), cc);
             if !exact32.is_nan() && approx(&exact32).abs() < 3.0e38 {
                 let e32 = ulps((case.f32)(x32) as f64, &exact32, 24, -126);
-                // Correctly rounded but where the exact value is within 2^-20 ulp of a tie.
                 assert!(
-                    e32 <= 0.5 + 1.0 / 1048576.0,
+                    e32 <= case.bound32,
                     "{}_f32({x32:e}) = {:e}: {e32} ulp",
                     case.name,
                     (case.f32)(x32)
@@ -178,6 +183,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.exp(P, RM, cc),
             inputs: |r| mix(r, -745.0, 709.0),
             bound: 1.0,
+            bound32: 1.0,
         },
         Case {
             name: "exp2",
@@ -186,6 +192,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| big(2.0).pow(x, P, RM, cc),
             inputs: |r| mix(r, -1074.0, 1023.0),
             bound: 1.0,
+            bound32: 1.0,
         },
         Case {
             name: "exp_m1",
@@ -201,6 +208,7 @@ fn cases() -> Vec<Case> {
             },
             inputs: |r| mix(r, -40.0, 709.0),
             bound: 2.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "ln",
@@ -209,6 +217,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.ln(P, RM, cc),
             inputs: positive,
             bound: 1.0,
+            bound32: 1.0,
         },
         Case {
             name: "log2",
@@ -217,6 +226,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.log2(P, RM, cc),
             inputs: positive,
             bound: 1.0,
+            bound32: 1.5,
         },
         Case {
             name: "log10",
@@ -225,6 +235,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.log10(P, RM, cc),
             inputs: positive,
             bound: 1.0,
+            bound32: 2.0,
         },
         Case {
             name: "ln_1p",
@@ -244,6 +255,7 @@ fn cases() -> Vec<Case> {
                 _ => positive(r),
             },
             bound: 1.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "sin",
@@ -252,6 +264,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.sin(P, RM, cc),
             inputs: |r| mix(r, -1.0e6, 1.0e6),
             bound: 1.0,
+            bound32: 1.0,
         },
         Case {
             name: "cos",
@@ -260,6 +273,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.cos(P, RM, cc),
             inputs: |r| mix(r, -1.0e6, 1.0e6),
             bound: 1.0,
+            bound32: 1.0,
         },
         Case {
             name: "tan",
@@ -268,6 +282,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.tan(P, RM, cc),
             inputs: |r| mix(r, -1.0e6, 1.0e6),
             bound: 2.0,
+            bound32: 3.0,
         },
         Case {
             name: "tanh",
@@ -275,7 +290,8 @@ fn cases() -> Vec<Case> {
             f32: tanh_f32,
             exact: |x, cc| x.tanh(P, RM, cc),
             inputs: |r| mix(r, -25.0, 25.0),
-            bound: 2.0,
+            bound: 2.5,
+            bound32: 1.0,
         },
         Case {
             name: "sinh",
@@ -284,6 +300,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.sinh(P, RM, cc),
             inputs: |r| mix(r, -710.0, 710.0),
             bound: 2.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "cosh",
@@ -292,6 +309,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.cosh(P, RM, cc),
             inputs: |r| mix(r, -710.0, 710.0),
             bound: 1.5,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "asinh",
@@ -306,6 +324,7 @@ fn cases() -> Vec<Case> {
                 }
             },
             bound: 1.5,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "acosh",
@@ -314,6 +333,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.acosh(P, RM, cc),
             inputs: |r| 1.0 + positive(r),
             bound: 1.5,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "atanh",
@@ -322,6 +342,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.atanh(P, RM, cc),
             inputs: |r| r.uniform(-1.0, 1.0) * r.unit().powi((r.next() % 4) as i32),
             bound: 1.5,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "asin",
@@ -330,6 +351,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.asin(P, RM, cc),
             inputs: |r| r.uniform(-1.0, 1.0) * r.unit().powi((r.next() % 4) as i32),
             bound: 2.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "acos",
@@ -338,6 +360,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.acos(P, RM, cc),
             inputs: |r| r.uniform(-1.0, 1.0) * r.unit().powi((r.next() % 4) as i32),
             bound: 2.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "atan",
@@ -352,6 +375,7 @@ fn cases() -> Vec<Case> {
                 }
             },
             bound: 1.0,
+            bound32: CORRECTLY_ROUNDED,
         },
         Case {
             name: "cbrt",
@@ -360,6 +384,7 @@ fn cases() -> Vec<Case> {
             exact: |x, _| x.cbrt(P, RM),
             inputs: |r| r.bits(),
             bound: 1.0,
+            bound32: CORRECTLY_ROUNDED,
         },
     ]
 }
@@ -624,10 +649,10 @@ fn special_values_are_rusts() {
         ("cbrt", cbrt_f64, f64::cbrt, cbrt_f32, f32::cbrt),
     ];
     // Where the exact value is not a special, Rust's libm may round differently: compare
-    // those within an ulp.
+    // those within an ulp (f64), or within the f32 bounds (3 ulp for `tan`).
     let near = |a: f64, b: f64| same(a, b) || (a.to_bits() as i64 - b.to_bits() as i64).abs() <= 1;
     let near32 =
-        |a: f32, b: f32| same32(a, b) || (a.to_bits() as i32 - b.to_bits() as i32).abs() <= 1;
+        |a: f32, b: f32| same32(a, b) || (a.to_bits() as i32 - b.to_bits() as i32).abs() <= 3;
     for (name, ours, rust, ours32, rust32) in unary {
         for x in specials {
             let (a, b) = (ours(x), rust(x));

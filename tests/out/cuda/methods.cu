@@ -76,7 +76,7 @@ namespace cuphase {
 __device__ __forceinline__ double powi(double a, int n) { double r = 1; bool recip = n < 0; unsigned int e = recip ? 0u - (unsigned int)n : (unsigned int)n; for (;;) { if (e & 1u) r *= a; e >>= 1; if (e == 0) break; a *= a; } return recip ? 1 / r : r; }
 }  // namespace cuphase
 
-// The math methods, translated from cuphase's Rust definition (compiler/src/math/libm.rs),
+// The math methods, translated from cuphase's Rust definition (compiler/src/math/libm/),
 // so that the simulator and the GPU compute the same bits.
 namespace cuphase {
 namespace math {
@@ -119,6 +119,9 @@ __device__ inline double log_special(double x);
 __device__ inline double ln_f64(double x);
 __device__ inline double log2_f64(double x);
 __device__ inline double log10_f64(double x);
+__device__ inline double tanh_f64(double x);
+__device__ inline bool is_odd_integer(double y);
+__device__ inline double powf_f64(double x, double y);
 __device__ inline double sin_k(double x, double y);
 __device__ inline double cos_k(double x, double y);
 __device__ inline unsigned long long limb_window(const unsigned long long* col, int pos);
@@ -127,9 +130,6 @@ __device__ inline tuple_i32_f64_f64 rem_pio2(double x);
 __device__ inline double sin_f64(double x);
 __device__ inline double cos_f64(double x);
 __device__ inline double tan_f64(double x);
-__device__ inline double tanh_f64(double x);
-__device__ inline bool is_odd_integer(double y);
-__device__ inline double powf_f64(double x, double y);
 __device__ inline tuple_f64_f64 two_sum(double a, double b) {
     double s = a + b;
     double bb = s - a;
@@ -327,6 +327,60 @@ __device__ inline double log10_f64(double x) {
     double hi = tuple0_._0;
     double lo = tuple0_._1;
     return mul_dd(hi, lo, INV_LN10, INV_LN10_LO);
+}
+__device__ inline double tanh_f64(double x) {
+    if (isnan(x)) {
+        return x;
+    }
+    double a = fabs(x);
+    if (a < 7.0e-9) {
+        return x;
+    }
+    if (a > 22.0) {
+        return copysign(1.0, x);
+    }
+    double t = exp_m1_f64(a + a);
+    double r = (a < 1.0) ? (t / (t + 2.0)) : (1.0 - (2.0 / (t + 2.0)));
+    return copysign(r, x);
+}
+__device__ inline bool is_odd_integer(double y) {
+    double h = 0.5 * y;
+    return (trunc(y) == y) && (trunc(h) != h);
+}
+__device__ inline double powf_f64(double x, double y) {
+    if ((y == 0.0) || (x == 1.0)) {
+        return 1.0;
+    }
+    if (isnan(x) || isnan(y)) {
+        return x + y;
+    }
+    double ax = fabs(x);
+    if (isinf(y)) {
+        if (ax == 1.0) {
+            return 1.0;
+        }
+        return ((ax > 1.0) == (y > 0.0)) ? __longlong_as_double(0x7ff0000000000000ll) : 0.0;
+    }
+    bool odd = is_odd_integer(y);
+    if ((x == 0.0) || (ax == __longlong_as_double(0x7ff0000000000000ll))) {
+        bool big = (x == 0.0) == (y < 0.0);
+        double r = big ? __longlong_as_double(0x7ff0000000000000ll) : 0.0;
+        return odd ? copysign(r, x) : r;
+    }
+    if ((x < 0.0) && (trunc(y) != y)) {
+        return __longlong_as_double(0x7ff8000000000000ll);
+    }
+    const tuple_f64_f64 tuple0_ = ln_dd(ax);
+    double l = tuple0_._0;
+    double l_lo = tuple0_._1;
+    double p = y * l;
+    double p_lo = fma(y, l, -p) + (y * l_lo);
+    double r = (p > 710.0) ? __longlong_as_double(0x7ff0000000000000ll) : ((p < (-746.0)) ? 0.0 : exp_dd(p, p_lo));
+    if ((x < 0.0) && odd) {
+        return -r;
+    } else {
+        return r;
+    }
 }
 __device__ inline double sin_k(double x, double y) {
     double z = x * x;
@@ -531,60 +585,6 @@ __device__ inline double tan_f64(double x) {
         return (-cos_k(y0, y1)) / sin_k(y0, y1);
     } else {
         return sin_k(y0, y1) / cos_k(y0, y1);
-    }
-}
-__device__ inline double tanh_f64(double x) {
-    if (isnan(x)) {
-        return x;
-    }
-    double a = fabs(x);
-    if (a < 7.0e-9) {
-        return x;
-    }
-    if (a > 22.0) {
-        return copysign(1.0, x);
-    }
-    double t = exp_m1_f64(a + a);
-    double r = (a < 1.0) ? (t / (t + 2.0)) : (1.0 - (2.0 / (t + 2.0)));
-    return copysign(r, x);
-}
-__device__ inline bool is_odd_integer(double y) {
-    double h = 0.5 * y;
-    return (trunc(y) == y) && (trunc(h) != h);
-}
-__device__ inline double powf_f64(double x, double y) {
-    if ((y == 0.0) || (x == 1.0)) {
-        return 1.0;
-    }
-    if (isnan(x) || isnan(y)) {
-        return x + y;
-    }
-    double ax = fabs(x);
-    if ((y == __longlong_as_double(0x7ff0000000000000ll)) || (y == (-__longlong_as_double(0x7ff0000000000000ll)))) {
-        if (ax == 1.0) {
-            return 1.0;
-        }
-        return ((ax > 1.0) == (y > 0.0)) ? __longlong_as_double(0x7ff0000000000000ll) : 0.0;
-    }
-    bool odd = is_odd_integer(y);
-    if ((x == 0.0) || (ax == __longlong_as_double(0x7ff0000000000000ll))) {
-        bool big = (x == 0.0) == (y < 0.0);
-        double r = big ? __longlong_as_double(0x7ff0000000000000ll) : 0.0;
-        return odd ? copysign(r, x) : r;
-    }
-    if ((x < 0.0) && (trunc(y) != y)) {
-        return __longlong_as_double(0x7ff8000000000000ll);
-    }
-    const tuple_f64_f64 tuple0_ = ln_dd(ax);
-    double l = tuple0_._0;
-    double l_lo = tuple0_._1;
-    double p = y * l;
-    double p_lo = fma(y, l, -p) + (y * l_lo);
-    double r = (p > 710.0) ? __longlong_as_double(0x7ff0000000000000ll) : ((p < (-746.0)) ? 0.0 : exp_dd(p, p_lo));
-    if ((x < 0.0) && odd) {
-        return -r;
-    } else {
-        return r;
     }
 }
 }  // namespace math
