@@ -452,8 +452,16 @@ impl<'l, 'a> Translator<'l, 'a> {
                 let cmp = matches!(op, "==" | "!=" | "<" | "<=" | ">" | ">=");
                 let logic = matches!(op, "&&" | "||");
                 let shift = matches!(op, "<<" | ">>");
-                let operand_want = if cmp || logic { None } else { want };
-                let (l, lt) = self.expr(&b.left, operand_want)?;
+                let mut operand_want = if cmp || logic { None } else { want.cloned() };
+                // An unsuffixed literal on the left takes the right operand's type (`1.0 - y`
+                // with `y: f32` is f32 arithmetic; C would compute it in double).
+                if is_unsuffixed_literal(&b.left) && !shift {
+                    let (_, rt) = self.expr(&b.right, operand_want.as_ref())?;
+                    if !is_unsuffixed_literal(&b.right) {
+                        operand_want = Some(rt);
+                    }
+                }
+                let (l, lt) = self.expr(&b.left, operand_want.as_ref())?;
                 let right_want = if shift { None } else { Some(&lt) };
                 let (r, _) = self.expr(&b.right, right_want)?;
                 let t = if cmp || logic { Ty::Scalar("bool") } else { lt };
@@ -606,6 +614,20 @@ impl<'l, 'a> Translator<'l, 'a> {
             }
         };
         Ok(out)
+    }
+}
+
+/// Whether `e` is a literal whose type its context decides (`1.0`, `-2`, `(3)`).
+fn is_unsuffixed_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Float(f) => f.suffix().is_empty(),
+            Lit::Int(i) => i.suffix().is_empty(),
+            _ => false,
+        },
+        Expr::Unary(u) => is_unsuffixed_literal(&u.expr),
+        Expr::Paren(p) => is_unsuffixed_literal(&p.expr),
+        _ => false,
     }
 }
 

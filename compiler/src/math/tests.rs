@@ -264,7 +264,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.sin(P, RM, cc),
             inputs: |r| mix(r, -1.0e6, 1.0e6),
             bound: 1.0,
-            bound32: 1.0,
+            bound32: 1.5,
         },
         Case {
             name: "cos",
@@ -273,7 +273,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.cos(P, RM, cc),
             inputs: |r| mix(r, -1.0e6, 1.0e6),
             bound: 1.0,
-            bound32: 1.0,
+            bound32: 1.5,
         },
         Case {
             name: "tan",
@@ -709,4 +709,45 @@ fn special_values_are_rusts() {
             }
         }
     }
+}
+
+/// f32 arithmetic stays f32 in C: in every function whose signature has no f64, each float
+/// literal carries C's `f` suffix (an unsuffixed `2.0` would make C compute that operation in
+/// double and round differently from Rust).
+#[test]
+fn f32_functions_have_no_double_literals_in_c() {
+    let files = parse().expect("parses");
+    let lib = c::Library::new(&files).expect("in the subset");
+    let names: Vec<&str> = lib.items.iter().map(|(n, _)| n.as_str()).collect();
+    let text = lib.to_c(&names).expect("translates");
+    let mut checked = 0;
+    for def in text.split("__device__ inline ").skip(1) {
+        let Some((sig, body)) = def.split_once('{') else {
+            continue;
+        };
+        if sig.contains(';') || sig.contains("double") {
+            continue;
+        }
+        // Literals inside the f64 fallbacks' casts are the f64 calls' own: skip those lines.
+        for line in body.lines().filter(|l| !l.contains("_f64(")) {
+            let bytes = line.as_bytes();
+            for (i, w) in line.match_indices('.') {
+                let _ = w;
+                let digit_before = i > 0 && bytes[i - 1].is_ascii_digit();
+                let digit_after = bytes.get(i + 1).is_some_and(u8::is_ascii_digit);
+                if !(digit_before && digit_after) {
+                    continue;
+                }
+                let end = line[i + 1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '+'))
+                    .map_or(line.len(), |e| i + 1 + e);
+                assert!(
+                    line[i..end].ends_with('f'),
+                    "a double literal in f32 code: {sig}: {line}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} f32 functions found");
 }

@@ -474,7 +474,7 @@ __device__ inline unsigned long long limb_window(const unsigned long long* col, 
     if (s == 0u) {
         return low;
     } else {
-        return (low >> s) | (col[(i + 2ull)] << (64 - s));
+        return (low >> s) | (col[(i + 2ull)] << (64u - s));
     }
 }
 __device__ inline tuple_i32_f64_f64 rem_pio2_large(double a) {
@@ -526,7 +526,7 @@ __device__ inline tuple_i32_f64_f64 rem_pio2_large(double a) {
     }
     unsigned int lz = (unsigned int)__clzll((long long)fhi);
     if (lz > 0u) {
-        fhi = (fhi << lz) | (flo >> (64 - lz));
+        fhi = (fhi << lz) | (flo >> (64u - lz));
     }
     int e = ((-64) - ((int)lz)) - shift;
     double v_hi = ((double)(fhi >> 11)) * pow2(e + 11);

@@ -43,8 +43,19 @@ fn expm1_poly_f32(r: f32) -> f32 {
     r + r * r * q
 }
 
+/// e^x for -87 < x < 88, where 2^k is one normal power of two.
+fn exp_mid_f32(x: f32) -> f32 {
+    let kf: f32 = (x * LOG2E_F).round();
+    let r0: f32 = (-kf).mul_add(LN2_HI_F, x);
+    let r: f32 = (-kf).mul_add(LN2_LO_F, r0);
+    (1.0 + expm1_poly_f32(r)) * pow2_f32(kf as i32)
+}
+
 /// `x.exp()` for f32.
 pub fn exp_f32(x: f32) -> f32 {
+    if x > -87.0 && x < 88.0 {
+        return exp_mid_f32(x);
+    }
     if x.is_nan() {
         return x;
     }
@@ -273,7 +284,7 @@ pub fn tanh_f32(x: f32) -> f32 {
         p = p.mul_add(z, -0.3333333432674408);
         return (a + a * z * p).copysign(x);
     }
-    let e: f32 = exp_f32(a + a);
+    let e: f32 = exp_mid_f32(a + a);
     (1.0 - 2.0 / (e + 1.0)).copysign(x)
 }
 
