@@ -74,6 +74,13 @@ pub fn exp_f32(x: f32) -> f32 {
 
 /// `x.exp2()` for f32.
 pub fn exp2_f32(x: f32) -> f32 {
+    if x > -126.0 && x < 127.0 {
+        // 2^k is one normal power of two.
+        let kf: f32 = x.round();
+        let f: f32 = x - kf;
+        let r: f32 = f.mul_add(LN2_HI_F, f * LN2_LO_F);
+        return (1.0 + expm1_poly_f32(r)) * pow2_f32(kf as i32);
+    }
     if x.is_nan() {
         return x;
     }
