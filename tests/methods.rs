@@ -3,8 +3,8 @@
 //! reversal,
 //! leading and trailing ones) over all pairs of edge values, compared with rustc's results on
 //! the host; they join `cases::all()`, so the GPU is compared with the simulator bit for bit.
-//! The library functions (`asin` .. `cbrt`, `hypot`, `atan2`) are Rust's own on the simulator
-//! (checked here exactly) and CUDA's libm on the GPU.
+//! The library functions (`asin` .. `cbrt`, `hypot`, `atan2`) are cuphase's math library on
+//! both back ends (checked here exactly against it, and within an ulp or two of Rust's).
 
 use crate::cases::Case;
 use crate::edges::all_pairs;

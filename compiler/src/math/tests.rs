@@ -111,9 +111,23 @@ struct Case {
     bound32: f64,
 }
 
-fn check(case: &Case, cc: &mut Consts) -> (f64, f64, usize) {
+/// What one function's run found: the largest errors, the f32 results not correctly
+/// rounded, and the first input over each bound.
+struct Found {
+    worst64: f64,
+    worst32: f64,
+    wrong32: usize,
+    over: Vec<String>,
+}
+
+fn check(case: &Case, cc: &mut Consts) -> Found {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ case.name.len() as u64);
-    let (mut worst64, mut worst32, mut wrong32) = (0.0f64, 0.0f64, 0usize);
+    let mut found = Found {
+        worst64: 0.0,
+        worst32: 0.0,
+        wrong32: 0,
+        over: Vec::new(),
+    };
     for _ in 0..samples() {
         let x = (case.inputs)(&mut rng);
         let exact = (case.exact)(&big(x), cc);
@@ -122,32 +136,30 @@ fn check(case: &Case, cc: &mut Consts) -> (f64, f64, usize) {
             continue;
         }
         let e64 = ulps((case.f64)(x), &exact, 53, -1022);
-        assert!(
-            e64 <= case.bound,
-            "{}({x:e}) = {:e}: {e64} ulp from {r:e}",
-            case.name,
-            (case.f64)(x)
-        );
-        worst64 = worst64.max(e64);
+        if e64 > case.bound && e64 > found.worst64 {
+            found
+                .over
+                .push(format!("{}({x:e}): {e64} ulp from {r:e}", case.name));
+        }
+        found.worst64 = found.worst64.max(e64);
         let x32 = x as f32;
         if x32.is_finite() && r.abs() < 3.0e38 {
             let exact32 = (case.exact)(&big(x32 as f64), cc);
             if !exact32.is_nan() && approx(&exact32).abs() < 3.0e38 {
                 let e32 = ulps((case.f32)(x32) as f64, &exact32, 24, -126);
-                assert!(
-                    e32 <= case.bound32,
-                    "{}_f32({x32:e}) = {:e}: {e32} ulp",
-                    case.name,
-                    (case.f32)(x32)
-                );
-                if e32 > 0.5 {
-                    wrong32 += 1;
+                if e32 > case.bound32 && e32 > found.worst32 {
+                    found
+                        .over
+                        .push(format!("{}_f32({x32:e}): {e32} ulp", case.name));
                 }
-                worst32 = worst32.max(e32);
+                if e32 > 0.5 {
+                    found.wrong32 += 1;
+                }
+                found.worst32 = found.worst32.max(e32);
             }
         }
     }
-    (worst64, worst32, wrong32)
+    found
 }
 
 fn mix(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
@@ -291,7 +303,7 @@ fn cases() -> Vec<Case> {
             exact: |x, cc| x.tanh(P, RM, cc),
             inputs: |r| mix(r, -25.0, 25.0),
             bound: 2.5,
-            bound32: 1.0,
+            bound32: 1.5,
         },
         Case {
             name: "sinh",
@@ -299,7 +311,7 @@ fn cases() -> Vec<Case> {
             f32: sinh_f32,
             exact: |x, cc| x.sinh(P, RM, cc),
             inputs: |r| mix(r, -710.0, 710.0),
-            bound: 2.0,
+            bound: 2.5,
             bound32: CORRECTLY_ROUNDED,
         },
         Case {
@@ -350,7 +362,7 @@ fn cases() -> Vec<Case> {
             f32: asin_f32,
             exact: |x, cc| x.asin(P, RM, cc),
             inputs: |r| r.uniform(-1.0, 1.0) * r.unit().powi((r.next() % 4) as i32),
-            bound: 2.0,
+            bound: 2.5,
             bound32: CORRECTLY_ROUNDED,
         },
         Case {
@@ -393,14 +405,26 @@ fn cases() -> Vec<Case> {
 fn every_function_meets_its_bound_against_a_256_bit_reference() {
     let mut cc = Consts::new().expect("constants");
     let mut report = String::new();
+    let mut over = Vec::new();
     for case in cases() {
-        let (w64, w32, wrong) = check(&case, &mut cc);
+        let f = check(&case, &mut cc);
         report.push_str(&format!(
-            "{:8} f64 max {w64:.3} ulp (bound {}), f32 max {w32:.4} ulp, {wrong} not correctly rounded\n",
-            case.name, case.bound
+            "| `{}` | {:.3} | {} | {:.3} | {} | {} |\n",
+            case.name,
+            f.worst64,
+            case.bound,
+            f.worst32,
+            if case.bound32 == CORRECTLY_ROUNDED {
+                "correctly rounded".to_string()
+            } else {
+                case.bound32.to_string()
+            },
+            f.wrong32
         ));
+        over.extend(f.over);
     }
-    println!("{report}");
+    println!("| method | f64 max ulp | f64 bound | f32 max ulp | f32 bound | f32 not correctly rounded |\n|---|---|---|---|---|---|\n{report}");
+    assert!(over.is_empty(), "over the bounds:\n{}", over.join("\n"));
 }
 
 #[test]
