@@ -204,7 +204,7 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "llmc_gelu1",
             run: run_gelu,
-            expected: || vec![0; GELU_N],
+            expected: gelu_expected,
         },
         Case {
             name: "llmc_attention1",
@@ -489,15 +489,33 @@ fn layernorm3_expected() -> Vec<u64> {
     v
 }
 
-// gelu: `GELU_N` values in [-5, 5], blocks of 128 (the last one partial); `tanhf` is checked
-// within a tolerance.
+// gelu: `GELU_N` values in [-5, 5], blocks of 128 (the last one partial); checked within a
+// tolerance of the exact GELU (f64), then bit for bit against the same f32 arithmetic on the
+// host with cuphase's `tanh` (the one both back ends compute).
 const GELU_N: usize = 1000;
 
-fn run_gelu(dev: &Device) -> Result<Vec<u64>, Error> {
-    let x: Vec<f32> = lcg(59, GELU_N)
+fn gelu_input() -> Vec<f32> {
+    lcg(59, GELU_N)
         .iter()
         .map(|v| (v % 10001) as f32 / 1000.0 - 5.0)
-        .collect();
+        .collect()
+}
+
+/// The flags of `within` (all 0), then the kernel's bits as the host computes them in the
+/// kernel's order.
+fn gelu_expected() -> Vec<u64> {
+    let g = ((2.0f32 as f64 / std::f64::consts::PI) as f32).sqrt();
+    let mut v = vec![0; GELU_N];
+    v.extend(gelu_input().iter().map(|&x| {
+        let cube = 0.044715f32 * x * x * x;
+        let y = 0.5f32 * x * (1.0f32 + cuphase_compiler::math::libm::tanh_f32(g * (x + cube)));
+        u64::from(y.to_bits())
+    }));
+    v
+}
+
+fn run_gelu(dev: &Device) -> Result<Vec<u64>, Error> {
+    let x = gelu_input();
     let inp = dev.upload(&x)?;
     let mut out = dev.zeros::<f32>(GELU_N)?;
     llmc_train::gelu_forward_kernel1.launch(
@@ -515,7 +533,10 @@ fn run_gelu(dev: &Device) -> Result<Vec<u64>, Error> {
             0.5 * x * (1.0 + (s * (x + 0.044715 * x * x * x)).tanh())
         })
         .collect();
-    Ok(within(&out.to_vec()?, &want, 1e-5, 1e-6))
+    let got = out.to_vec()?;
+    let mut v = within(&got, &want, 1e-5, 1e-6);
+    v.extend(bits_f32(&got));
+    Ok(v)
 }
 
 // attention: B = 2, T = 8, C = 16, NH = 2 (head size 8), blocks of 96 threads (partial).
