@@ -1,35 +1,30 @@
 //! An inclusive prefix sum of 65,536 integers in three launches: each block scans its 256
-//! elements in shared memory (Hillis-Steele, a barrier between steps) and writes its total;
-//! one block scans the totals; every block adds the totals before it.
+//! elements in shared memory with the `cuphase-blocks` library's block scan (Hillis-Steele, a
+//! barrier between steps) and writes its total; one block scans the totals; every block adds
+//! the totals before it.
 //!
 //! Run: `cargo run --release --example prefix_sum`.
 
 use cuphase::prelude::*;
+use cuphase_blocks::block_inclusive_scan_sum;
 use std::process::ExitCode;
 use std::time::Instant;
 
 /// `out[i]` = the sum of block `b`'s elements up to `i`; `totals[b]` = block `b`'s sum.
-/// Launch with 256 threads per block.
-#[kernel]
+/// Launch with 256 threads per block. The scan is `cuphase_blocks::block_inclusive_scan_sum`, a
+/// `#[device]` helper from another crate, inlined here and checked with the rest.
+#[kernel(block = 256)]
 pub fn block_scan(out: &mut [u32], totals: &mut [u32], input: &[u32]) {
     let buf = shared::<[u32; 256]>();
     let t = thread_idx().x;
     let i = global_idx().x as usize;
-    buf[t] = if i < input.len() { input[i] } else { 0 };
-    sync_block_threads();
-    let mut d = 1u32;
-    while d < 256 {
-        let add = if t >= d { buf[t - d] } else { 0 };
-        sync_block_threads();
-        buf[t] += add;
-        sync_block_threads();
-        d *= 2;
-    }
+    let v = if i < input.len() { input[i] } else { 0 };
+    let sum = block_inclusive_scan_sum(&mut buf, v);
     if i < out.len() {
-        out[i] = buf[t];
+        out[i] = sum;
     }
     if t == 255 {
-        totals[block_idx().x] = buf[255];
+        totals[block_idx().x] = sum;
     }
 }
 

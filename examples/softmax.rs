@@ -1,51 +1,33 @@
 //! Row-wise softmax, one block of 256 threads per row: each thread strides over the row for
 //! the row's maximum and then the sum of exponentials, each combined across the block by a
-//! tree in shared memory, then writes its elements.
+//! tree in shared memory (the `cuphase-blocks` library's block reductions), then writes its
+//! elements.
 //!
 //! Run: `cargo run --release --example softmax`.
 
 use cuphase::prelude::*;
+use cuphase_blocks::{block_reduce_max, block_reduce_sum};
 use std::process::ExitCode;
 use std::time::Instant;
 
 /// `out[r][c] = exp(x[r][c] - max_r) / sum_r` for `rows x cols` row-major matrices; launch with
-/// one block of 256 threads per row.
-#[kernel]
+/// one block of 256 threads per row. The two block-wide combinations are the `cuphase-blocks`
+/// library's `block_reduce_max` and `block_reduce_sum` (helpers from another crate, inlined and
+/// checked here; the trailing barrier of the first lets the second reuse `red`).
+#[kernel(block = 256)]
 pub fn softmax(out: &mut [f32], x: &[f32], cols: u32) {
     let red = shared::<[f32; 256]>();
-    let t = thread_idx().x;
     let row = block_idx().x * cols;
     let mut m = f32::NEG_INFINITY;
     for c in threads_in_block(0..cols) {
         m = m.max(x[row + c]);
     }
-    red[t] = m;
-    sync_block_threads();
-    let mut s = 128u32;
-    while s > 0 {
-        if t < s {
-            red[t] = red[t].max(red[t + s]);
-        }
-        sync_block_threads();
-        s /= 2;
-    }
-    let max = red[0];
-    sync_block_threads();
+    let max = block_reduce_max(&mut red, m);
     let mut sum = 0.0f32;
     for c in threads_in_block(0..cols) {
         sum += (x[row + c] - max).exp();
     }
-    red[t] = sum;
-    sync_block_threads();
-    let mut s = 128u32;
-    while s > 0 {
-        if t < s {
-            red[t] += red[t + s];
-        }
-        sync_block_threads();
-        s /= 2;
-    }
-    let total = red[0];
+    let total = block_reduce_sum(&mut red, sum);
     for c in threads_in_block(0..cols) {
         out[row + c] = (x[row + c] - max).exp() / total;
     }

@@ -212,6 +212,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(crate::ports::cases());
     cases.extend(crate::samples::cases());
     cases.extend(crate::apps::cases());
+    cases.extend(crate::blocks::cases());
     cases
 }
 

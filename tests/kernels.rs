@@ -91,12 +91,12 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
 fn main_sources() -> Vec<(&'static str, &'static str)> {
     vec![
         (
-            helpers::generic_axpy.name::<f32>(),
-            helpers::generic_axpy.cuda_source::<f32>(),
+            helpers::generic_axpy::<f32>.name(),
+            helpers::generic_axpy::<f32>.cuda_source(),
         ),
         (
-            helpers::generic_axpy.name::<f64>(),
-            helpers::generic_axpy.cuda_source::<f64>(),
+            helpers::generic_axpy::<f64>.name(),
+            helpers::generic_axpy::<f64>.cuda_source(),
         ),
         (half::half_math.name(), half::half_math.cuda_source()),
         (

@@ -37,6 +37,7 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::options::sources())
         .chain(crate::arrays::sources())
         .chain(crate::prints::sources())
+        .chain(crate::blocks::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -72,7 +73,8 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::specialize::sources().len()
             + crate::options::sources().len()
             + crate::arrays::sources().len()
-            + crate::prints::sources().len())
+            + crate::prints::sources().len()
+            + crate::blocks::sources().len())
     );
 }
 

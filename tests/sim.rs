@@ -708,17 +708,18 @@ fn generic_kernels_pick_the_instance_of_their_arguments() {
     let x64: Vec<f64> = (0..100).map(|i| f64::from(i) * 0.25).collect();
     let xs = dev.upload(&x64).unwrap();
     let mut out = dev.upload(&vec![1.0f64; 100]).unwrap();
-    generic_axpy
-        .launch(&dev, Launch::cover(100, 64), &mut out, &xs, 0.5f64)
+    // The instance named (`::<f64>`): the literal takes its type from it.
+    generic_axpy::<f64>
+        .launch(&dev, Launch::cover(100, 64), &mut out, &xs, 0.5)
         .unwrap();
     let want: Vec<f64> = x64.iter().map(|x| 0.25 * x + 1.0 + 1.0).collect();
     assert_eq!(out.to_vec().unwrap(), want);
 
-    assert_eq!(generic_axpy.name::<f64>(), "generic_axpy_f64");
-    assert!(generic_axpy
-        .cuda_source::<f32>()
+    assert_eq!(generic_axpy::<f64>.name(), "generic_axpy_f64");
+    assert!(generic_axpy::<f32>
+        .cuda_source()
         .contains("__global__ void generic_axpy_f32("));
-    assert!(generic_axpy
-        .cuda_source::<f64>()
+    assert!(generic_axpy::<f64>
+        .cuda_source()
         .contains("double* __restrict__ out"));
 }

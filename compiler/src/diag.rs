@@ -47,9 +47,14 @@ impl Diagnostic {
     /// The full text: message, then labels with their line numbers, then notes.
     pub fn full_message(&self) -> String {
         let mut s = self.message.clone();
+        let here = self.span.lo.file();
         for (span, text) in &self.labels {
             let line = span.start().line;
-            if line > 0 {
+            let file = span.lo.file();
+            if line > 0 && file != here && !file.is_empty() {
+                // A place in another file (a helper from another module file or crate).
+                s.push_str(&format!("\n  --> {file}:{line}: {text}"));
+            } else if line > 0 {
                 s.push_str(&format!("\n  --> line {line}: {text}"));
             } else {
                 s.push_str(&format!("\n  --> {text}"));

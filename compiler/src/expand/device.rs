@@ -13,8 +13,10 @@
 //!
 //! Name resolution is rustc's: a helper is found by the path the caller wrote, through `use`
 //! imports and modules, and an unknown name is rustc's "cannot find macro" error at the call.
-//! Helpers are visible in their whole crate (`pub(crate)`); a `macro_rules!` macro made by a
-//! macro cannot be re-exported across crates.
+//! The helper's macro is exported from its crate (under a hidden name unique there) and
+//! re-exported where the helper is written, so a kernel in another crate calls a `pub` helper
+//! by its path (`cuphase_blocks::block_reduce_sum(..)`) and the fetch goes on through the
+//! helper's own crate: libraries of helpers work across crates.
 
 use crate::front::helpers::{
     callee_paths, callees, identity, identity_eq, parse_device_attr, path_key, Helpers,
@@ -109,35 +111,59 @@ fn expand_device_impl(attr: TokenStream, block: &syn::ItemImpl, item: TokenStrea
 
 /// The items that carry helper `func` to the kernels that call it by `name`: a macro that
 /// hands its tokens on, and a module of the helpers it calls.
+///
+/// The macro is `#[macro_export]`ed under a name unique in its crate, and `name` is a `pub use`
+/// of it, so that kernels in other crates reach a helper by its path like any item
+/// (`blocks::block_reduce_sum(..)`); the module's re-exports are public for the same reason. A
+/// helper that is not `pub` keeps its docs hidden (its macro is reachable only through the
+/// modules that reach it, as the function would be).
 fn helper_items(
     attr: &TokenStream,
     func: &syn::ItemFn,
     name: &syn::Ident,
     doc: &str,
 ) -> TokenStream {
-    let mac = format_ident!("__cuphase_device_{}", name);
+    let mac = format_ident!("__cuphase_device_{}_{:016x}", name, unique(func, name));
     let called = callees(func);
     let callee_uses = called.iter().enumerate().map(|(i, p)| {
         let alias = format_ident!("{CALLEE_PREFIX}{i}");
         let target = from_child_module(p);
-        quote!(pub(crate) use #target as #alias;)
+        quote!(pub use #target as #alias;)
     });
+    let hidden = (!matches!(func.vis, syn::Visibility::Public(_))).then(|| quote!(#[doc(hidden)]));
     quote! {
         #[doc(hidden)]
+        #[macro_export]
+        #[allow(non_local_definitions)]
         macro_rules! #mac {
             ($($state:tt)*) => {
                 ::cuphase::__private::kernel_continue! { { (#attr) #func } $($state)* }
             };
         }
         #[doc = #doc]
+        #hidden
         #[allow(unused_imports)]
-        pub(crate) use #mac as #name;
+        pub use #mac as #name;
         #[doc(hidden)]
         #[allow(non_snake_case, unused_imports)]
-        pub(crate) mod #name {
+        pub mod #name {
             #(#callee_uses)*
         }
     }
+}
+
+/// A number that tells this helper's exported macro from every other in its crate (they all
+/// live at the crate's root): from where the helper is written and what it is.
+fn unique(func: &syn::ItemFn, name: &syn::Ident) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let span = name.span();
+    span.file().hash(&mut h);
+    let start = span.start();
+    (start.line, start.column).hash(&mut h);
+    name.to_string().hash(&mut h);
+    func.to_token_stream().to_string().hash(&mut h);
+    h.finish()
 }
 
 /// The kernel's state while its helpers are fetched.

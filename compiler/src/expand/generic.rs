@@ -117,13 +117,27 @@ pub fn expand(
         .collect::<Vec<_>>()
         .join(", ");
     let doc_launch = format!(
-        "Launches the instance of `{name}` that the argument types select (instances: {instance_list})."
+        "Launches the instance of `{name}` that the argument types select (instances: {instance_list}), or the one named: `{name}::<{}>.launch(..)`.",
+        all.first()
+            .map(|ts| ts.iter().map(|t| t.rust_name()).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
     );
+    let ty = kernel_type(name);
+    let doc_type = format!(
+        "The type of the generic kernel value [`{name}`]; `{name}::<T>` is its instance for `T`."
+    );
+    let doc_value = format!(
+        "The kernel value: `{name}.launch(..)` picks the instance from the argument types, `{name}::<{}>` names one.",
+        tparams.iter().map(|_| "f32").collect::<Vec<_>>().join(", ")
+    );
+    let missing = format!("kernel `{name}` has no instance for these types");
+    let note = format!("the instances of `{name}` are: {instance_list}");
     quote! {
         #items
 
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
+        #[diagnostic::on_unimplemented(message = #missing, note = #note)]
         #vis trait #trait_name<#(#tparams: ::cuphase::Scalar),*> {
             #[allow(clippy::too_many_arguments)]
             fn __launch(
@@ -137,15 +151,43 @@ pub fn expand(
         }
         #(#impls)*
 
+        #[doc = #doc_type]
+        #[doc = ""]
         #(#docs)*
         #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #name;
+        #vis enum #ty<#(#tparams: ::cuphase::Scalar),*> {
+            #[doc = #doc_value]
+            #name,
+            #[doc(hidden)]
+            __Never(
+                ::core::convert::Infallible,
+                ::core::marker::PhantomData<fn() -> (#(#tparams,)*)>,
+            ),
+        }
+        #[allow(unused_imports)]
+        #vis use #ty::#name;
 
-        impl #name {
+        impl<#(#tparams: ::cuphase::Scalar),*> ::core::clone::Clone for #ty<#(#tparams),*> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<#(#tparams: ::cuphase::Scalar),*> ::core::marker::Copy for #ty<#(#tparams),*> {}
+        impl<#(#tparams: ::cuphase::Scalar),*> ::core::default::Default for #ty<#(#tparams),*> {
+            fn default() -> Self {
+                Self::#name
+            }
+        }
+        impl<#(#tparams: ::cuphase::Scalar),*> ::core::fmt::Debug for #ty<#(#tparams),*> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(::core::stringify!(#name))
+            }
+        }
+
+        impl<#(#tparams: ::cuphase::Scalar),*> #ty<#(#tparams),*> {
             #[doc = #doc_launch]
             #[allow(clippy::too_many_arguments)]
-            pub fn launch<#(#tparams: ::cuphase::Scalar),*>(
+            pub fn launch(
                 &self,
                 __target: &impl ::cuphase::LaunchTarget,
                 __launch: ::cuphase::Launch,
@@ -157,16 +199,16 @@ pub fn expand(
                 <() as #trait_name<#(#tparams),*>>::__launch(__target, __launch, #(#arg_names),*)
             }
 
-            /// The CUDA C of one instance: `k.cuda_source::<f32>()`.
-            pub fn cuda_source<#(#tparams: ::cuphase::Scalar),*>(&self) -> &'static str
+            /// The CUDA C of one instance: `k::<f32>.cuda_source()`.
+            pub fn cuda_source(&self) -> &'static str
             where
                 (): #trait_name<#(#tparams),*>,
             {
                 <() as #trait_name<#(#tparams),*>>::__cuda_source()
             }
 
-            /// The barrier report of one instance.
-            pub fn report<#(#tparams: ::cuphase::Scalar),*>(&self) -> &'static str
+            /// The barrier report of one instance: `k::<f32>.report()`.
+            pub fn report(&self) -> &'static str
             where
                 (): #trait_name<#(#tparams),*>,
             {
@@ -174,7 +216,7 @@ pub fn expand(
             }
 
             /// The name of one instance (`k_f32`), as in its CUDA C.
-            pub fn name<#(#tparams: ::cuphase::Scalar),*>(&self) -> &'static str
+            pub fn name(&self) -> &'static str
             where
                 (): #trait_name<#(#tparams),*>,
             {
@@ -182,6 +224,24 @@ pub fn expand(
             }
         }
     }
+}
+
+/// The name of a generic kernel value's type: `scale_rows` is a value of `ScaleRowsKernel<T>`.
+fn kernel_type(name: &Ident) -> Ident {
+    let raw = name.to_string();
+    let mut out = String::new();
+    for part in raw
+        .trim_start_matches("r#")
+        .split('_')
+        .filter(|p| !p.is_empty())
+    {
+        let mut cs = part.chars();
+        if let Some(c) = cs.next() {
+            out.extend(c.to_uppercase());
+            out.push_str(cs.as_str());
+        }
+    }
+    Ident::new(&format!("{out}Kernel"), name.span())
 }
 
 /// The parameters of a generic kernel's `launch` (as written, generics and all) and the names

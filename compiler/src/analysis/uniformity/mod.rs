@@ -197,6 +197,9 @@ struct Analyzer<'k, 'c> {
     loops: Vec<(usize, Option<Handle<Label>>)>,
     next_loop: usize,
     info: UniformityInfo,
+    /// The helper calls already reported as divergent: a call is one error, however many
+    /// barriers the helper holds.
+    reported_calls: std::collections::HashSet<(String, usize, usize)>,
 }
 
 /// Runs the analysis; divergent barriers and non-uniform `uniform_load` indices go to `cx`,
@@ -228,6 +231,7 @@ fn pass(cx: &mut Ctxt, k: &Kernel, warp: bool, rules: bool) -> UniformityInfo {
         loops: Vec::new(),
         next_loop: 0,
         info: UniformityInfo::default(),
+        reported_calls: Default::default(),
     };
     let mut st = State {
         vars: vec![Uni::Uniform; k.locals.len()],
@@ -391,6 +395,15 @@ impl Analyzer<'_, '_> {
     ) {
         if !self.reporting {
             return;
+        }
+        if let Some((call, _)) = calls.first() {
+            let at = call.start();
+            if !self
+                .reported_calls
+                .insert((call.lo.file(), at.line, at.column))
+            {
+                return;
+            }
         }
         // A barrier inlined from a helper is reported at the kernel's call of the helper,
         // where the divergent control flow usually is.
