@@ -37,6 +37,11 @@ use proc_macro::TokenStream;
 /// - `instances(N = [64, 128, 256])`: for a kernel with a const parameter `N`, one kernel per
 ///   listed value (`k::<128>.launch(..)`).
 ///
+/// A generic kernel `fn scale<T: Float>(..)` is instantiated for every type its bounds admit;
+/// `scale.launch(..)` picks the instance from the argument types and `scale::<f32>.launch(..)`
+/// names it (also `scale::<f32>.cuda_source()`). A const-generic kernel `fn k<const N: u32>`
+/// launches as `k::<256>.launch(..)`.
+///
 /// The builtins a body calls are documented in `cuphase::lang`.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -52,6 +57,11 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     tile[thread_idx().x] = input[i];
 /// }
 /// ```
+///
+/// A helper is reached by its path wherever its module is, from other crates too: a library
+/// crate's `#[device] pub fn block_sum(..)` is called from a kernel of another crate as
+/// `mylib::block_sum(..)`, with its barriers seen through the crate boundary (the crate
+/// `cuphase-blocks` is such a library).
 ///
 /// A helper that writes shared memory ends on a barrier (trailing sync) unless
 /// `#[device(trailing_sync = false)]`; a trailing barrier that orders nothing at a call is
