@@ -291,3 +291,19 @@ fn trailing_barriers_cross_the_crate_boundary() {
         10
     );
 }
+
+/// A helper is also a Rust function (its docs and signature, for rustdoc and editors); called
+/// from host code it says that helpers run in kernels.
+#[test]
+fn host_calls_of_a_helper_say_it_runs_in_kernels() {
+    let err = std::panic::catch_unwind(|| blocks::warp_reduce_sum(1.0f32)).unwrap_err();
+    let msg = err
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        msg.contains("`warp_reduce_sum` is a `#[device]` helper"),
+        "{msg}"
+    );
+}

@@ -66,7 +66,47 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
         "`#[device]` helper `{}`: inlined into the kernels that call it; not callable from host code.",
         func.sig.ident
     );
-    helper_items(&attr, &func, &func.sig.ident, &doc)
+    let mut out = helper_items(&attr, &func, &func.sig.ident, &doc);
+    out.extend(doc_stub(&func));
+    out
+}
+
+/// The helper as a Rust function in the value namespace (the macro and module that carry it
+/// are in the other two), so that rustdoc and editors show its signature and docs like any
+/// function's. Like the builtins of `cuphase::lang`, its body only panics: host code that
+/// calls it is told that helpers run in kernels. cuphase's bounds are written as paths
+/// (`::cuphase::Num`), so the stub needs no import the kernel language does not.
+fn doc_stub(func: &syn::ItemFn) -> TokenStream {
+    let mut sig = func.sig.clone();
+    for p in sig.generics.params.iter_mut() {
+        if let syn::GenericParam::Type(t) = p {
+            for b in t.bounds.iter_mut() {
+                if let syn::TypeParamBound::Trait(tb) = b {
+                    if let Some(id) = tb.path.get_ident() {
+                        if ["Scalar", "Num", "Int", "Float"].contains(&id.to_string().as_str()) {
+                            tb.path = syn::parse_quote!(::cuphase::#id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let vis = &func.vis;
+    let message = format!(
+        "`{}` is a `#[device]` helper: it runs inside kernels, which cuphase compiles; host code cannot call it",
+        func.sig.ident
+    );
+    quote! {
+        #(#docs)*
+        ///
+        /// A `#[device]` helper: kernels call it (it is inlined at each call, and the barrier
+        /// analyses see through it); host code cannot.
+        #[allow(dead_code, unused_variables, unused_mut, clippy::too_many_arguments)]
+        #vis #sig {
+            ::core::unreachable!(#message)
+        }
+    }
 }
 
 /// `#[device] impl T { .. }`: the block, then each method's helper items under its alias.
@@ -114,9 +154,8 @@ fn expand_device_impl(attr: TokenStream, block: &syn::ItemImpl, item: TokenStrea
 ///
 /// The macro is `#[macro_export]`ed under a name unique in its crate, and `name` is a `pub use`
 /// of it, so that kernels in other crates reach a helper by its path like any item
-/// (`blocks::block_reduce_sum(..)`); the module's re-exports are public for the same reason. A
-/// helper that is not `pub` keeps its docs hidden (its macro is reachable only through the
-/// modules that reach it, as the function would be).
+/// (`blocks::block_reduce_sum(..)`); the module's re-exports are public for the same reason.
+/// Both are hidden from the docs; the helper's documentation is its stub (`doc_stub`).
 fn helper_items(
     attr: &TokenStream,
     func: &syn::ItemFn,
@@ -130,7 +169,6 @@ fn helper_items(
         let target = from_child_module(p);
         quote!(pub use #target as #alias;)
     });
-    let hidden = (!matches!(func.vis, syn::Visibility::Public(_))).then(|| quote!(#[doc(hidden)]));
     quote! {
         #[doc(hidden)]
         #[macro_export]
@@ -141,7 +179,7 @@ fn helper_items(
             };
         }
         #[doc = #doc]
-        #hidden
+        #[doc(hidden)]
         #[allow(unused_imports)]
         pub use #mac as #name;
         #[doc(hidden)]
