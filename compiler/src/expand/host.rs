@@ -91,15 +91,8 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let static_shared_bytes: u64 = k
         .arrays
         .iter()
-        .filter_map(|(_, a)| match &a.kind {
-            ArrayKind::Shared {
-                dims,
-                dynamic: false,
-                ..
-            } => Some(dims.iter().product::<u64>() * a.elem.size_bytes()),
-            _ => None,
-        })
-        .sum();
+        .filter_map(|(_, a)| a.static_shared_bytes())
+        .fold(0, u64::saturating_add);
     let static_shared_bytes = u32::try_from(static_shared_bytes).unwrap_or(u32::MAX);
     let vis = &func.vis;
     let name = &func.sig.ident;

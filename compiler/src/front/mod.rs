@@ -32,7 +32,7 @@ mod option_tests;
 pub mod records;
 
 use crate::diag::{Ctxt, Diagnostic};
-use crate::ir::{Checked, ParamKind, ParamSource};
+use crate::ir::{Checked, Kernel, ParamKind, ParamSource, STATIC_SHARED_LIMIT};
 use proc_macro2::TokenStream;
 
 /// Parses the attribute, lowers and type-checks a kernel function.
@@ -49,6 +49,10 @@ pub fn check_kernel(
     if !cx.has_errors() {
         let types = infer::infer(&mut cx, &kernel);
         if !cx.has_errors() {
+            check_shared_size(&mut cx, &kernel);
+            if cx.has_errors() {
+                return Err(cx.into_errors());
+            }
             let mut kernel = kernel;
             // A module constant's type is the one inference found.
             for p in &mut kernel.params {
@@ -62,4 +66,39 @@ pub fn check_kernel(
         }
     }
     Err(cx.into_errors())
+}
+
+/// Static shared memory beyond what any CUDA GPU's block can hold is a build error (ptxas
+/// would reject it at run time, and the simulator would allocate it): per array at the array,
+/// all of them together at the kernel.
+fn check_shared_size(cx: &mut Ctxt, k: &Kernel) {
+    let limit = STATIC_SHARED_LIMIT;
+    let fix = "for more, use `shared_slice::<T>()` sized by `Launch::shared_bytes` (dynamic shared memory: up to 227 KiB a block on sm_90)";
+    let mut total = 0u64;
+    let mut reported = false;
+    for (h, a) in k.arrays.iter() {
+        let Some(bytes) = a.static_shared_bytes() else {
+            continue;
+        };
+        total = total.saturating_add(bytes);
+        if bytes > limit {
+            reported = true;
+            cx.push(
+                Diagnostic::new(
+                    k.arrays.span(h),
+                    format!("the shared array `{}` takes {bytes} bytes, but a block's static shared memory is at most {limit} bytes (48 KiB) on every CUDA GPU", a.name),
+                )
+                .note(fix),
+            );
+        }
+    }
+    if total > limit && !reported {
+        cx.push(
+            Diagnostic::new(
+                k.name_span,
+                format!("the kernel's shared arrays take {total} bytes together, but a block's static shared memory is at most {limit} bytes (48 KiB) on every CUDA GPU"),
+            )
+            .note(fix),
+        );
+    }
 }

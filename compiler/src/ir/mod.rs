@@ -186,7 +186,26 @@ pub enum ArrayKind {
     Local { dims: Vec<u64>, mutable: bool },
 }
 
+/// The most static shared memory (`__shared__` arrays of fixed size) a block may declare on
+/// every CUDA GPU: 48 KiB. More must be dynamic shared memory, sized at launch.
+pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
+
 impl Array {
+    /// The bytes of a shared array of fixed size (saturating), `None` for other arrays.
+    pub fn static_shared_bytes(&self) -> Option<u64> {
+        match &self.kind {
+            ArrayKind::Shared {
+                dims,
+                dynamic: false,
+                ..
+            } => Some(
+                dims.iter()
+                    .fold(self.elem.size_bytes(), |b, d| b.saturating_mul(*d)),
+            ),
+            _ => None,
+        }
+    }
+
     /// The name as the base of an identifier: `tile.pos[2].x` is `tile_pos_2_x`.
     pub fn ident(&self) -> String {
         self.name.replace(['.', '['], "_").replace(']', "")

@@ -1,0 +1,25 @@
+use cuphase::prelude::*;
+
+// 4 GiB in one array.
+#[kernel]
+fn huge(out: &mut [f32]) {
+    let tile = shared::<[f32; 1073741824]>();
+    let t = thread_idx().x;
+    tile[t] = 1.0;
+    sync_block_threads();
+    out[t] = tile[t];
+}
+
+// 32 KiB + 32 KiB: each fits, together they do not.
+#[kernel]
+fn two_halves(out: &mut [f32]) {
+    let a = shared::<[f32; 8192]>();
+    let b = shared::<[[f32; 64]; 128]>();
+    let t = thread_idx().x;
+    a[t] = 1.0;
+    b[0][t] = 2.0;
+    sync_block_threads();
+    out[t] = a[t] + b[0][t];
+}
+
+fn main() {}
