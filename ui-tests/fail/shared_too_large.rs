@@ -22,4 +22,13 @@ fn two_halves(out: &mut [f32]) {
     out[t] = a[t] + b[0][t];
 }
 
+// 800 KB a thread: thread-local arrays live in registers (at most 64 elements).
+#[kernel]
+fn big_local(out: &mut [f32]) {
+    let mut acc = [0.0f32; 200000];
+    let t = thread_idx().x;
+    acc[t] = 1.0;
+    out[t] = acc[t];
+}
+
 fn main() {}

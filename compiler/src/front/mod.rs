@@ -70,7 +70,8 @@ pub fn check_kernel(
 
 /// Static shared memory beyond what any CUDA GPU's block can hold is a build error (ptxas
 /// would reject it at run time, and the simulator would allocate it): per array at the array,
-/// all of them together at the kernel.
+/// all of them together at the kernel. (Thread-local arrays are limited where they are
+/// lowered, to 64 elements: registers.)
 fn check_shared_size(cx: &mut Ctxt, k: &Kernel) {
     let limit = STATIC_SHARED_LIMIT;
     let fix = "for more, use `shared_slice::<T>()` sized by `Launch::shared_bytes` (dynamic shared memory: up to 227 KiB a block on sm_90)";
