@@ -116,7 +116,12 @@ pub fn expand_kernel_closure(input: TokenStream) -> TokenStream {
     let output = &closure.output;
     let body = match &*closure.body {
         syn::Expr::Block(b) => b.block.clone(),
-        other => syn::parse_quote!({ #other }),
+        // The expression as the block's value, built, not re-parsed: printed and parsed again,
+        // `{ a } | { b }` would be two statements and no valid block.
+        other => syn::Block {
+            brace_token: syn::token::Brace::default(),
+            stmts: vec![syn::Stmt::Expr(other.clone(), None)],
+        },
     };
     let func = syn::ItemFn {
         attrs: Vec::new(),

@@ -99,8 +99,8 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
             ))
         }
     });
-    if let Err(e) = parser.parse2(attr) {
-        errors.push(e);
+    if let Err(e) = parser.parse2(attr.clone()) {
+        errors.push(at_the_input(e, &attr));
     }
     if let (Some((_, span)), None, None) = (
         options.min_blocks_per_sm,
@@ -133,3 +133,42 @@ pub fn parse(cx: &mut Ctxt, attr: TokenStream) -> KernelOptions {
 /// The attribute `kernel_closure!` compiles its closure's function with: names the kernel
 /// cannot resolve are captures.
 pub const CLOSURE_ATTR: &str = "__closure";
+
+/// `e` with each error that syn put at the end of `attr` (the call site: `sync =` with no
+/// value) moved to `attr`'s last token, so that it points into the attribute's text.
+pub fn at_the_input(e: syn::Error, attr: &TokenStream) -> syn::Error {
+    fn starts(
+        ts: &TokenStream,
+        out: &mut Vec<(usize, usize)>,
+        last: &mut Option<proc_macro2::Span>,
+    ) {
+        for t in ts.clone() {
+            let s = t.span().start();
+            out.push((s.line, s.column));
+            *last = Some(t.span());
+            if let proc_macro2::TokenTree::Group(g) = &t {
+                starts(&g.stream(), out, last);
+            }
+        }
+    }
+    let mut at = Vec::new();
+    let mut last = None;
+    starts(attr, &mut at, &mut last);
+    let Some(last) = last else {
+        return e;
+    };
+    let mut out: Option<syn::Error> = None;
+    for one in e {
+        let s = one.span().start();
+        let one = if at.contains(&(s.line, s.column)) {
+            one
+        } else {
+            syn::Error::new(last, format!("{one} (at the end of the attribute)"))
+        };
+        match &mut out {
+            Some(o) => o.combine(one),
+            None => out = Some(one),
+        }
+    }
+    out.unwrap_or_else(|| syn::Error::new(last, "malformed attribute"))
+}

@@ -86,7 +86,14 @@ pub fn substitute(ts: TokenStream, args: &HashMap<String, GenericArg>) -> TokenS
 pub fn params(func: &syn::ItemFn) -> Result<Vec<(Ident, Vec<Scalar>)>, Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    if let Some(w) = &func.sig.generics.where_clause {
+    // An empty `where` is Rust's no-op.
+    if let Some(w) = func
+        .sig
+        .generics
+        .where_clause
+        .as_ref()
+        .filter(|w| !w.predicates.is_empty())
+    {
         errors.push(Diagnostic::new(
             crate::ir::Span::of(w),
             "`where` clauses are not supported on kernels; bound the parameters inline: `<T: Float>`",

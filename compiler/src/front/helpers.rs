@@ -39,7 +39,9 @@ pub fn parse_device_attr(attr: TokenStream) -> syn::Result<DeviceOptions> {
                 .error("unknown `#[device]` option; the option is `trailing_sync = true | false`"))
         }
     });
-    parser.parse2(attr)?;
+    parser
+        .parse2(attr.clone())
+        .map_err(|e| crate::front::attr::at_the_input(e, &attr))?;
     Ok(options)
 }
 

@@ -383,10 +383,7 @@ impl Lowerer<'_> {
                 Value::Error
             }
             other => {
-                self.err(
-                    span,
-                    format!("{} are not supported in kernels", expr_kind_name(other)),
-                );
+                self.err(span, not_supported(other));
                 Value::Error
             }
         }

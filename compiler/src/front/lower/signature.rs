@@ -41,7 +41,13 @@ impl Lowerer<'_> {
                 ),
             }
         }
-        if let Some(w) = &sig.generics.where_clause {
+        // An empty `where` is Rust's no-op.
+        if let Some(w) = sig
+            .generics
+            .where_clause
+            .as_ref()
+            .filter(|w| !w.predicates.is_empty())
+        {
             self.err(w.src(), "`where` clauses are not supported on kernels");
         }
         if let Some(v) = &sig.variadic {

@@ -66,6 +66,8 @@ impl Lowerer<'_> {
                 syn::Stmt::Item(item) => {
                     self.err(item.src(), "items (fn, struct, use, ...) inside a kernel are not supported; define them outside the kernel");
                 }
+                // An empty statement (`;`), as Rust allows.
+                syn::Stmt::Expr(syn::Expr::Verbatim(ts), Some(_)) if ts.is_empty() => {}
                 syn::Stmt::Expr(e, _) => self.lower_stmt_expr(e, out),
                 syn::Stmt::Macro(m) => self.lower_macro(&m.mac, out),
             }

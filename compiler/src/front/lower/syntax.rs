@@ -5,29 +5,31 @@ use crate::diag::Diagnostic;
 use crate::front::builtins::BuiltinFn;
 use crate::ir::*;
 
-/// Names a syn expression's kind for "not supported" messages.
-pub(super) fn expr_kind_name(e: &syn::Expr) -> &'static str {
+/// The "not supported" message for an expression of a kind kernels do not have.
+pub(super) fn not_supported(e: &syn::Expr) -> &'static str {
     match e {
-        syn::Expr::Array(_) => "array expressions",
-        syn::Expr::Async(_) => "`async` blocks",
-        syn::Expr::Await(_) => "`.await`",
-        syn::Expr::Closure(_) => "closures",
-        syn::Expr::Const(_) => "`const` blocks",
-        syn::Expr::Infer(_) => "`_` expressions",
-        syn::Expr::Let(_) => "`let` expressions (`if let`, `while let`)",
-        syn::Expr::Macro(_) => "macro calls",
-        syn::Expr::Reference(_) => "references (`&x`)",
-        syn::Expr::Repeat(_) => "array repeat expressions",
-        syn::Expr::Struct(_) => "struct literals",
-        syn::Expr::Try(_) => "the `?` operator",
-        syn::Expr::TryBlock(_) => "`try` blocks",
-        syn::Expr::Tuple(_) => "tuples",
-        syn::Expr::Unsafe(_) => "`unsafe` blocks",
-        syn::Expr::Yield(_) => "`yield`",
-        syn::Expr::Range(_) => "ranges outside `for` loops",
-        syn::Expr::Call(_) => "function calls",
-        syn::Expr::MethodCall(_) => "this method call",
-        _ => "this expression",
+        syn::Expr::Array(_) => "array expressions are not supported in kernels",
+        syn::Expr::Async(_) => "`async` blocks are not supported in kernels",
+        syn::Expr::Await(_) => "`.await` is not supported in kernels",
+        syn::Expr::Closure(_) => "closures are not supported in kernels",
+        syn::Expr::Const(_) => "`const` blocks are not supported in kernels",
+        syn::Expr::Infer(_) => "`_` expressions are not supported in kernels",
+        syn::Expr::Let(_) => {
+            "`let` expressions (`if let`, `while let`) are not supported in kernels"
+        }
+        syn::Expr::Macro(_) => "macro calls are not supported in kernels",
+        syn::Expr::Reference(_) => "references (`&x`) are not supported in kernels",
+        syn::Expr::Repeat(_) => "array repeat expressions are not supported in kernels",
+        syn::Expr::Struct(_) => "struct literals are not supported in kernels",
+        syn::Expr::Try(_) => "the `?` operator is not supported in kernels",
+        syn::Expr::TryBlock(_) => "`try` blocks are not supported in kernels",
+        syn::Expr::Tuple(_) => "tuples are not supported in kernels",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks are not supported in kernels",
+        syn::Expr::Yield(_) => "`yield` is not supported in kernels",
+        syn::Expr::Range(_) => "ranges outside `for` loops are not supported in kernels",
+        syn::Expr::Call(_) => "function calls are not supported in kernels",
+        syn::Expr::MethodCall(_) => "this method call is not supported in kernels",
+        _ => "this expression is not supported in kernels",
     }
 }
 

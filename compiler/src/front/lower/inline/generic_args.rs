@@ -31,7 +31,13 @@ impl Lowerer<'_> {
             self.err(v.src(), "a `#[device]` helper cannot be variadic");
             ok = false;
         }
-        if let Some(w) = &sig.generics.where_clause {
+        // An empty `where` is Rust's no-op.
+        if let Some(w) = sig
+            .generics
+            .where_clause
+            .as_ref()
+            .filter(|w| !w.predicates.is_empty())
+        {
             self.err(w.src(), "`where` clauses are not supported on helpers; bound the parameters inline: `<T: Num>`");
             ok = false;
         }
