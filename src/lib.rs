@@ -48,7 +48,7 @@ pub mod cuda {
 pub mod __private {
     pub use cudarc_driver::{DeviceRepr, ValidAsZeroBits};
     pub use cudarc_reexport::PushKernelArg;
-    pub use cuphase_macros::kernel_continue;
+    pub use cuphase_macros::{kernel_cfg, kernel_continue};
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
         assert_element, assert_scalar, instance, not_compiled, BackendRef, ConstValue, FaultKind,

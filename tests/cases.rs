@@ -213,6 +213,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(crate::samples::cases());
     cases.extend(crate::apps::cases());
     cases.extend(crate::blocks::cases());
+    cases.extend(crate::cfgs::cases());
     cases
 }
 

@@ -25,6 +25,7 @@ pub mod math;
 pub mod pipeline;
 
 pub use expand::{
-    expand_continue, expand_device, expand_device_struct, expand_kernel, expand_kernel_closure,
+    expand_cfg, expand_continue, expand_device, expand_device_struct, expand_kernel,
+    expand_kernel_closure,
 };
 pub use pipeline::{compile, compile_str, compile_str_with_helpers, compile_with, Compiled};

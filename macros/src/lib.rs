@@ -136,3 +136,11 @@ pub fn device_struct(item: TokenStream) -> TokenStream {
 pub fn kernel_continue(input: TokenStream) -> TokenStream {
     cuphase_compiler::expand_continue(input.into()).into()
 }
+
+/// Internal: a kernel or helper body with one `#[cfg]` predicate decided by rustc. Not called
+/// directly.
+#[doc(hidden)]
+#[proc_macro]
+pub fn kernel_cfg(input: TokenStream) -> TokenStream {
+    cuphase_compiler::expand_cfg(input.into()).into()
+}

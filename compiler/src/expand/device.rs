@@ -62,6 +62,9 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Err(e) = parse_device_attr(attr.clone()) {
         return e.to_compile_error();
     }
+    if let Some(pred) = super::cfg::first_predicate(&func) {
+        return super::cfg::split(super::cfg::Kind::Device, pred, attr, &func);
+    }
     let doc = format!(
         "`#[device]` helper `{}`: inlined into the kernels that call it; not callable from host code.",
         func.sig.ident

@@ -7,6 +7,7 @@
 //! through [`emit`], the one place that turns a compile into tokens, so a bug in cuphase is
 //! always reported as an internal error at the kernel, never as a raw proc-macro panic.
 
+pub mod cfg;
 pub mod device;
 pub mod generic;
 pub mod host;
@@ -21,6 +22,7 @@ use crate::front::helpers::{self, Helpers};
 use crate::pipeline::compile_with;
 use proc_macro2::{Ident, Span, TokenStream};
 
+pub use cfg::expand_cfg;
 pub use device::expand_continue;
 pub use record::expand_device_struct;
 
@@ -45,6 +47,12 @@ pub fn expand_kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
+    // `#[cfg]`s in the body: rustc decides them first, one predicate at a time (see `cfg`).
+    if let Some(pred) = cfg::first_predicate(&func) {
+        if attr.to_string() != CLOSURE_ATTR {
+            return cfg::split(cfg::Kind::Kernel, pred, attr, &func);
+        }
+    }
     // The methods of the file's `#[device] impl` blocks are fetched as helpers are.
     let method_callees = func
         .sig

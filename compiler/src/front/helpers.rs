@@ -203,7 +203,12 @@ impl Helpers {
             }
         }
     }
-    /// Helper `i`.
+    /// Every helper recorded.
+    pub fn iter(&self) -> impl Iterator<Item = &Helper> {
+        self.fns.iter()
+    }
+
+    /// The helper recorded as `i`.
     pub fn get(&self, i: usize) -> Option<&Helper> {
         self.fns.get(i)
     }

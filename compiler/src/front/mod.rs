@@ -20,6 +20,7 @@ mod array_field_tests;
 #[cfg(test)]
 mod array_tests;
 pub mod attr;
+pub mod body_attrs;
 pub mod builtins;
 pub mod consts;
 pub mod generics;
@@ -43,6 +44,10 @@ pub fn check_kernel(
     consts: &consts::ModuleConsts,
 ) -> Result<Checked, Vec<Diagnostic>> {
     let mut cx = Ctxt::new();
+    body_attrs::check(&mut cx, &func.block, "kernel");
+    for h in helpers.iter() {
+        body_attrs::check(&mut cx, &h.func.block, "helper");
+    }
     let options = lower::parse_options(&mut cx, attr);
     let kernel = lower::lower_kernel(&mut cx, options, func, helpers, consts);
     // Types of a kernel with lowering errors would only add noise.

@@ -184,7 +184,10 @@ fn expand(input: &Input) -> Vec<TokenStream> {
             let (Some(a), Some(i)) = (lex(attr), lex(item)) else {
                 return outs;
             };
-            outs.push(cuphase_compiler::expand_kernel(a.clone(), i.clone()));
+            follow_cfgs(
+                cuphase_compiler::expand_kernel(a.clone(), i.clone()),
+                &mut outs,
+            );
             if let Ok(func) = syn::parse2::<syn::ItemFn>(i) {
                 let srcs: Vec<String> = helpers.iter().map(|h| format!("{LEAD}{h}")).collect();
                 let refs: Vec<&str> = srcs.iter().map(String::as_str).collect();
@@ -203,7 +206,7 @@ fn expand(input: &Input) -> Vec<TokenStream> {
         }
         Input::Device { attr, item } => {
             if let (Some(a), Some(i)) = (lex(attr), lex(item)) {
-                outs.push(cuphase_compiler::expand_device(a, i));
+                follow_cfgs(cuphase_compiler::expand_device(a, i), &mut outs);
             }
         }
         Input::Closure { closure } => {
@@ -213,6 +216,32 @@ fn expand(input: &Input) -> Vec<TokenStream> {
         }
     }
     outs
+}
+
+/// `first` and, where it asks rustc to decide a `#[cfg]` (`kernel_cfg!` twice, under
+/// opposite predicates), the expansions that follow the first, as rustc would the one it
+/// keeps.
+fn follow_cfgs(first: TokenStream, outs: &mut Vec<TokenStream>) {
+    let mut next = first.clone();
+    outs.push(first);
+    for _ in 0..8 {
+        let Some(call) = cfg_call(&next) else { break };
+        next = cuphase_compiler::expand_cfg(call);
+        outs.push(next.clone());
+    }
+}
+
+/// The input of the first `kernel_cfg! { .. }` in `out`.
+fn cfg_call(out: &TokenStream) -> Option<TokenStream> {
+    let toks: Vec<TokenTree> = out.clone().into_iter().collect();
+    toks.windows(3).find_map(|w| match w {
+        [TokenTree::Ident(id), TokenTree::Punct(p), TokenTree::Group(g)]
+            if id == "kernel_cfg" && p.as_char() == '!' =>
+        {
+            Some(g.stream())
+        }
+        _ => None,
+    })
 }
 
 /// Totals of a run.
@@ -400,6 +429,9 @@ fn regressions() {
             "{out}"
         );
     }
+    // `Option::map` with no closure: an error at the empty argument list, which has no place.
+    let no_closure = "fn k(out: &mut [i32], x: i32) { let i = global_idx().x; let v = Some(x).map(); out[i] = v.unwrap_or(0); }";
+    assert!(run_one(&kernel("", no_closure)).is_none());
     // A closure whose body is an expression that does not survive printing and parsing
     // again as a block (`{ a } | { b }`) panicked.
     let closure = Input::Closure {

@@ -435,8 +435,14 @@ impl Lowerer<'_> {
         let c = match (m.args.len(), m.args.iter().nth(at).map(strip_parens)) {
             (n, Some(syn::Expr::Closure(c))) if n == at + 1 && c.inputs.len() == params => c,
             _ => {
+                // With no arguments, at the parentheses (an empty list has no place).
+                let at = if m.args.is_empty() {
+                    crate::ir::Span::from(m.paren_token.span.join())
+                } else {
+                    m.args.src()
+                };
                 self.cx.push(
-                    Diagnostic::new(m.args.src(), format!("`{name}` takes a closure `{shape}` written here"))
+                    Diagnostic::new(at, format!("`{name}` takes a closure `{shape}` written here"))
                         .note("kernels inline the closure; a function or closure variable is not supported here"),
                 );
                 return None;
