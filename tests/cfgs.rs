@@ -31,15 +31,15 @@ pub fn cfg_kernel(out: &mut [u32]) {
         {
             v = 9;
         }
-        #[cfg(all())]
+        #[cfg(target_pointer_width = "64")]
         let w = 3u32;
         #[cfg(any())]
         let w = 1000u32;
-        #[cfg_attr(all(), allow(unused_assignments))]
+        #[cfg_attr(target_pointer_width = "64", allow(unused_assignments))]
         let mut u = 5u32;
         #[cfg(any())]
         u += 1;
-        #[cfg(all())]
+        #[cfg(target_pointer_width = "64")]
         u *= 2;
         let k = match i % 3 {
             0 => 10u32,

@@ -6,7 +6,7 @@
 //! the IR's invariants hold (see [`crate::ir`]), every statement is numbered, every
 //! expression and local is typed, helpers are inlined (the analyses see through calls).
 //!
-//! - [`lower`] resolves names and builds the [`Kernel`](crate::ir::Kernel), inlining helper
+//! - [`lower`] resolves names and builds the [`Kernel`], inlining helper
 //!   and closure calls; [`infer`] computes the type of every expression. Both report into one
 //!   [`Ctxt`], so all the errors of a kernel come out together.
 //! - [`builtins`] is the one table of the language's own functions; [`attr`] parses

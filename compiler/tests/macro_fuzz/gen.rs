@@ -832,7 +832,7 @@ fn cond(rng: &mut Rng) -> String {
 fn expr(rng: &mut Rng, depth: usize) -> String {
     if depth == 0 || rng.chance(30) {
         return match rng.below(8) {
-            0 | 1 => rng.pick(LITERALS).to_string(),
+            0..=1 => rng.pick(LITERALS).to_string(),
             2 => "thread_idx().x".to_string(),
             3 => format!("v{}", rng.below(4)),
             4 => "global_idx().x".to_string(),
@@ -843,7 +843,7 @@ fn expr(rng: &mut Rng, depth: usize) -> String {
     }
     let d = depth - 1;
     match rng.below(9) {
-        0 | 1 | 2 => format!("({} {} {})", expr(rng, d), rng.pick(PUNCTS), expr(rng, d)),
+        0..=2 => format!("({} {} {})", expr(rng, d), rng.pick(PUNCTS), expr(rng, d)),
         3 => format!("{} as {}", expr(rng, d), rng.pick(SCALARS)),
         4 => format!("{}.{}()", expr(rng, d), rng.pick(IDENTS)),
         5 => format!("out[{}]", expr(rng, d)),

@@ -80,11 +80,9 @@ fn errors_without_span(out: &TokenStream) -> Vec<String> {
     let toks: Vec<TokenTree> = out.clone().into_iter().collect();
     for (i, t) in toks.iter().enumerate() {
         match t {
-            TokenTree::Ident(id) if id == "compile_error" => {
-                if id.span().start().line <= 1 {
-                    let msg = toks.get(i + 2).map(|g| g.to_string()).unwrap_or_default();
-                    found.push(msg);
-                }
+            TokenTree::Ident(id) if id == "compile_error" && id.span().start().line <= 1 => {
+                let msg = toks.get(i + 2).map(|g| g.to_string()).unwrap_or_default();
+                found.push(msg);
             }
             TokenTree::Group(g) => found.extend(errors_without_span(&g.stream())),
             _ => {}
