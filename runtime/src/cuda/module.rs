@@ -132,10 +132,20 @@ pub fn compile_cached_in(
 
 impl CudaBackend {
     /// The loaded function of a kernel: compiled and loaded on first use, then kept.
+    ///
+    /// No lock is held while NVRTC compiles or the driver loads the module: a thread waiting
+    /// in the driver must never hold what another thread's launch needs (under
+    /// compute-sanitizer's racecheck, which serialises driver calls, that stalled 16 threads
+    /// launching on their own streams). Two threads may then compile the same kernel at
+    /// once; the first to finish is kept, and every launch uses it.
     pub fn function(&self, info: &'static KernelInfo) -> Result<(CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
-        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = functions.get(&key) {
+        if let Some(f) = self
+            .functions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
             return Ok(f.clone());
         }
         crate::kernel::dump(info);
@@ -164,6 +174,10 @@ impl CudaBackend {
             .load_function(info.name)
             .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
         tracing::debug!(kernel = info.name, device = %self.name, "cuphase: module loaded");
+        let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(first) = functions.get(&key) {
+            return Ok(first.clone());
+        }
         let id = {
             let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
             kernels.push(info);
