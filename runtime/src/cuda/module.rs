@@ -133,11 +133,9 @@ pub fn compile_cached_in(
 impl CudaBackend {
     /// The loaded function of a kernel: compiled and loaded on first use, then kept.
     ///
-    /// No lock is held while NVRTC compiles or the driver loads the module: a thread waiting
-    /// in the driver must never hold what another thread's launch needs (under
-    /// compute-sanitizer's racecheck, which serialises driver calls, that stalled 16 threads
-    /// launching on their own streams). Two threads may then compile the same kernel at
-    /// once; the first to finish is kept, and every launch uses it.
+    /// No lock is held while NVRTC compiles or the driver loads the module, so other threads'
+    /// launches of kernels already loaded never wait behind a compile. Two threads may then
+    /// compile the same kernel at once; the first to finish is kept, and every launch uses it.
     pub fn function(&self, info: &'static KernelInfo) -> Result<(CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
         if let Some(f) = self
