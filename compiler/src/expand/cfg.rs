@@ -11,7 +11,8 @@
 //! the kernel compiles as usual. Only the branch rustc keeps is ever expanded, so `n`
 //! predicates cost `n` extra expansions, not `2^n`.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use super::{braced, groups};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
@@ -67,10 +68,6 @@ fn predicate(a: &syn::Attribute) -> Option<TokenStream> {
     None
 }
 
-fn braced(ts: TokenStream) -> TokenTree {
-    TokenTree::Group(Group::new(Delimiter::Brace, ts))
-}
-
 /// The two `kernel_cfg!` invocations that let rustc decide `pred` for the item.
 pub fn split(kind: Kind, pred: TokenStream, attr: TokenStream, func: &syn::ItemFn) -> TokenStream {
     let word = syn::Ident::new(kind.word(), Span::call_site());
@@ -98,13 +95,7 @@ pub fn split(kind: Kind, pred: TokenStream, attr: TokenStream, func: &syn::ItemF
 
 /// `kernel_cfg!`: apply one predicate's value and expand the item again.
 pub fn expand_cfg(input: TokenStream) -> TokenStream {
-    let parts: Vec<TokenStream> = input
-        .into_iter()
-        .filter_map(|t| match t {
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
-            _ => None,
-        })
-        .collect();
+    let parts = groups(input);
     let [word, pred, value, attr, item] = parts.as_slice() else {
         return syn::Error::new(
             Span::call_site(),

@@ -18,11 +18,12 @@
 //! by its path (`cuphase_blocks::block_reduce_sum(..)`) and the fetch goes on through the
 //! helper's own crate: libraries of helpers work across crates.
 
+use super::{braced, groups};
 use crate::front::helpers::{
     callee_paths, callees, identity, identity_eq, parse_device_attr, path_key, Helpers,
     CALLEE_PREFIX,
 };
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 
 /// `path` as written inside a helper's module, made to resolve from the hidden module of the
@@ -65,11 +66,7 @@ pub fn expand_device(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(pred) = super::cfg::first_predicate(&func) {
         return super::cfg::split(super::cfg::Kind::Device, pred, attr, &func);
     }
-    let doc = format!(
-        "`#[device]` helper `{}`: inlined into the kernels that call it; not callable from host code.",
-        func.sig.ident
-    );
-    let mut out = helper_items(&attr, &func, &func.sig.ident, &doc);
+    let mut out = helper_items(&attr, &func, &func.sig.ident);
     out.extend(doc_stub(&func));
     out
 }
@@ -86,7 +83,7 @@ fn doc_stub(func: &syn::ItemFn) -> TokenStream {
             for b in t.bounds.iter_mut() {
                 if let syn::TypeParamBound::Trait(tb) = b {
                     if let Some(id) = tb.path.get_ident() {
-                        if ["Scalar", "Num", "Int", "Float"].contains(&id.to_string().as_str()) {
+                        if cuphase_contract::Bound::from_name(&id.to_string()).is_some() {
                             tb.path = syn::parse_quote!(::cuphase::#id);
                         }
                     }
@@ -146,8 +143,7 @@ fn expand_device_impl(attr: TokenStream, block: &syn::ItemImpl, item: TokenStrea
             &crate::front::methods::alias(&ty.to_string(), &f.sig.ident.to_string()),
             f.sig.ident.span(),
         );
-        let doc = format!("`#[device]` method `{ty}::{}` as a helper.", f.sig.ident);
-        out.extend(helper_items(&attr, &func, &alias, &doc));
+        out.extend(helper_items(&attr, &func, &alias));
     }
     out
 }
@@ -159,12 +155,7 @@ fn expand_device_impl(attr: TokenStream, block: &syn::ItemImpl, item: TokenStrea
 /// of it, so that kernels in other crates reach a helper by its path like any item
 /// (`blocks::block_reduce_sum(..)`); the module's re-exports are public for the same reason.
 /// Both are hidden from the docs; the helper's documentation is its stub (`doc_stub`).
-fn helper_items(
-    attr: &TokenStream,
-    func: &syn::ItemFn,
-    name: &syn::Ident,
-    doc: &str,
-) -> TokenStream {
+fn helper_items(attr: &TokenStream, func: &syn::ItemFn, name: &syn::Ident) -> TokenStream {
     let mac = format_ident!("__cuphase_device_{}_{:016x}", name, unique(func, name));
     let called = callees(func);
     let callee_uses = called.iter().enumerate().map(|(i, p)| {
@@ -181,7 +172,6 @@ fn helper_items(
                 ::cuphase::__private::kernel_continue! { { (#attr) #func } $($state)* }
             };
         }
-        #[doc = #doc]
         #[doc(hidden)]
         #[allow(unused_imports)]
         pub use #mac as #name;
@@ -215,10 +205,6 @@ struct State {
     done: Vec<(String, TokenStream, TokenStream)>,
 }
 
-fn braced(ts: TokenStream) -> TokenTree {
-    TokenTree::Group(Group::new(Delimiter::Brace, ts))
-}
-
 impl State {
     fn to_tokens(&self, fetching: &str) -> TokenStream {
         let mut out = TokenStream::new();
@@ -246,15 +232,6 @@ fn path_tokens(p: &str) -> TokenStream {
     syn::parse_str::<syn::Path>(p)
         .map(|p| p.to_token_stream())
         .unwrap_or_default()
-}
-
-fn groups(ts: TokenStream) -> Vec<TokenStream> {
-    ts.into_iter()
-        .filter_map(|t| match t {
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Step of the fetch: ask for the next helper, or compile the kernel with all of them.

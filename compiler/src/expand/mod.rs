@@ -20,7 +20,7 @@ use crate::front::consts::ModuleConsts;
 use crate::front::generics::has_type_params;
 use crate::front::helpers::{self, Helpers};
 use crate::pipeline::compile_with;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Group, Ident, Span, TokenStream, TokenTree};
 
 pub use cfg::expand_cfg;
 pub use device::expand_continue;
@@ -171,6 +171,21 @@ fn fn_head(item: TokenStream) -> Option<syn::ItemFn> {
         }
     }
     syn::parse2::<Head>(item).ok().map(|h| h.0)
+}
+
+/// `ts` in braces: one part of a macro protocol's input.
+fn braced(ts: TokenStream) -> TokenTree {
+    TokenTree::Group(Group::new(Delimiter::Brace, ts))
+}
+
+/// The braced parts of a macro protocol's input.
+fn groups(ts: TokenStream) -> Vec<TokenStream> {
+    ts.into_iter()
+        .filter_map(|t| match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => Some(g.stream()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `#[device]`'s expansion.
