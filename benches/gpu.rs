@@ -423,6 +423,16 @@ fn main() -> ExitCode {
             }
         };
     }
+    if std::env::args().any(|a| a == "--overhead") {
+        // The launch overhead alone, several times in one process.
+        for _ in 0..4 {
+            if let Err(e) = launch_overhead(&dev) {
+                eprintln!("bench_gpu: launch overhead: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     let overhead = launch_overhead(&dev);
     if let Err(e) = &overhead {
         eprintln!("bench_gpu: launch overhead: {e}");

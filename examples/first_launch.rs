@@ -3,6 +3,9 @@
 //! `CUPHASE_CACHE_DIR` to see both.
 //!
 //! Run: `CUPHASE_CACHE_DIR=/tmp/c cargo run --release --example first_launch` (GPU needed).
+//! With `--stages` it times the steps of a first launch one by one instead (loading NVRTC,
+//! its version, the cache lookup, the module load, the first launch of the loaded function),
+//! to show where the time goes.
 
 use cuphase::prelude::*;
 use std::process::ExitCode;
@@ -29,6 +32,9 @@ fn main() -> ExitCode {
     let (Ok(x), Ok(mut y)) = (x, y) else {
         return ExitCode::FAILURE;
     };
+    if std::env::args().any(|a| a == "--stages") {
+        return stages(&dev);
+    }
     let t = Instant::now();
     let r = saxpy
         .launch(&dev, Launch::cover(1024, 256), &mut y, &x, 3.0)
@@ -48,4 +54,54 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The steps of a first launch, timed one at a time in this order (each pays only for
+/// itself: NVRTC is loaded by the first step).
+fn stages(dev: &Device) -> ExitCode {
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let present = cuphase::cuda::nvrtc_available();
+    println!("stage: load NVRTC (dlopen) {:.3} ms ({present})", ms(t));
+    let t = Instant::now();
+    let version = cuphase::cuda::nvrtc_version();
+    println!("stage: NVRTC version {:.3} ms ({version:?})", ms(t));
+    let Some(arch) = dev.cuda_arch() else {
+        return ExitCode::FAILURE;
+    };
+    let t = Instant::now();
+    let compiled = cuphase::cuda::compile_cached(
+        saxpy.cuda_source(),
+        "first_launch.rs",
+        "saxpy",
+        arch,
+        false,
+    );
+    let Ok((module, outcome)) = compiled else {
+        return ExitCode::FAILURE;
+    };
+    println!("stage: compile through the cache {:.3} ms ({outcome:?})", ms(t));
+    let Some(stream) = dev.cuda_stream() else {
+        return ExitCode::FAILURE;
+    };
+    let t = Instant::now();
+    let loaded = stream
+        .context()
+        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))
+        .and_then(|m| m.load_function("saxpy"));
+    println!("stage: module load {:.3} ms", ms(t));
+    if loaded.is_err() {
+        return ExitCode::FAILURE;
+    }
+    let (Ok(x), Ok(mut y)) = (dev.upload(&[1.0f32; 1024]), dev.zeros::<f32>(1024)) else {
+        return ExitCode::FAILURE;
+    };
+    for what in ["cuphase's first launch after all that", "second launch"] {
+        let t = Instant::now();
+        let r = saxpy
+            .launch(dev, Launch::cover(1024, 256), &mut y, &x, 3.0)
+            .and_then(|()| dev.synchronize());
+        println!("stage: {what} {:.3} ms ({r:?})", ms(t));
+    }
+    ExitCode::SUCCESS
 }

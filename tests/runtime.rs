@@ -314,10 +314,60 @@ fn processes_racing_on_one_cache_never_see_half_an_entry() {
 }
 
 #[test]
-fn cache_keys_cover_source_options_nvrtc_and_architecture() {
-    let k = cache::key("a", &["-x".into()], (13, 0), 90);
-    assert_ne!(k, cache::key("a", &["-x".into()], (13, 0), 80));
-    assert_ne!(k, cache::key("a", &["-y".into()], (13, 0), 90));
+fn cache_keys_cover_source_options_and_architecture() {
+    let k = cache::key("a", &["-x".into()], 90);
+    assert_ne!(k, cache::key("a", &["-x".into()], 80));
+    assert_ne!(k, cache::key("a", &["-y".into()], 90));
+    assert_ne!(k, cache::key("b", &["-x".into()], 90));
+}
+
+/// In a child whose NVRTC is a stub without NVRTC's functions: a kernel in the warm cache of
+/// `CUPHASE_TEST_WARM` is a hit (a hit loads nothing of NVRTC), a kernel that is not there is
+/// an `Err` that says NVRTC is missing.
+#[test]
+fn cache_hit_probe() {
+    let Some(warm) = std::env::var_os("CUPHASE_TEST_WARM") else {
+        return;
+    };
+    let src = kernels::reverse::reverse.cuda_source();
+    let hit = compile_cached_in(Some(Path::new(&warm)), src, "r", "reverse", SM90, false);
+    println!("probe warm: {:?}", hit.map(|(m, o)| (o, m.image.len())));
+    let cold = Path::new(&warm).join("cold");
+    let miss = compile_cached_in(Some(&cold), src, "r", "reverse", SM90, false);
+    println!("probe cold: {:?}", miss.map(|(_, o)| o).map_err(|e| e.to_string()));
+}
+
+#[test]
+fn a_cache_hit_needs_no_nvrtc() {
+    if !nvrtc_or_skip("a_cache_hit_needs_no_nvrtc") {
+        return;
+    }
+    let dir = temp_dir("hit-without-nvrtc");
+    let libs = dir.join("libs");
+    std::fs::create_dir_all(&libs).unwrap();
+    if stub_library(&libs, "libnvrtc.so").is_none() {
+        skip!("a_cache_hit_needs_no_nvrtc: skipped: no C compiler (cc) to build the stub library");
+        return;
+    }
+    let warm = dir.join("warm");
+    let src = kernels::reverse::reverse.cuda_source();
+    let (m, o) = compile_cached_in(Some(&warm), src, "r", "reverse", SM90, false).unwrap();
+    assert_eq!(o, CacheOutcome::Miss);
+    let out = child(
+        "runtime::cache_hit_probe",
+        &[("LD_LIBRARY_PATH", &libs), ("CUPHASE_TEST_WARM", &warm)],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(&format!("probe warm: Ok((Hit, {}))", m.image.len())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("probe cold: Err(\"NVRTC is not available"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! before it and reports a fault a kernel recorded rather than return what it left; lengths
 //! must match ([`Error::LengthMismatch`]).
 
-use crate::cuda::CudaBackend;
+use crate::cuda::{CudaBackend, FaultRecord};
 use crate::device::{Backend, Device};
 use crate::error::Error;
 use crate::scalar::Element;
@@ -31,6 +31,9 @@ pub struct Buffer<T: Element> {
     /// On the simulator: the race-detection shadow of the launches that write the buffer,
     /// made by the first and kept for the next (see [`GlobalShadow`]).
     shadow: std::sync::OnceLock<GlobalShadow>,
+    /// On a GPU: the fault record of the stream of the last launch that wrote the buffer
+    /// (`None`: the device's own stream), which `to_vec` reads.
+    writer: Option<std::sync::Arc<FaultRecord>>,
 }
 
 impl<T: Element> std::fmt::Debug for Buffer<T> {
@@ -82,6 +85,7 @@ impl<T: Element> Buffer<T> {
             len: data.len(),
             device: device.clone(),
             shadow: std::sync::OnceLock::new(),
+            writer: None,
         })
     }
 
@@ -99,6 +103,7 @@ impl<T: Element> Buffer<T> {
             len,
             device: device.clone(),
             shadow: std::sync::OnceLock::new(),
+            writer: None,
         })
     }
 
@@ -113,6 +118,7 @@ impl<T: Element> Buffer<T> {
                     len,
                     device: device.clone(),
                     shadow: std::sync::OnceLock::new(),
+                    writer: None,
                 })
             }
             _ => Err(Error::WrongDevice {
@@ -133,6 +139,7 @@ impl<T: Element> Buffer<T> {
                 len: self.len,
                 device: self.device,
                 shadow: self.shadow,
+                writer: self.writer,
             }),
         }
     }
@@ -152,8 +159,9 @@ impl<T: Element> Buffer<T> {
         &self.device
     }
 
-    /// Copies the buffer to the host, after all work queued before on its device. Errors of
-    /// earlier asynchronous launches surface here.
+    /// Copies the buffer to the host, after the work queued before that writes it. A fault of
+    /// a launch on the stream that last wrote the buffer (the device's own stream if none did)
+    /// surfaces here, rather than the data it left.
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
         match &self.storage {
             Storage::Cuda(s) => {
@@ -165,8 +173,8 @@ impl<T: Element> Buffer<T> {
                     .clone_dtoh(s)
                     .map_err(|e| copy_err("copying to the host", e))?;
                 // A kernel that wrote this buffer may have faulted: say so rather than return
-                // what it left.
-                cu.take_fault()?;
+                // what it left. The record is read on its own stream, after the work there.
+                cu.take_fault(self.writer.as_ref().unwrap_or(cu.fault_record()))?;
                 v.truncate(self.len);
                 Ok(v)
             }
@@ -205,19 +213,7 @@ impl<T: Element> Buffer<T> {
     }
 
     fn wrong(&self, expected: &str) -> Error {
-        let found = self.device.name();
-        // Two devices of one kind (two `Device::cpu()`s, two contexts on one GPU) have the
-        // same name: say which one.
-        let expected = if found == expected {
-            format!("another {expected} device (each `Device` has its own memory: make the buffer with the device that uses it)")
-        } else {
-            expected.to_string()
-        };
-        Error::WrongDevice {
-            what: format!("a Buffer<{}>", T::NAME),
-            found,
-            expected,
-        }
+        wrong_device::<T>(&self.device, expected)
     }
 
     /// The device slice, for generated launch code.
@@ -229,16 +225,26 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// The device slice, for generated launch code.
+    /// The device slice of a buffer the launch writes, for generated launch code; `record` is
+    /// the fault record of the launch's stream, which `to_vec` then reads.
     #[doc(hidden)]
-    pub fn __cuda_slice_mut(&mut self, cu: &CudaBackend) -> Result<&mut CudaSlice<T>, Error> {
+    pub fn __cuda_slice_mut(
+        &mut self,
+        cu: &CudaBackend,
+        record: &std::sync::Arc<FaultRecord>,
+    ) -> Result<&mut CudaSlice<T>, Error> {
         if !self.device.same_as_cuda(cu) {
             return Err(self.wrong(cu.name()));
         }
-        let err = self.wrong(cu.name());
+        let own = std::sync::Arc::ptr_eq(record, cu.fault_record());
+        match &self.writer {
+            None if own => {}
+            Some(w) if std::sync::Arc::ptr_eq(w, record) => {}
+            _ => self.writer = (!own).then(|| record.clone()),
+        }
         match &mut self.storage {
             Storage::Cuda(s) => Ok(s),
-            Storage::Sim(_) => Err(err),
+            Storage::Sim(_) => Err(wrong_device::<T>(&self.device, cu.name())),
         }
     }
 
@@ -287,6 +293,23 @@ impl<T: Element> Buffer<T> {
             }
             _ => Err(self.wrong("CPU simulator")),
         }
+    }
+}
+
+/// The error for a `Buffer<T>` of `device` used where `expected` is.
+fn wrong_device<T: Element>(device: &Device, expected: &str) -> Error {
+    let found = device.name();
+    // Two devices of one kind (two `Device::cpu()`s, two contexts on one GPU) have the
+    // same name: say which one.
+    let expected = if found == expected {
+        format!("another {expected} device (each `Device` has its own memory: make the buffer with the device that uses it)")
+    } else {
+        expected.to_string()
+    };
+    Error::WrongDevice {
+        what: format!("a Buffer<{}>", T::NAME),
+        found,
+        expected,
     }
 }
 

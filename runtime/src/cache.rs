@@ -1,7 +1,12 @@
 //! The on-disk cache of compiled kernels (README, "The CUDA back end").
 //!
-//! An entry is keyed by a SHA-256 of everything that decides NVRTC's output: the CUDA C, the
-//! options, NVRTC's version, the target architecture and cuphase's version. The directory is
+//! An entry is keyed by a SHA-256 of what decides the kernel: the CUDA C, the options that do
+//! not depend on NVRTC, the target architecture and cuphase's version. NVRTC's version is
+//! recorded in the entry but is not part of the key, so that a hit needs no NVRTC at all:
+//! loading the NVRTC library costs more than 10 ms, the whole of a warm first launch
+//! otherwise. An entry made by another NVRTC is therefore used as it is (a CUBIN for this
+//! architecture from any NVRTC runs the same CUDA C); to recompile after changing NVRTC, clear
+//! the directory or set `CUPHASE_CACHE=off`. The directory is
 //! `CUPHASE_CACHE_DIR`, else the platform cache directory's `cuphase`, created private to the
 //! user; `CUPHASE_CACHE=off` disables the cache. Entries are written to a temporary file and
 //! renamed into place, so a reader never sees half an entry and concurrent writers of one key
@@ -18,7 +23,7 @@ use sha2::{Digest, Sha256};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"CUPHASE1";
+const MAGIC: &[u8; 8] = b"CUPHASE2";
 
 /// What a cache entry holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,15 +32,19 @@ pub struct Entry {
     pub image: Vec<u8>,
     /// Whether the image is PTX (else a CUBIN).
     pub is_ptx: bool,
+    /// The NVRTC target option it was compiled with (`--gpu-architecture=sm_90`).
+    pub target: String,
+    /// The version of the NVRTC that made it.
+    pub nvrtc: (i32, i32),
 }
 
-/// The key of an entry: hex SHA-256 of the inputs.
-pub fn key(source: &str, options: &[String], nvrtc: (i32, i32), arch: u32) -> String {
+/// The key of an entry: hex SHA-256 of the inputs. `options` are the NVRTC options that do not
+/// depend on NVRTC itself (not the target, which NVRTC's supported architectures decide).
+pub fn key(source: &str, options: &[String], arch: u32) -> String {
     let mut h = Sha256::new();
     for part in [
         source.as_bytes(),
         options.join("\u{1f}").as_bytes(),
-        format!("nvrtc {}.{}", nvrtc.0, nvrtc.1).as_bytes(),
         format!("sm_{arch}").as_bytes(),
         concat!("cuphase ", env!("CARGO_PKG_VERSION")).as_bytes(),
     ] {
@@ -71,35 +80,55 @@ pub fn load(dir: &Path, key: &str) -> Option<Entry> {
     entry
 }
 
-/// Layout: magic, key (64 hex bytes), kind (1 byte: 0 cubin, 1 ptx), payload length (u64 LE),
-/// payload SHA-256 (32 bytes), payload.
+/// Layout: magic, key (64 hex bytes), payload length (u64 LE), payload SHA-256 (32 bytes),
+/// payload. The payload: kind (1 byte: 0 cubin, 1 ptx), NVRTC's major and minor version (i32
+/// LE each), the target option's length (u16 LE) and bytes, the image.
 fn parse(bytes: &[u8], key: &str) -> Option<Entry> {
     let rest = bytes.strip_prefix(MAGIC.as_slice())?;
     let (k, rest) = rest.split_at_checked(64)?;
     if k != key.as_bytes() {
         return None;
     }
-    let (&kind, rest) = rest.split_first()?;
     let (len, rest) = rest.split_at_checked(8)?;
     let len = u64::from_le_bytes(len.try_into().ok()?);
     let (digest, payload) = rest.split_at_checked(32)?;
-    if payload.len() as u64 != len || Sha256::digest(payload).as_slice() != digest || kind > 1 {
+    if payload.len() as u64 != len || Sha256::digest(payload).as_slice() != digest {
+        return None;
+    }
+    let (&kind, rest) = payload.split_first()?;
+    let (major, rest) = rest.split_at_checked(4)?;
+    let (minor, rest) = rest.split_at_checked(4)?;
+    let (tlen, rest) = rest.split_at_checked(2)?;
+    let (target, image) = rest.split_at_checked(usize::from(u16::from_le_bytes(tlen.try_into().ok()?)))?;
+    if kind > 1 {
         return None;
     }
     Some(Entry {
-        image: payload.to_vec(),
+        image: image.to_vec(),
         is_ptx: kind == 1,
+        target: String::from_utf8(target.to_vec()).ok()?,
+        nvrtc: (
+            i32::from_le_bytes(major.try_into().ok()?),
+            i32::from_le_bytes(minor.try_into().ok()?),
+        ),
     })
 }
 
 fn serialize(key: &str, entry: &Entry) -> Vec<u8> {
-    let mut out = Vec::with_capacity(entry.image.len() + 120);
+    let target = &entry.target.as_bytes()[..entry.target.len().min(usize::from(u16::MAX))];
+    let mut payload = Vec::with_capacity(entry.image.len() + 16 + target.len());
+    payload.push(u8::from(entry.is_ptx));
+    payload.extend_from_slice(&entry.nvrtc.0.to_le_bytes());
+    payload.extend_from_slice(&entry.nvrtc.1.to_le_bytes());
+    payload.extend_from_slice(&(target.len() as u16).to_le_bytes());
+    payload.extend_from_slice(target);
+    payload.extend_from_slice(&entry.image);
+    let mut out = Vec::with_capacity(payload.len() + 120);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(key.as_bytes());
-    out.push(u8::from(entry.is_ptx));
-    out.extend_from_slice(&(entry.image.len() as u64).to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&entry.image));
-    out.extend_from_slice(&entry.image);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&payload));
+    out.extend_from_slice(&payload);
     out
 }
 
@@ -149,10 +178,12 @@ mod tests {
     #[test]
     fn entries_round_trip_and_bad_ones_are_rejected() {
         let d = tmpdir("roundtrip");
-        let k = key("src", &["-a".into()], (13, 0), 90);
+        let k = key("src", &["-a".into()], 90);
         let e = Entry {
             image: vec![1, 2, 3, 4, 5],
             is_ptx: false,
+            target: "--gpu-architecture=sm_90".into(),
+            nvrtc: (13, 0),
         };
         store(&d, &k, &e).unwrap();
         assert_eq!(load(&d, &k), Some(e.clone()));
@@ -170,7 +201,7 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             assert_eq!(load(&d, &k), None);
         }
-        let other = key("src2", &[], (13, 0), 90);
+        let other = key("src2", &[], 90);
         std::fs::write(d.join(format!("{other}.bin")), &good).unwrap();
         assert_eq!(
             load(&d, &other),
@@ -188,11 +219,10 @@ mod tests {
 
     #[test]
     fn keys_change_with_every_input() {
-        let base = key("s", &["-o".into()], (13, 0), 90);
-        assert_ne!(base, key("t", &["-o".into()], (13, 0), 90));
-        assert_ne!(base, key("s", &["-p".into()], (13, 0), 90));
-        assert_ne!(base, key("s", &["-o".into()], (12, 9), 90));
-        assert_ne!(base, key("s", &["-o".into()], (13, 0), 80));
+        let base = key("s", &["-o".into()], 90);
+        assert_ne!(base, key("t", &["-o".into()], 90));
+        assert_ne!(base, key("s", &["-p".into()], 90));
+        assert_ne!(base, key("s", &["-o".into()], 80));
         assert_eq!(base.len(), 64);
     }
 }

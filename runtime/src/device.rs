@@ -10,7 +10,7 @@
 //!
 //! [`Buffer`]: crate::buffer::Buffer
 
-use crate::cuda::CudaBackend;
+use crate::cuda::{CudaBackend, FaultRecord};
 use crate::error::Error;
 use crate::sim::SimBackend;
 use std::sync::{Arc, Once};
@@ -126,7 +126,9 @@ impl Device {
         matches!(&*self.inner, Backend::Cuda(_))
     }
 
-    /// Waits until every launch and copy on this device has finished.
+    /// Waits until every launch and copy on this device has finished, on every stream; returns
+    /// the first fault of a launch on the device's own stream since the last check (a
+    /// [`Stream`]'s launches report theirs to that stream).
     pub fn synchronize(&self) -> Result<(), Error> {
         match &*self.inner {
             Backend::Cuda(c) => c.synchronize(),
@@ -176,6 +178,9 @@ pub trait LaunchTarget {
     /// The CUDA stream to launch on, given the device's back end.
     #[doc(hidden)]
     fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream;
+    /// The fault record of that stream, given the device's back end.
+    #[doc(hidden)]
+    fn fault_record_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a Arc<FaultRecord>;
 }
 
 impl LaunchTarget for Device {
@@ -185,14 +190,22 @@ impl LaunchTarget for Device {
     fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream {
         cuda.stream()
     }
+    fn fault_record_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a Arc<FaultRecord> {
+        cuda.fault_record()
+    }
 }
 
 /// A stream of a device: launches on one stream run in order, launches on different streams
 /// may overlap. On the simulator every launch runs to completion, so a stream only orders.
+///
+/// Each stream has its own fault record: a fault of a launch on this stream is returned by
+/// this stream's [`synchronize`](Stream::synchronize) (or by `to_vec` of a buffer the launch
+/// wrote), never by another stream's or the device's, so threads that each launch on their own
+/// stream see their own faults only.
 #[derive(Clone)]
 pub struct Stream {
     device: Device,
-    cuda: Option<Arc<cudarc::driver::CudaStream>>,
+    cuda: Option<(Arc<cudarc::driver::CudaStream>, Arc<FaultRecord>)>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -206,12 +219,12 @@ impl Stream {
     /// (`Error::KernelPanic`, `Error::OutOfBounds`, naming the kernel).
     pub fn synchronize(&self) -> Result<(), Error> {
         match (&*self.device.inner, &self.cuda) {
-            (Backend::Cuda(cu), Some(s)) => {
+            (Backend::Cuda(cu), Some((s, record))) => {
                 s.synchronize().map_err(|e| Error::Driver {
                     context: "synchronizing a stream".into(),
                     message: e.to_string(),
                 })?;
-                cu.take_fault()
+                cu.take_fault(record)
             }
             _ => Ok(()),
         }
@@ -224,8 +237,14 @@ impl LaunchTarget for Stream {
     }
     fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream {
         match &self.cuda {
-            Some(s) => s,
+            Some((s, _)) => s,
             None => cuda.stream(),
+        }
+    }
+    fn fault_record_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a Arc<FaultRecord> {
+        match &self.cuda {
+            Some((_, record)) => record,
+            None => cuda.fault_record(),
         }
     }
 }
@@ -234,10 +253,13 @@ impl Device {
     /// A new stream of this device.
     pub fn stream(&self) -> Result<Stream, Error> {
         let cuda = match &*self.inner {
-            Backend::Cuda(cu) => Some(cu.context().new_stream().map_err(|e| Error::Driver {
-                context: "creating a stream".into(),
-                message: e.to_string(),
-            })?),
+            Backend::Cuda(cu) => {
+                let s = cu.context().new_stream().map_err(|e| Error::Driver {
+                    context: "creating a stream".into(),
+                    message: e.to_string(),
+                })?;
+                Some((s.clone(), FaultRecord::new(s)))
+            }
             Backend::Sim(_) => None,
         };
         Ok(Stream {

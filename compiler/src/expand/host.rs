@@ -200,7 +200,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 let dev = format_ident!("__d_{}", p.name);
                 let mutable = k.arrays.get(array).kind == (ArrayKind::Global { mutable: true });
                 if mutable {
-                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice_mut(__cu)?;));
+                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice_mut(__cu, __record)?;));
                 } else {
                     cuda_prep.push(quote!(let #dev = #pname.__cuda_slice(__cu)?;));
                 }
@@ -427,19 +427,20 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                     ::cuphase::__private::BackendRef::Cuda(__cu) => {
                         let (__func, __kernel_id) = __cu.function(__info)?;
                         let __lens: [u64; #nlens] = [#(#lens),*];
+                        let __record = __target.fault_record_for(__cu);
                         #(#cuda_prep)*
                         let __stream = __target.stream_for(__cu);
-                        let mut __args = __stream.launch_builder(&__func);
+                        let mut __args = __stream.launch_builder(__func);
                         #(#cuda_args)*
                         if __info.uses_fault_record {
-                            __args.arg(__cu.fault_record()?);
+                            __args.arg(__record.slice()?);
                             __args.arg(&__kernel_id);
                         }
                         let __print_ids = u32::from(__launch.prints_ids());
                         if __info.prints {
                             __args.arg(&__print_ids);
                         }
-                        __cu.launch(__info, &__launch, &__func, __args)
+                        __cu.launch(__info, &__launch, __func, __args)
                     }
                     ::cuphase::__private::BackendRef::Sim(__sim) => {
                         #(#sim_prep)*

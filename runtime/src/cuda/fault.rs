@@ -1,42 +1,67 @@
-//! The fault record on a CUDA device: where generated code reports the first fault of a
+//! The fault records of a CUDA device: where generated code reports the first fault of a
 //! launch, and how the runtime reads it back as an [`Error`].
 //!
 //! Takes the record layout of `cuphase_contract::fault::record` (the same constants the
 //! compiler writes into the CUDA C) and the kernels' [`KernelInfo`] fault sites. Gives
-//! [`CudaBackend::fault_record`] (the device memory generated code is passed) and
-//! [`CudaBackend::take_fault`] (read, clear, decode). Guarantees: the record is allocated once
-//! per device, zeroed; a recorded fault is reported once and the record is cleared for the
-//! launches that follow; a corrupt record (an unknown kernel or site) is still an error, never a
-//! panic.
+//! [`FaultRecord`] (one per stream: the device's own stream has one, every
+//! [`Stream`](crate::Stream) another) and [`CudaBackend::take_fault`] (read, clear, decode).
+//! Guarantees: a record is allocated on its stream at its first use, zeroed; it is read and
+//! cleared on its own stream, after the work queued there, so a fault is reported to the
+//! stream whose launch caused it and to no other, once; a corrupt record (an unknown kernel or
+//! site) is still an error, never a panic.
 
 use super::{driver_err, CudaBackend};
 use crate::dim3::Dim3;
 use crate::error::Error;
 use crate::kernel::{FaultKind, KernelInfo};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaStream};
 use cuphase_contract::fault::record;
+use std::sync::{Arc, OnceLock};
 
-impl CudaBackend {
-    /// The fault record generated code reports to (allocated on first use).
-    pub fn fault_record(&self) -> Result<&CudaSlice<u32>, Error> {
-        if let Some(r) = self.fault_record.get() {
+/// The fault record of one stream: the launches on that stream report their first fault here,
+/// and that stream's synchronising calls read it.
+pub struct FaultRecord {
+    stream: Arc<CudaStream>,
+    slice: OnceLock<CudaSlice<u32>>,
+}
+
+impl std::fmt::Debug for FaultRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FaultRecord")
+    }
+}
+
+impl FaultRecord {
+    /// The record of `stream`, allocated at its first use.
+    pub(crate) fn new(stream: Arc<CudaStream>) -> Arc<Self> {
+        Arc::new(FaultRecord {
+            stream,
+            slice: OnceLock::new(),
+        })
+    }
+
+    /// The device memory generated code writes the fault to (allocated on first use).
+    pub fn slice(&self) -> Result<&CudaSlice<u32>, Error> {
+        if let Some(r) = self.slice.get() {
             return Ok(r);
         }
         let r = self
             .stream
             .alloc_zeros::<u32>(record::WORDS)
             .map_err(|e| driver_err("allocating the fault record", e))?;
-        Ok(self.fault_record.get_or_init(|| r))
+        Ok(self.slice.get_or_init(|| r))
     }
+}
 
-    /// Reads the fault record (after the work queued so far) and clears it: the first fault
-    /// of the launches since the last check, as the error it is.
-    pub fn take_fault(&self) -> Result<(), Error> {
-        let Some(slice) = self.fault_record.get() else {
+impl CudaBackend {
+    /// Reads `rec` on its own stream (after the work queued there so far) and clears it: the
+    /// first fault of that stream's launches since the last check, as the error it is.
+    pub fn take_fault(&self, rec: &FaultRecord) -> Result<(), Error> {
+        let Some(slice) = rec.slice.get() else {
             return Ok(());
         };
-        let words = self
-            .stream
+        let stream = &rec.stream;
+        let words = stream
             .clone_dtoh(slice)
             .map_err(|e| driver_err("reading the fault record", e))?;
         if words.get(record::FLAG).copied().unwrap_or(0) == 0 {
@@ -52,16 +77,11 @@ impl CudaBackend {
         // Clear it for the launches that follow.
         {
             use cudarc::driver::DevicePtr;
-            let (ptr, _sync) = slice.device_ptr(&self.stream);
+            let (ptr, _sync) = slice.device_ptr(stream);
             // SAFETY: `ptr` is the record's allocation of `record::BYTES` bytes, alive while
             // `slice` is.
             unsafe {
-                cudarc::driver::result::memset_d8_async(
-                    ptr,
-                    0,
-                    record::BYTES,
-                    self.stream.cu_stream(),
-                )
+                cudarc::driver::result::memset_d8_async(ptr, 0, record::BYTES, stream.cu_stream())
             }
             .map_err(|e| driver_err("clearing the fault record", e))?;
         }

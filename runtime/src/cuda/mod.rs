@@ -12,13 +12,14 @@
 //! - `nvrtc`: the NVRTC library and one compile;
 //! - `module`: options per device, the disk cache, loaded kernels;
 //! - `launch`: the device's limits and the launch itself;
-//! - `fault`: the fault record.
+//! - `fault`: the fault records, one per stream.
 
 mod fault;
 mod launch;
 mod module;
 mod nvrtc;
 
+pub use fault::FaultRecord;
 pub use module::{
     compile_cached, compile_cached_in, compile_cuda, nvrtc_available, nvrtc_version, CacheOutcome,
     CompiledModule,
@@ -26,10 +27,10 @@ pub use module::{
 
 use crate::error::Error;
 use crate::kernel::KernelInfo;
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// A GPU architecture, `sm_XY`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -61,12 +62,14 @@ pub struct CudaBackend {
     stream: Arc<CudaStream>,
     arch: Arch,
     name: String,
-    /// Loaded kernels, keyed by the address of their `KernelInfo` static, with their ids.
-    functions: Mutex<HashMap<usize, (CudaFunction, u32)>>,
+    /// Loaded kernels, keyed by the address of their `KernelInfo` static, with their ids;
+    /// boxed, and never removed or replaced, so that a launch borrows its function in place.
+    #[allow(clippy::type_complexity)]
+    functions: Mutex<HashMap<usize, Box<(CudaFunction, u32)>>>,
     /// The kernels by id, for the fault record's kernel field.
     kernels: Mutex<Vec<&'static KernelInfo>>,
-    /// Where generated code reports the first fault of a launch (see `fault`).
-    fault_record: OnceLock<CudaSlice<u32>>,
+    /// Where generated code reports the first fault of a launch on `stream` (see `fault`).
+    fault_record: Arc<FaultRecord>,
     limits: Limits,
 }
 
@@ -170,7 +173,7 @@ impl CudaBackend {
         };
         Ok(CudaBackend {
             ctx,
-            stream,
+            stream: stream.clone(),
             arch: Arch {
                 major: major.max(0) as u32,
                 minor: minor.max(0) as u32,
@@ -178,7 +181,7 @@ impl CudaBackend {
             name,
             functions: Mutex::new(HashMap::new()),
             kernels: Mutex::new(Vec::new()),
-            fault_record: OnceLock::new(),
+            fault_record: FaultRecord::new(stream.clone()),
             limits,
         })
     }
@@ -208,11 +211,19 @@ impl CudaBackend {
         self.limits
     }
 
-    /// Waits for all work on the stream.
+    /// The fault record of the device's own stream (launches on a [`crate::Stream`] use that
+    /// stream's record).
+    pub fn fault_record(&self) -> &Arc<FaultRecord> {
+        &self.fault_record
+    }
+
+    /// Waits for all work on the device, on every stream; returns the first fault of the
+    /// launches on the device's own stream since the last check (a [`crate::Stream`]'s faults
+    /// are that stream's to report).
     pub fn synchronize(&self) -> Result<(), Error> {
-        self.stream
+        self.ctx
             .synchronize()
             .map_err(|e| driver_err("synchronizing", e))?;
-        self.take_fault()
+        self.take_fault(&self.fault_record)
     }
 }

@@ -4,8 +4,9 @@
 //! Takes a kernel's [`KernelInfo`] (or CUDA C and its names), the device's [`Arch`] and the
 //! cache directory of [`crate::cache`]. Gives [`compile_cuda`], [`compile_cached`],
 //! [`compile_cached_in`], [`CacheOutcome`] and [`CudaBackend::function`]. Guarantees: a cache
-//! entry is used only for the exact source, options, NVRTC version and architecture it was
-//! made from, and a cache that cannot be written is logged and skipped; a kernel is compiled
+//! entry is used only for the exact source, options and architecture it was made from (by
+//! whichever NVRTC made it: a hit never loads NVRTC), and a cache that cannot be written is
+//! logged and skipped; a kernel is compiled
 //! and loaded at most once per device, and gets one id per device (the fault record's kernel
 //! field).
 
@@ -29,10 +30,22 @@ pub enum CacheOutcome {
     Disabled,
 }
 
-/// The options NVRTC gets for `arch`, and whether it makes PTX: a CUBIN for `sm_XY` when NVRTC
+/// The options that do not depend on NVRTC: the language, line info, and how floats round.
+fn common_options(fast_math: bool) -> Vec<String> {
+    let mut options = vec!["--std=c++17".to_string(), "-lineinfo".to_string()];
+    if fast_math {
+        options.push("--use_fast_math".into());
+    } else {
+        // Rust never fuses `a * b + c` into one rounding; the simulator does not either.
+        options.push("--fmad=false".into());
+    }
+    options
+}
+
+/// NVRTC's target option for `arch`, and whether it makes PTX: a CUBIN for `sm_XY` when NVRTC
 /// supports it, else PTX for the newest virtual architecture it knows (the driver then
 /// compiles it).
-fn target_options(arch: Arch, fast_math: bool) -> Result<(Vec<String>, bool), Error> {
+fn target_option(arch: Arch) -> Result<(String, bool), Error> {
     let supported = supported_archs()?;
     let (target, is_ptx) = if supported.contains(&arch.number()) {
         (format!("sm_{}", arch.number()), false)
@@ -45,18 +58,12 @@ fn target_options(arch: Arch, fast_math: bool) -> Result<(Vec<String>, bool), Er
             .unwrap_or(arch.number());
         (format!("compute_{newest}"), true)
     };
-    let mut options = vec![
-        format!("--gpu-architecture={target}"),
-        "--std=c++17".to_string(),
-        "-lineinfo".to_string(),
-    ];
-    if fast_math {
-        options.push("--use_fast_math".into());
-    } else {
-        // Rust never fuses `a * b + c` into one rounding; the simulator does not either.
-        options.push("--fmad=false".into());
-    }
-    Ok((options, is_ptx))
+    Ok((format!("--gpu-architecture={target}"), is_ptx))
+}
+
+/// Every option NVRTC gets: the target first, then the common ones.
+fn with_target(target: String, common: &[String]) -> Vec<String> {
+    std::iter::once(target).chain(common.iter().cloned()).collect()
 }
 
 /// Compiles CUDA C with NVRTC for `arch`, without the cache. `name` is the NVRTC program
@@ -72,7 +79,8 @@ pub fn compile_cuda(
         return Err(nvrtc_missing());
     }
     catch_unwind(AssertUnwindSafe(|| {
-        let (options, is_ptx) = target_options(arch, fast_math)?;
+        let (target, is_ptx) = target_option(arch)?;
+        let options = with_target(target, &common_options(fast_math));
         compile_inner(source, name, kernel, options, is_ptx)
     }))
     .unwrap_or_else(|_| Err(lacks_function()))
@@ -97,7 +105,8 @@ pub fn compile_cached(
     )
 }
 
-/// [`compile_cuda`] through the disk cache in `dir` (`None`: no cache).
+/// [`compile_cuda`] through the disk cache in `dir` (`None`: no cache). A hit loads nothing
+/// of NVRTC (it works without NVRTC, and costs a file read); a miss compiles and stores.
 pub fn compile_cached_in(
     dir: Option<&std::path::Path>,
     source: &str,
@@ -106,22 +115,24 @@ pub fn compile_cached_in(
     arch: Arch,
     fast_math: bool,
 ) -> Result<(CompiledModule, CacheOutcome), Error> {
+    let Some(dir) = dir else {
+        return Ok((compile_cuda(source, name, kernel, arch, fast_math)?, CacheOutcome::Disabled));
+    };
+    let common = common_options(fast_math);
+    let key = crate::cache::key(source, &common, arch.number());
+    if let Some(e) = crate::cache::load(dir, &key) {
+        tracing::debug!(kernel, nvrtc = ?e.nvrtc, "cuphase: kernel from the disk cache");
+        let options = with_target(e.target, &common);
+        return Ok((CompiledModule { image: e.image, is_ptx: e.is_ptx, log: String::new(), options }, CacheOutcome::Hit));
+    }
     if !nvrtc_available() {
         return Err(nvrtc_missing());
     }
     catch_unwind(AssertUnwindSafe(|| {
-        let (options, is_ptx) = target_options(arch, fast_math)?;
-        let Some(dir) = dir else {
-            return Ok((compile_inner(source, name, kernel, options, is_ptx)?, CacheOutcome::Disabled));
-        };
-        let key = crate::cache::key(source, &options, nvrtc_version()?, arch.number());
-        if let Some(e) = crate::cache::load(dir, &key) {
-            if e.is_ptx == is_ptx {
-                return Ok((CompiledModule { image: e.image, is_ptx, log: String::new(), options }, CacheOutcome::Hit));
-            }
-        }
-        let module = compile_inner(source, name, kernel, options, is_ptx)?;
-        let entry = crate::cache::Entry { image: module.image.clone(), is_ptx };
+        let (target, is_ptx) = target_option(arch)?;
+        let nvrtc = nvrtc_version()?;
+        let module = compile_inner(source, name, kernel, with_target(target.clone(), &common), is_ptx)?;
+        let entry = crate::cache::Entry { image: module.image.clone(), is_ptx, target, nvrtc };
         if let Err(e) = crate::cache::store(dir, &key, &entry) {
             tracing::warn!(dir = %dir.display(), error = %e, "cuphase: cannot write the kernel cache; going on without it");
         }
@@ -131,20 +142,29 @@ pub fn compile_cached_in(
 }
 
 impl CudaBackend {
-    /// The loaded function of a kernel: compiled and loaded on first use, then kept.
+    /// The loaded function of a kernel and its id on this device: compiled and loaded on
+    /// first use, then kept for the device's life.
     ///
     /// No lock is held while NVRTC compiles or the driver loads the module, so other threads'
     /// launches of kernels already loaded never wait behind a compile. Two threads may then
     /// compile the same kernel at once; the first to finish is kept, and every launch uses it.
-    pub fn function(&self, info: &'static KernelInfo) -> Result<(CudaFunction, u32), Error> {
+    pub fn function(&self, info: &'static KernelInfo) -> Result<(&CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
-        if let Some(f) = self
+        let in_place = |e: &Box<(CudaFunction, u32)>| {
+            let p: *const (CudaFunction, u32) = &**e;
+            // SAFETY: an entry is boxed, inserted once and never removed or replaced while the
+            // back end lives, so the box's contents stay where they are for as long as `self`
+            // is borrowed, however the map grows.
+            let (f, id) = unsafe { &*p };
+            (f, *id)
+        };
+        if let Some(e) = self
             .functions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
         {
-            return Ok(f.clone());
+            return Ok(in_place(e));
         }
         crate::kernel::dump(info);
         let (module, cache) = compile_cached(
@@ -173,15 +193,11 @@ impl CudaBackend {
             .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;
         tracing::debug!(kernel = info.name, device = %self.name, "cuphase: module loaded");
         let mut functions = self.functions.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(first) = functions.get(&key) {
-            return Ok(first.clone());
-        }
-        let id = {
+        let entry = functions.entry(key).or_insert_with(|| {
             let mut kernels = self.kernels.lock().unwrap_or_else(|p| p.into_inner());
             kernels.push(info);
-            (kernels.len() - 1) as u32
-        };
-        functions.insert(key, (f.clone(), id));
-        Ok((f, id))
+            Box::new((f, (kernels.len() - 1) as u32))
+        });
+        Ok(in_place(entry))
     }
 }
