@@ -70,17 +70,15 @@ fn stages(dev: &Device) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let t = Instant::now();
-    let compiled = cuphase::cuda::compile_cached(
-        saxpy.cuda_source(),
-        "first_launch.rs",
-        "saxpy",
-        arch,
-        false,
-    );
+    let compiled =
+        cuphase::cuda::compile_cached(saxpy.cuda_source(), "first_launch.rs", "saxpy", arch, false);
     let Ok((module, outcome)) = compiled else {
         return ExitCode::FAILURE;
     };
-    println!("stage: compile through the cache {:.3} ms ({outcome:?})", ms(t));
+    println!(
+        "stage: compile through the cache {:.3} ms ({outcome:?})",
+        ms(t)
+    );
     let Some(stream) = dev.cuda_stream() else {
         return ExitCode::FAILURE;
     };

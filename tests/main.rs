@@ -25,6 +25,7 @@ mod cfgs;
 mod closures;
 mod concurrency;
 mod edges;
+mod exhaustion;
 mod gpu;
 mod kernels;
 mod layering;

@@ -334,7 +334,10 @@ fn cache_hit_probe() {
     println!("probe warm: {:?}", hit.map(|(m, o)| (o, m.image.len())));
     let cold = Path::new(&warm).join("cold");
     let miss = compile_cached_in(Some(&cold), src, "r", "reverse", SM90, false);
-    println!("probe cold: {:?}", miss.map(|(_, o)| o).map_err(|e| e.to_string()));
+    println!(
+        "probe cold: {:?}",
+        miss.map(|(_, o)| o).map_err(|e| e.to_string())
+    );
 }
 
 #[test]

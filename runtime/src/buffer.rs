@@ -69,17 +69,20 @@ impl Device {
 
 impl<T: Element> Buffer<T> {
     fn upload(device: &Device, data: &[T]) -> Result<Self, Error> {
-        let storage = match &*device.inner {
-            Backend::Cuda(cu) => {
-                let slice = if data.is_empty() {
-                    cu.stream().alloc_zeros::<T>(1)
-                } else {
-                    cu.stream().clone_htod(data)
-                };
-                Storage::Cuda(slice.map_err(|e| copy_err("copying to the device", e))?)
-            }
-            Backend::Sim(_) => Storage::Sim(data.iter().map(|v| T::new_cell(*v)).collect()),
-        };
+        let storage =
+            match &*device.inner {
+                Backend::Cuda(cu) => {
+                    let slice = if data.is_empty() {
+                        cu.stream().alloc_zeros::<T>(1)
+                    } else {
+                        cu.stream().clone_htod(data)
+                    };
+                    Storage::Cuda(slice.map_err(|e| {
+                        alloc_err::<T>(device, data.len(), "copying to the device", e)
+                    })?)
+                }
+                Backend::Sim(_) => Storage::Sim(sim_cells(device, data.len(), |i| data[i])?),
+            };
         Ok(Buffer {
             storage,
             len: data.len(),
@@ -91,12 +94,16 @@ impl<T: Element> Buffer<T> {
 
     fn zeros(device: &Device, len: usize) -> Result<Self, Error> {
         let storage = match &*device.inner {
-            Backend::Cuda(cu) => Storage::Cuda(
-                cu.stream()
-                    .alloc_zeros::<T>(len.max(1))
-                    .map_err(|e| copy_err("allocating device memory", e))?,
-            ),
-            Backend::Sim(_) => Storage::Sim((0..len).map(|_| T::new_cell(T::zero())).collect()),
+            Backend::Cuda(cu) => {
+                // cudarc multiplies the length by the element size unchecked.
+                byte_size::<T>(device, len)?;
+                Storage::Cuda(
+                    cu.stream()
+                        .alloc_zeros::<T>(len.max(1))
+                        .map_err(|e| alloc_err::<T>(device, len, "allocating device memory", e))?,
+                )
+            }
+            Backend::Sim(_) => Storage::Sim(sim_cells(device, len, |_| T::zero())?),
         };
         Ok(Buffer {
             storage,
@@ -168,6 +175,14 @@ impl<T: Element> Buffer<T> {
                 let Backend::Cuda(cu) = &*self.device.inner else {
                     return Err(self.wrong("the host copy"));
                 };
+                // Under a watchdog, wait for the writer's stream and the device's own stream
+                // within its limit first (the copy itself then waits for nothing long).
+                if cu.has_watchdog() {
+                    if let Some(w) = &self.writer {
+                        cu.wait(w.stream(), "Buffer::to_vec")?;
+                    }
+                    cu.wait(cu.stream(), "Buffer::to_vec")?;
+                }
                 let mut v = cu
                     .stream()
                     .clone_dtoh(s)
@@ -294,6 +309,84 @@ impl<T: Element> Buffer<T> {
             _ => Err(self.wrong("CPU simulator")),
         }
     }
+}
+
+/// `len` elements of `T` in bytes, or [`Error::OutOfMemory`] when that overflows.
+fn byte_size<T: Element>(device: &Device, len: usize) -> Result<usize, Error> {
+    len.checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| out_of_memory::<T>(device, len, None))
+}
+
+fn out_of_memory<T: Element>(device: &Device, len: usize, bytes: Option<usize>) -> Error {
+    let bytes = match bytes {
+        None => "more than 2^64 bytes".to_string(),
+        Some(b) => {
+            let units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+            let (mut v, mut u) = (b as f64, 0);
+            while v >= 1024.0 && u + 1 < units.len() {
+                v /= 1024.0;
+                u += 1;
+            }
+            if u == 0 {
+                format!("{b} bytes")
+            } else {
+                format!("{v:.1} {}", units[u])
+            }
+        }
+    };
+    Error::OutOfMemory {
+        device: device.name(),
+        len,
+        elem: T::NAME,
+        bytes,
+    }
+}
+
+/// A failed CUDA allocation or upload: out of memory as [`Error::OutOfMemory`], anything else
+/// as the driver's error.
+fn alloc_err<T: Element>(
+    device: &Device,
+    len: usize,
+    context: &str,
+    e: cudarc::driver::DriverError,
+) -> Error {
+    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        out_of_memory::<T>(device, len, len.checked_mul(std::mem::size_of::<T>()))
+    } else {
+        copy_err(context, e)
+    }
+}
+
+/// The simulator's storage of `len` elements, element `i` being `at(i)`; a size the host
+/// cannot hold is [`Error::OutOfMemory`], not an aborted process. Beyond the memory the host
+/// has available (`MemAvailable` on Linux) the allocation is refused before it is tried, since
+/// an overcommitting kernel would grant it and then kill the process while it is filled.
+fn sim_cells<T: Element>(
+    device: &Device,
+    len: usize,
+    at: impl Fn(usize) -> T,
+) -> Result<Box<[T::Cell]>, Error> {
+    let bytes = len
+        .checked_mul(std::mem::size_of::<T::Cell>())
+        .ok_or_else(|| out_of_memory::<T>(device, len, None))?;
+    const CHECK_ABOVE: usize = 1 << 30;
+    if bytes > CHECK_ABOVE && available_host_memory().is_some_and(|a| bytes > a) {
+        return Err(out_of_memory::<T>(device, len, Some(bytes)));
+    }
+    let mut cells = Vec::new();
+    cells
+        .try_reserve_exact(len)
+        .map_err(|_| out_of_memory::<T>(device, len, Some(bytes)))?;
+    cells.extend((0..len).map(|i| T::new_cell(at(i))));
+    Ok(cells.into_boxed_slice())
+}
+
+/// The host memory available to new allocations, where the system says (Linux).
+fn available_host_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// The error for a `Buffer<T>` of `device` used where `expected` is.

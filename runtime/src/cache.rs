@@ -99,7 +99,8 @@ fn parse(bytes: &[u8], key: &str) -> Option<Entry> {
     let (major, rest) = rest.split_at_checked(4)?;
     let (minor, rest) = rest.split_at_checked(4)?;
     let (tlen, rest) = rest.split_at_checked(2)?;
-    let (target, image) = rest.split_at_checked(usize::from(u16::from_le_bytes(tlen.try_into().ok()?)))?;
+    let (target, image) =
+        rest.split_at_checked(usize::from(u16::from_le_bytes(tlen.try_into().ok()?)))?;
     if kind > 1 {
         return None;
     }

@@ -113,6 +113,20 @@ impl Device {
         }
     }
 
+    /// Sets a watchdog: the longest a launch may run on the simulator, or a synchronising call
+    /// (`synchronize`, `Stream::synchronize`, `Buffer::to_vec`) may wait on a GPU; `None`
+    /// removes it (the default). A kernel that never ends then gives [`Error::Timeout`] instead
+    /// of a hang. On the simulator its threads stop at their next `loop`/`while` iteration and
+    /// the device stays usable. On a GPU the kernel goes on running, since CUDA cannot stop
+    /// one: the device is unusable until it ends, and ending the process frees the GPU. Without
+    /// a watchdog, a GPU synchronises by blocking (cheapest); with one, by polling.
+    pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
+        match &*self.inner {
+            Backend::Cuda(c) => c.set_watchdog(limit),
+            Backend::Sim(s) => s.set_watchdog(limit),
+        }
+    }
+
     /// The GPU's name, or "CPU simulator".
     pub fn name(&self) -> String {
         match &*self.inner {
@@ -220,10 +234,7 @@ impl Stream {
     pub fn synchronize(&self) -> Result<(), Error> {
         match (&*self.device.inner, &self.cuda) {
             (Backend::Cuda(cu), Some((s, record))) => {
-                s.synchronize().map_err(|e| Error::Driver {
-                    context: "synchronizing a stream".into(),
-                    message: e.to_string(),
-                })?;
+                cu.wait(s, "Stream::synchronize")?;
                 cu.take_fault(record)
             }
             _ => Ok(()),

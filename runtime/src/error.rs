@@ -168,6 +168,32 @@ pub enum Error {
     /// The kernel had compile errors; its `launch` cannot run.
     #[error("kernel `{0}` did not compile; see the errors of `#[kernel]`")]
     NotCompiled(String),
+    /// A buffer does not fit in the device's free memory (or its size in bytes overflows).
+    /// Nothing was allocated; the device stays usable.
+    #[error(
+        "out of memory on {device}: a buffer of {len} elements of {elem} ({bytes}) does not fit"
+    )]
+    OutOfMemory {
+        /// The device.
+        device: String,
+        /// Elements asked for.
+        len: usize,
+        /// The element type.
+        elem: &'static str,
+        /// The size asked for, in words (`"4.0 TiB"`, or "more than 2^64 bytes").
+        bytes: String,
+    },
+    /// A synchronising call waited longer than the device's watchdog
+    /// ([`Device::set_watchdog`](crate::Device::set_watchdog)) allows.
+    #[error("{what} waited {waited_ms} ms, longer than the watchdog allows: {consequence}")]
+    Timeout {
+        /// What waited (`"Stream::synchronize"`, a launch of kernel `k`, ...).
+        what: String,
+        /// How long it waited, in milliseconds.
+        waited_ms: u128,
+        /// What state the device is left in.
+        consequence: &'static str,
+    },
     /// `CUPHASE_DEVICE` has a value cuphase does not understand.
     #[error("CUPHASE_DEVICE={value:?} is not a device: use `cpu`, `cuda` or `cuda:N`")]
     BadDeviceSpec {

@@ -40,6 +40,11 @@ impl FaultRecord {
         })
     }
 
+    /// The stream the record belongs to.
+    pub(crate) fn stream(&self) -> &CudaStream {
+        &self.stream
+    }
+
     /// The device memory generated code writes the fault to (allocated on first use).
     pub fn slice(&self) -> Result<&CudaSlice<u32>, Error> {
         if let Some(r) = self.slice.get() {

@@ -71,6 +71,8 @@ pub struct CudaBackend {
     /// Where generated code reports the first fault of a launch on `stream` (see `fault`).
     fault_record: Arc<FaultRecord>,
     limits: Limits,
+    /// The watchdog's limit in milliseconds; 0: none.
+    watchdog_ms: std::sync::atomic::AtomicU64,
 }
 
 /// The launch limits of one device, read from the driver.
@@ -183,6 +185,7 @@ impl CudaBackend {
             kernels: Mutex::new(Vec::new()),
             fault_record: FaultRecord::new(stream.clone()),
             limits,
+            watchdog_ms: Default::default(),
         })
     }
 
@@ -221,9 +224,61 @@ impl CudaBackend {
     /// launches on the device's own stream since the last check (a [`crate::Stream`]'s faults
     /// are that stream's to report).
     pub fn synchronize(&self) -> Result<(), Error> {
+        // The watchdog covers the device's own stream; the rest is then waited for as CUDA
+        // does.
+        self.wait(&self.stream, "Device::synchronize")?;
         self.ctx
             .synchronize()
             .map_err(|e| driver_err("synchronizing", e))?;
         self.take_fault(&self.fault_record)
+    }
+
+    /// Sets the longest a synchronising call may wait (`None`: as long as the work takes).
+    pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
+        let ms = limit.map_or(0, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+        });
+        self.watchdog_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether a watchdog is set.
+    pub(crate) fn has_watchdog(&self) -> bool {
+        self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed) != 0
+    }
+
+    /// Waits for the work queued on `stream` so far: as CUDA does, or, under a watchdog, by
+    /// polling until its limit, then [`Error::Timeout`] (the work goes on: CUDA cannot stop a
+    /// running kernel).
+    pub(crate) fn wait(&self, stream: &CudaStream, what: &str) -> Result<(), Error> {
+        let ms = self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed);
+        if ms == 0 {
+            return stream
+                .synchronize()
+                .map_err(|e| driver_err("synchronizing", e));
+        }
+        let done = stream
+            .record_event(None)
+            .map_err(|e| driver_err("recording an event to wait for", e))?;
+        let start = std::time::Instant::now();
+        let limit = std::time::Duration::from_millis(ms);
+        let mut pause = std::time::Duration::from_micros(10);
+        loop {
+            if done
+                .try_is_complete()
+                .map_err(|e| driver_err("synchronizing", e))?
+            {
+                return Ok(());
+            }
+            if start.elapsed() >= limit {
+                return Err(Error::Timeout {
+                    what: what.to_string(),
+                    waited_ms: start.elapsed().as_millis(),
+                    consequence: "the kernel goes on running (CUDA cannot stop one), so the device is not usable until it ends; end the process to free the GPU",
+                });
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
     }
 }

@@ -63,7 +63,9 @@ fn target_option(arch: Arch) -> Result<(String, bool), Error> {
 
 /// Every option NVRTC gets: the target first, then the common ones.
 fn with_target(target: String, common: &[String]) -> Vec<String> {
-    std::iter::once(target).chain(common.iter().cloned()).collect()
+    std::iter::once(target)
+        .chain(common.iter().cloned())
+        .collect()
 }
 
 /// Compiles CUDA C with NVRTC for `arch`, without the cache. `name` is the NVRTC program
@@ -116,14 +118,25 @@ pub fn compile_cached_in(
     fast_math: bool,
 ) -> Result<(CompiledModule, CacheOutcome), Error> {
     let Some(dir) = dir else {
-        return Ok((compile_cuda(source, name, kernel, arch, fast_math)?, CacheOutcome::Disabled));
+        return Ok((
+            compile_cuda(source, name, kernel, arch, fast_math)?,
+            CacheOutcome::Disabled,
+        ));
     };
     let common = common_options(fast_math);
     let key = crate::cache::key(source, &common, arch.number());
     if let Some(e) = crate::cache::load(dir, &key) {
         tracing::debug!(kernel, nvrtc = ?e.nvrtc, "cuphase: kernel from the disk cache");
         let options = with_target(e.target, &common);
-        return Ok((CompiledModule { image: e.image, is_ptx: e.is_ptx, log: String::new(), options }, CacheOutcome::Hit));
+        return Ok((
+            CompiledModule {
+                image: e.image,
+                is_ptx: e.is_ptx,
+                log: String::new(),
+                options,
+            },
+            CacheOutcome::Hit,
+        ));
     }
     if !nvrtc_available() {
         return Err(nvrtc_missing());
@@ -131,14 +144,39 @@ pub fn compile_cached_in(
     catch_unwind(AssertUnwindSafe(|| {
         let (target, is_ptx) = target_option(arch)?;
         let nvrtc = nvrtc_version()?;
-        let module = compile_inner(source, name, kernel, with_target(target.clone(), &common), is_ptx)?;
-        let entry = crate::cache::Entry { image: module.image.clone(), is_ptx, target, nvrtc };
+        let module = compile_inner(
+            source,
+            name,
+            kernel,
+            with_target(target.clone(), &common),
+            is_ptx,
+        )?;
+        let entry = crate::cache::Entry {
+            image: module.image.clone(),
+            is_ptx,
+            target,
+            nvrtc,
+        };
         if let Err(e) = crate::cache::store(dir, &key, &entry) {
-            tracing::warn!(dir = %dir.display(), error = %e, "cuphase: cannot write the kernel cache; going on without it");
+            cache_unwritable(dir, &e);
         }
         Ok((module, CacheOutcome::Miss))
     }))
     .unwrap_or_else(|_| Err(lacks_function()))
+}
+
+/// A cache that cannot be written (read-only, full, not a directory) is skipped: kernels are
+/// compiled as if there were none. Said once per process on standard error, and as a `tracing`
+/// warning every time.
+fn cache_unwritable(dir: &std::path::Path, e: &std::io::Error) {
+    static NOTICE: std::sync::Once = std::sync::Once::new();
+    tracing::warn!(dir = %dir.display(), error = %e, "cuphase: cannot write the kernel cache; going on without it");
+    NOTICE.call_once(|| {
+        eprintln!(
+            "cuphase: cannot write the kernel cache in {} ({e}); kernels are compiled without it (set CUPHASE_CACHE_DIR to a writable directory, or CUPHASE_CACHE=off)",
+            dir.display()
+        );
+    });
 }
 
 impl CudaBackend {

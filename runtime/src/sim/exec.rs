@@ -96,19 +96,31 @@ impl SimOptions {
 #[derive(Debug, Default)]
 pub struct SimBackend {
     options: SimOptions,
+    /// The watchdog's limit in milliseconds; 0: none.
+    watchdog_ms: std::sync::atomic::AtomicU64,
 }
 
 impl SimBackend {
     /// A simulator with default options and those of the environment.
     pub fn new() -> Self {
-        SimBackend {
-            options: SimOptions::from_env(),
-        }
+        Self::with_options(SimOptions::from_env())
     }
 
     /// A simulator with these options.
     pub fn with_options(options: SimOptions) -> Self {
-        SimBackend { options }
+        SimBackend {
+            options,
+            watchdog_ms: Default::default(),
+        }
+    }
+
+    /// Sets the limit of a launch's run time (`None`: no limit).
+    pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
+        let ms = limit.map_or(0, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+        });
+        self.watchdog_ms
+            .store(ms, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The options.
@@ -130,9 +142,21 @@ impl SimBackend {
         let grid = launch.grid;
         let total = grid.volume();
         let printer = Printer::new(launch.prints_ids());
+        let watch = match self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => None,
+            ms => Some(super::Watch::arm(std::time::Duration::from_millis(ms))),
+        };
         let first_error = (0..total)
             .into_par_iter()
             .filter_map(|linear| {
+                if watch.as_ref().is_some_and(|w| w.fired()) {
+                    // Past the deadline, the blocks not yet started do not start.
+                    let e = super::Fault::Timeout(std::time::Duration::from_millis(
+                        self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed),
+                    ));
+                    let z = Dim3::new(0, 0, 0);
+                    return Some((linear, e.into_error(info.name, z, z, grid, launch.block)));
+                }
                 let x = (linear % u64::from(grid.x)) as u32;
                 let y = ((linear / u64::from(grid.x)) % u64::from(grid.y)) as u32;
                 let z = (linear / (u64::from(grid.x) * u64::from(grid.y))) as u32;
@@ -148,7 +172,9 @@ impl SimBackend {
                     dynamic_shared_bytes: launch.shared_bytes,
                     printer: &printer,
                 };
-                block(&ctx).err().map(|e| (linear, e))
+                super::Watch::during(watch.as_ref(), || block(&ctx))
+                    .err()
+                    .map(|e| (linear, e))
             })
             .min_by_key(|(linear, _)| *linear);
         printer.finish();

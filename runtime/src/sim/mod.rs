@@ -31,6 +31,7 @@ mod ops;
 mod phases;
 mod print;
 pub mod race;
+mod watchdog;
 
 pub use cuphase_contract::Distribution;
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
@@ -49,6 +50,8 @@ pub use ops::{
 pub use phases::{Agree, Phase, Run};
 pub use print::{capture, ids_prefix, push, Printable, Printer, Spec, LINE_LIMIT};
 pub use race::assume_uniform;
+pub use watchdog::watchdog;
+pub(crate) use watchdog::Watch;
 
 use crate::dim3::Dim3;
 use crate::error::{Error, RaceSite};
@@ -131,6 +134,8 @@ pub enum Fault {
         /// Where.
         loc: &'static Loc,
     },
+    /// The launch ran past the device's watchdog limit: the thread stopped at a loop.
+    Timeout(std::time::Duration),
 }
 
 impl Fault {
@@ -198,6 +203,11 @@ impl Fault {
                 len,
                 block,
                 thread,
+            },
+            Fault::Timeout(limit) => Error::Timeout {
+                what: format!("the launch of kernel `{kernel}` on the simulator"),
+                waited_ms: limit.as_millis(),
+                consequence: "its threads were stopped at their next loop iteration; the device is usable",
             },
             Fault::Panic { message, loc } => Error::KernelPanic {
                 kernel,

@@ -422,11 +422,13 @@ impl<'a> Writer<'a> {
                 self.open_loop(*label);
                 let b = self.block(body);
                 self.close_loop();
+                // `loop` and `while` may run forever: the watchdog can stop them.
+                let check = quote!(::cuphase::__private::sim::watchdog()?;);
                 match kind {
-                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl loop { #b }),
+                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl loop { #check #b }),
                     LoopKind::While { cond } => {
                         let c = self.expr(*cond);
-                        quote_spanned!(site(span.lo)=> #lbl while #c { #b })
+                        quote_spanned!(site(span.lo)=> #lbl while #c { #check #b })
                     }
                     LoopKind::For { var, .. } => {
                         let name = &self.local_names[var.index()];

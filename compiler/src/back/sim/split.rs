@@ -521,11 +521,14 @@ impl Writer<'_> {
                 split.loops.borrow_mut().push((*label, id));
                 let b = self.items(split, body);
                 split.loops.borrow_mut().pop();
+                // `loop` and `while` may run forever: the watchdog can stop them.
+                let check = quote!(::cuphase::__private::sim::watchdog()?;);
                 match kind {
-                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl: loop { #b }),
+                    LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl: loop { #check #b }),
                     LoopKind::While { cond } => {
                         let c = self.condition(split, *cond, *span);
                         quote_spanned!(site(span.lo)=> #lbl: loop {
+                            #check
                             if !#c {
                                 break;
                             }
