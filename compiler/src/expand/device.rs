@@ -259,9 +259,50 @@ fn step(state: State, file_of: impl Fn(&syn::ItemFn) -> String) -> TokenStream {
         return super::emit(state.kernel_attr, &func, &file, &helpers);
     }
     let next = state.queue.remove(0);
-    let path = path_tokens(&next);
+    // A helper that does not exist is rustc's "cannot find macro" error at this path: shown at
+    // the first call of it (resolved as before, at the call site of this expansion).
+    let at = first_call(&next, &state.kernel)
+        .or_else(|| state.done.iter().find_map(|(_, _, item)| first_call(&next, item)));
+    let path: TokenStream = match at {
+        Some(at) => path_tokens(&next)
+            .into_iter()
+            .map(|mut t| {
+                t.set_span(Span::call_site().located_at(at));
+                t
+            })
+            .collect(),
+        None => path_tokens(&next),
+    };
     let st = state.to_tokens(&next);
     quote!(#path! { #st })
+}
+
+/// The span of the first call of the helper `path` in `tokens`: its last segment followed by
+/// its arguments or a turbofish.
+fn first_call(path: &str, tokens: &TokenStream) -> Option<Span> {
+    let name = path.rsplit("::").next()?.trim();
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Ident(id) if id == name => {
+                let called = match trees.get(i + 1) {
+                    Some(TokenTree::Group(g)) => g.delimiter() == Delimiter::Parenthesis,
+                    Some(TokenTree::Punct(p)) => p.as_char() == ':',
+                    _ => false,
+                };
+                if called {
+                    return Some(id.span());
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(s) = first_call(path, &g.stream()) {
+                    return Some(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The first expansion of a kernel that calls helpers: fetch the first one.
