@@ -261,8 +261,12 @@ fn step(state: State, file_of: impl Fn(&syn::ItemFn) -> String) -> TokenStream {
     let next = state.queue.remove(0);
     // A helper that does not exist is rustc's "cannot find macro" error at this path: shown at
     // the first call of it (resolved as before, at the call site of this expansion).
-    let at = first_call(&next, &state.kernel)
-        .or_else(|| state.done.iter().find_map(|(_, _, item)| first_call(&next, item)));
+    let at = first_call(&next, &state.kernel).or_else(|| {
+        state
+            .done
+            .iter()
+            .find_map(|(_, _, item)| first_call(&next, item))
+    });
     let path: TokenStream = match at {
         Some(at) => path_tokens(&next)
             .into_iter()

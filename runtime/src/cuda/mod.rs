@@ -224,9 +224,11 @@ impl CudaBackend {
     /// launches on the device's own stream since the last check (a [`crate::Stream`]'s faults
     /// are that stream's to report).
     pub fn synchronize(&self) -> Result<(), Error> {
-        // The watchdog covers the device's own stream; the rest is then waited for as CUDA
+        // A watchdog covers the device's own stream; the rest is then waited for as CUDA
         // does.
-        self.wait(&self.stream, "Device::synchronize")?;
+        if self.has_watchdog() {
+            self.wait(&self.stream, "Device::synchronize")?;
+        }
         self.ctx
             .synchronize()
             .map_err(|e| driver_err("synchronizing", e))?;

@@ -188,8 +188,8 @@ impl CudaBackend {
     /// compile the same kernel at once; the first to finish is kept, and every launch uses it.
     pub fn function(&self, info: &'static KernelInfo) -> Result<(&CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
-        let in_place = |e: &Box<(CudaFunction, u32)>| {
-            let p: *const (CudaFunction, u32) = &**e;
+        let in_place = |e: &(CudaFunction, u32)| {
+            let p: *const (CudaFunction, u32) = e;
             // SAFETY: an entry is boxed, inserted once and never removed or replaced while the
             // back end lives, so the box's contents stay where they are for as long as `self`
             // is borrowed, however the map grows.
