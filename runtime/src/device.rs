@@ -120,6 +120,9 @@ impl Device {
     /// the device stays usable. On a GPU the kernel goes on running, since CUDA cannot stop
     /// one: the device is unusable until it ends, and ending the process frees the GPU. Without
     /// a watchdog, a GPU synchronises by blocking (cheapest); with one, by polling.
+    /// `Device::synchronize`'s limit covers the device's own stream only: it then waits for the
+    /// other streams (of every `Device` on this GPU in the process) without one, so under a
+    /// watchdog wait for a [`Stream`] with its own `synchronize`.
     pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
         match &*self.inner {
             Backend::Cuda(c) => c.set_watchdog(limit),

@@ -23,6 +23,9 @@ use std::sync::{Arc, OnceLock};
 pub struct FaultRecord {
     stream: Arc<CudaStream>,
     slice: OnceLock<CudaSlice<u32>>,
+    /// Held from reading the record to clearing it, so that two threads checking one stream
+    /// (clones of a `Stream`, or its `synchronize` beside a `to_vec`) report a fault once.
+    reading: std::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for FaultRecord {
@@ -37,6 +40,7 @@ impl FaultRecord {
         Arc::new(FaultRecord {
             stream,
             slice: OnceLock::new(),
+            reading: std::sync::Mutex::new(()),
         })
     }
 
@@ -66,6 +70,7 @@ impl CudaBackend {
             return Ok(());
         };
         let stream = &rec.stream;
+        let _reading = rec.reading.lock().unwrap_or_else(|p| p.into_inner());
         let words = stream
             .clone_dtoh(slice)
             .map_err(|e| driver_err("reading the fault record", e))?;

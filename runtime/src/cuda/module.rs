@@ -165,6 +165,21 @@ pub fn compile_cached_in(
     .unwrap_or_else(|_| Err(lacks_function()))
 }
 
+/// Stores `module`, compiled afresh, as the cache entry of `info`'s kernel for `arch`.
+fn replace_cached(dir: &std::path::Path, info: &KernelInfo, arch: Arch, module: &CompiledModule) {
+    let common = common_options(info.fast_math);
+    let key = crate::cache::key(info.cuda_source, &common, arch.number());
+    let entry = crate::cache::Entry {
+        image: module.image.clone(),
+        is_ptx: module.is_ptx,
+        target: module.options.first().cloned().unwrap_or_default(),
+        nvrtc: nvrtc_version().unwrap_or((0, 0)),
+    };
+    if let Err(e) = crate::cache::store(dir, &key, &entry) {
+        cache_unwritable(dir, &e);
+    }
+}
+
 /// A cache that cannot be written (read-only, full, not a directory) is skipped: kernels are
 /// compiled as if there were none. Said once per process on standard error, and as a `tracing`
 /// warning every time.
@@ -217,15 +232,36 @@ impl CudaBackend {
             ?cache,
             "cuphase: kernel compiled or loaded from the cache"
         );
-        let ptx = if module.is_ptx {
-            cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
-        } else {
-            cudarc::nvrtc::Ptx::from_binary(module.image)
+        let load = |module: CompiledModule| {
+            let ptx = if module.is_ptx {
+                cudarc::nvrtc::Ptx::from_src(String::from_utf8_lossy(&module.image).into_owned())
+            } else {
+                cudarc::nvrtc::Ptx::from_binary(module.image)
+            };
+            self.ctx
+                .load_module(ptx)
+                .map_err(|e| driver_err(&format!("loading kernel `{}`", info.name), e))
         };
-        let loaded = self
-            .ctx
-            .load_module(ptx)
-            .map_err(|e| driver_err(&format!("loading kernel `{}`", info.name), e))?;
+        let loaded = match (load(module), cache) {
+            (Ok(m), _) => m,
+            // An entry this driver cannot load (made by a newer NVRTC, say, in a cache shared
+            // between machines) is compiled again by this NVRTC and replaced.
+            (Err(e), CacheOutcome::Hit) => {
+                tracing::warn!(kernel = info.name, error = %e, "cuphase: a cached kernel did not load; compiling it again");
+                let fresh = compile_cuda(
+                    info.cuda_source,
+                    info.rust_file,
+                    info.name,
+                    self.arch,
+                    info.fast_math,
+                )?;
+                if let Some(dir) = crate::cache::dir() {
+                    replace_cached(&dir, info, self.arch, &fresh);
+                }
+                load(fresh)?
+            }
+            (Err(e), _) => return Err(e),
+        };
         let f = loaded
             .load_function(info.name)
             .map_err(|e| driver_err(&format!("finding kernel `{}`", info.name), e))?;

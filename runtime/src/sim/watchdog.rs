@@ -64,12 +64,16 @@ impl Watch {
 
     /// Runs one block of the launch with this watch as the thread's current one.
     pub(crate) fn during<R>(watch: Option<&Watch>, f: impl FnOnce() -> R) -> R {
-        let Some(w) = watch else {
-            return f();
-        };
-        let previous = CURRENT.with(|c| c.replace(Some((w.fired.clone(), w.limit))));
-        let r = f();
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-        r
+        /// Puts the thread's previous watch back, also when the block unwinds.
+        struct Restore(Option<(Arc<AtomicBool>, Duration)>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT.with(|c| *c.borrow_mut() = previous);
+            }
+        }
+        let current = watch.map(|w| (w.fired.clone(), w.limit));
+        let _restore = Restore(CURRENT.with(|c| c.replace(current)));
+        f()
     }
 }
