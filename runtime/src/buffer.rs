@@ -381,12 +381,40 @@ fn sim_cells<T: Element>(
     Ok(cells.into_boxed_slice())
 }
 
-/// The host memory available to new allocations, where the system says (Linux).
+/// The host memory available to new allocations, where the system says (Linux): the
+/// machine's `MemAvailable`, or less where a cgroup (v2) limits this process (a container).
 fn available_host_memory() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    let machine = kib.checked_mul(1024)?;
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let read =
+        |path: String| -> Option<usize> { std::fs::read_to_string(path).ok()?.trim().parse().ok() };
+    // The process's cgroup, where a container's limit is: v2 (the line `0::/path`, files
+    // `memory.max`, which is "max" without a limit, and `memory.current`) or v1 (the line
+    // `N:memory:/path`, files `memory.limit_in_bytes` and `memory.usage_in_bytes`).
+    let v2 = cgroups
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .and_then(|p| {
+            let dir = format!("/sys/fs/cgroup{}", p.trim().trim_end_matches('/'));
+            let max = read(format!("{dir}/memory.max"))?;
+            Some(max.saturating_sub(read(format!("{dir}/memory.current")).unwrap_or(0)))
+        });
+    let v1 = cgroups
+        .lines()
+        .find_map(|l| l.split_once(":memory:").map(|(_, p)| p))
+        .and_then(|p| {
+            let dir = format!("/sys/fs/cgroup/memory{}", p.trim().trim_end_matches('/'));
+            let max = read(format!("{dir}/memory.limit_in_bytes"))?;
+            Some(max.saturating_sub(read(format!("{dir}/memory.usage_in_bytes")).unwrap_or(0)))
+        });
+    let cgroup = match (v2, v1) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    Some(cgroup.map_or(machine, |c| c.min(machine)))
 }
 
 /// The error for a `Buffer<T>` of `device` used where `expected` is.
