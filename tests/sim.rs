@@ -723,3 +723,40 @@ fn generic_kernels_pick_the_instance_of_their_arguments() {
         .cuda_source()
         .contains("double* __restrict__ out"));
 }
+
+/// `out[global_idx().x] += 1`: every access at the thread's global index, so the compiler proves
+/// `out` one element per thread of a one-dimensional launch (no race shadow there).
+#[kernel]
+pub fn bump_at_global(out: &mut [u32]) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        out[i] = out[i] + 1;
+    }
+}
+
+#[test]
+fn a_buffer_proven_one_element_per_thread_skips_the_shadow_only_in_one_dimensional_launches() {
+    assert!(
+        bump_at_global
+            .report()
+            .contains("simulator: `out` is one element per thread"),
+        "{}",
+        bump_at_global.report()
+    );
+    let dev = cpu();
+    let mut out = dev.zeros::<u32>(1000).unwrap();
+    bump_at_global
+        .launch(&dev, Launch::cover(1000, 128), &mut out)
+        .unwrap();
+    assert!(out.to_vec().unwrap().iter().all(|v| *v == 1));
+    // A grid of 2 x 2 blocks: blocks (b, 0) and (b, 1) share every `global_idx().x`, a real
+    // race across blocks, which the detector (kept for such launches) must report.
+    let err = bump_at_global
+        .launch(
+            &dev,
+            Launch::new(Dim3::new(2, 2, 1), Dim3::new(128, 1, 1)),
+            &mut out,
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::DataRace { array: "out", .. }), "{err}");
+}

@@ -274,6 +274,23 @@ impl<T: Element> Buffer<T> {
         self.sim_arg(sim, name, true)
     }
 
+    /// The simulator's argument for a `&mut [T]` parameter each thread accesses only at its
+    /// `global_idx().x` (the compiler's proof): in a launch whose grid and blocks are
+    /// one-dimensional and hold fewer than 2^32 threads, no two threads touch one element, so
+    /// it needs no race shadow; other launches keep it.
+    #[doc(hidden)]
+    pub fn __sim_global_exclusive(
+        &self,
+        sim: &SimBackend,
+        name: &'static str,
+        launch: &crate::launch::Launch,
+    ) -> Result<SimArg<'_, T>, Error> {
+        let (g, b) = (launch.grid, launch.block);
+        let one_dimensional = g.y == 1 && g.z == 1 && b.y == 1 && b.z == 1;
+        let distinct = u64::from(g.x) * u64::from(b.x) <= 1 << 32;
+        self.sim_arg(sim, name, !(one_dimensional && distinct))
+    }
+
     /// The simulator's argument for a read-only (`&[T]`) parameter: nothing writes it during
     /// the launch (Rust's borrow rules at the launch site), so it needs no race shadow.
     #[doc(hidden)]

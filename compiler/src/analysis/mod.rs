@@ -14,6 +14,7 @@
 pub mod affine;
 mod barriers;
 mod diagnose;
+pub mod exclusive;
 pub mod hazard;
 mod report;
 pub mod uniformity;

@@ -19,6 +19,9 @@ pub struct Report {
     /// The kernel's warp operations were proven warp-uniform for blocks whose x extent is a
     /// multiple of 32: launches must have such blocks.
     pub whole_warps: bool,
+    /// The `&mut` buffers each thread of a one-dimensional launch owns one element of (see
+    /// [`super::exclusive`]): the simulator detects no races on them in such launches.
+    pub exclusive: Vec<Handle<Array>>,
 }
 
 /// Whether any shared-memory access sits inside an `unsafe` block (the proof skips those).
@@ -160,10 +163,19 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
             "launch: the shared-memory proof assumes {dims} blocks; launches are checked"
         );
     }
+    let exclusive = super::exclusive::grid_exclusive(k);
+    for a in &exclusive {
+        let _ = writeln!(
+            t,
+            "simulator: `{}` is one element per thread (`global_idx().x`): no race detection on it in one-dimensional launches",
+            k.arrays.get(*a).name
+        );
+    }
     Report {
         text: t,
         block_rank: rank as u8,
         shared_proven: !unsafe_shared_access(k),
         whole_warps: false,
+        exclusive,
     }
 }

@@ -206,7 +206,11 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 }
                 cuda_args.push(quote!(__args.arg(#dev); __args.arg(&__lens[#i]);));
                 let label = &p.name;
-                if mutable {
+                if mutable && c.report.exclusive.contains(&array) {
+                    sim_prep.push(
+                        quote!(let #pname = #pname.__sim_global_exclusive(__sim, #label, &__launch)?;),
+                    );
+                } else if mutable {
                     sim_prep.push(quote!(let #pname = #pname.__sim_global(__sim, #label)?;));
                 } else {
                     sim_prep
