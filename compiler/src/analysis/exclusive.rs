@@ -69,9 +69,12 @@ fn is_global_x(k: &Kernel, e: Handle<Expr>, seen: &mut HashSet<Handle<Local>>) -
             right,
         } => {
             let x = |e: Handle<Expr>, b: Builtin, seen: &mut HashSet<Handle<Local>>| {
-                through_locals(k, e, seen, &|e, _| {
-                    matches!(k.exprs.get(e), Expr::Builtin { builtin, axis: Axis::X } if *builtin == b)
-                })
+                through_locals(
+                    k,
+                    e,
+                    seen,
+                    &|e, _| matches!(k.exprs.get(e), Expr::Builtin { builtin, axis: Axis::X } if *builtin == b),
+                )
             };
             let product = |m: Handle<Expr>, seen: &mut HashSet<Handle<Local>>| {
                 through_locals(k, m, seen, &|m, seen| match k.exprs.get(m) {
