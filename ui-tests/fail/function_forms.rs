@@ -46,4 +46,14 @@ pub fn k_labelled_block(out: &mut [u32]) {
     }
 }
 
+#[kernel]
+pub fn k_lifetime<'a>(out: &'a mut [u32]) {
+    out[0] = 1;
+}
+
+#[kernel]
+pub fn k_param_attribute(#[allow(unused)] out: &mut [u32], _: u32) {
+    out[0] = 1;
+}
+
 fn main() {}

@@ -35,6 +35,10 @@ impl Lowerer<'_> {
                         self.err(d.src(), "const parameters of kernels take no defaults");
                     }
                 }
+                syn::GenericParam::Lifetime(l) => self.err(
+                    l.src(),
+                    "a kernel takes no lifetime parameters: its slices live for the launch",
+                ),
                 other => self.err(
                     other.src(),
                     "a generic kernel is compiled per instance by `#[kernel]`; compile one instance",
