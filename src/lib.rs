@@ -28,6 +28,11 @@ pub mod prelude {
 #[cfg(any(doc, doctest))]
 pub mod lang;
 
+/// Collectives over buffers on several devices: `Group::new(&devices)?.all_reduce(..)`.
+pub mod collective {
+    pub use cuphase_runtime::collective::{Group, Reduce, ReduceOp};
+}
+
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
 pub mod sim {
     pub use cuphase_runtime::error::RaceSite;

@@ -29,6 +29,7 @@ mod exhaustion;
 mod gpu;
 mod kernels;
 mod layering;
+mod multi;
 mod math;
 mod methods;
 mod nvrtc;

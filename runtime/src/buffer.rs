@@ -197,6 +197,13 @@ impl<T: Element> Buffer<T> {
         }
     }
 
+    /// A copy of the buffer on `to`, after the work queued before that writes it (faults
+    /// surface as with [`Buffer::to_vec`]). Between devices the data goes through the host;
+    /// direct GPU-to-GPU copies are not used yet.
+    pub fn copy_to(&self, to: &Device) -> Result<Buffer<T>, Error> {
+        to.upload(&self.to_vec()?)
+    }
+
     /// Overwrites the buffer with host data of the same length.
     pub fn copy_from_host(&mut self, data: &[T]) -> Result<(), Error> {
         if data.len() != self.len {

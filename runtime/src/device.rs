@@ -130,12 +130,46 @@ impl Device {
         }
     }
 
-    /// The GPU's name, or "CPU simulator".
+    /// The GPU's name, or "CPU simulator" ("CPU simulator 1" for one of several made by
+    /// [`Device::cpus`]).
     pub fn name(&self) -> String {
         match &*self.inner {
             Backend::Cuda(c) => c.name().to_string(),
-            Backend::Sim(_) => "CPU simulator".to_string(),
+            Backend::Sim(s) => match s.ordinal() {
+                Some(n) => format!("CPU simulator {n}"),
+                None => "CPU simulator".to_string(),
+            },
         }
+    }
+
+    /// Every CUDA GPU, in ordinal order; `Err` where there is none (the driver's or
+    /// [`Error::NoSuchDevice`]). For collectives without GPUs, use [`Device::cpus`].
+    pub fn all() -> Result<Vec<Device>, Error> {
+        let first = CudaBackend::new(0)?;
+        let count = first.device_count()?;
+        let mut all = vec![Device {
+            inner: Arc::new(Backend::Cuda(first)),
+        }];
+        for ordinal in 1..count {
+            all.push(Device::cuda(ordinal)?);
+        }
+        Ok(all)
+    }
+
+    /// `n` simulated devices, numbered 0 to `n - 1`, each with its own memory (a buffer of
+    /// one is an error on another, as on GPUs): for multi-device code and collectives
+    /// without GPUs.
+    pub fn cpus(n: usize) -> Result<Vec<Device>, Error> {
+        Ok((0..n)
+            .map(|k| Device {
+                inner: Arc::new(Backend::Sim(SimBackend::numbered(k))),
+            })
+            .collect())
+    }
+
+    /// Whether `self` and `other` are one device (clones of one `Device`).
+    pub fn same_device(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// Whether this is a CUDA GPU.

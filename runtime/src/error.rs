@@ -194,6 +194,13 @@ pub enum Error {
         /// What state the device is left in.
         consequence: &'static str,
     },
+    /// A collective's buffers do not fit its group: a buffer missing or on the wrong device, a
+    /// wrong length, a device listed twice.
+    #[error("collective: {reason}")]
+    Collective {
+        /// What is wrong.
+        reason: String,
+    },
     /// `CUPHASE_DEVICE` has a value cuphase does not understand.
     #[error("CUPHASE_DEVICE={value:?} is not a device: use `cpu`, `cuda` or `cuda:N`")]
     BadDeviceSpec {

@@ -18,6 +18,7 @@
 
 pub mod buffer;
 pub mod cache;
+pub mod collective;
 pub mod cuda;
 pub mod device;
 pub mod dim3;

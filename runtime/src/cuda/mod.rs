@@ -189,6 +189,13 @@ impl CudaBackend {
         })
     }
 
+    /// How many CUDA GPUs the driver sees.
+    pub fn device_count(&self) -> Result<usize, Error> {
+        CudaContext::device_count()
+            .map(|c| usize::try_from(c).unwrap_or(0))
+            .map_err(|e| driver_err("counting the GPUs", e))
+    }
+
     /// The device's name, e.g. "NVIDIA H200".
     pub fn name(&self) -> &str {
         &self.name

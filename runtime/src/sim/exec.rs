@@ -98,6 +98,8 @@ pub struct SimBackend {
     options: SimOptions,
     /// The watchdog's limit in milliseconds; 0: none.
     watchdog_ms: std::sync::atomic::AtomicU64,
+    /// The device's number among simulated devices made together (`Device::cpus`), if it was.
+    ordinal: Option<usize>,
 }
 
 impl SimBackend {
@@ -111,7 +113,21 @@ impl SimBackend {
         SimBackend {
             options,
             watchdog_ms: Default::default(),
+            ordinal: None,
         }
+    }
+
+    /// Simulated device number `ordinal` of several (`Device::cpus`).
+    pub fn numbered(ordinal: usize) -> Self {
+        SimBackend {
+            ordinal: Some(ordinal),
+            ..Self::new()
+        }
+    }
+
+    /// The device's number among simulated devices made together, if it was.
+    pub fn ordinal(&self) -> Option<usize> {
+        self.ordinal
     }
 
     /// Sets the limit of a launch's run time (`None`: no limit).

@@ -1,0 +1,179 @@
+//! Several devices (issue 19, the parts that run without GPUs): simulated devices with their
+//! own memory, copies between devices, and the collectives of `cuphase::collective` on four
+//! simulated devices, each result against the host's; a kernel launched on every device of a
+//! group. On a machine with GPUs, the same over `Device::all()`.
+
+use cuphase::collective::{Group, ReduceOp};
+use cuphase::prelude::*;
+
+/// `out[i] = x[i] * k + r` on one device.
+#[kernel]
+pub fn multi_affine(out: &mut [f32], x: &[f32], k: f32, r: f32) {
+    let i = global_idx().x;
+    if i < out.len() as u32 {
+        out[i] = x[i] * k + r;
+    }
+}
+
+/// The host's element-wise reduction, in rank order.
+fn reduce(parts: &[Vec<f32>], op: ReduceOp) -> Vec<f32> {
+    let mut acc = parts[0].clone();
+    for p in &parts[1..] {
+        for (a, b) in acc.iter_mut().zip(p) {
+            *a = match op {
+                ReduceOp::Sum => *a + b,
+                ReduceOp::Prod => *a * b,
+                ReduceOp::Min => a.min(*b),
+                ReduceOp::Max => a.max(*b),
+            };
+        }
+    }
+    acc
+}
+
+/// Every collective on `devices`, checked against the host.
+fn collectives_on(devices: &[Device]) {
+    let group = Group::new(devices).unwrap();
+    let ranks = group.size();
+    let n = 1000;
+    // Each rank computes its part with a kernel on its own device.
+    let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.25).collect();
+    let parts: Vec<Vec<f32>> = (0..ranks)
+        .map(|r| x.iter().map(|v| v * (r as f32 + 1.5) - r as f32).collect())
+        .collect();
+    let launch = |r: usize| {
+        let d = &devices[r];
+        let xs = d.upload(&x).unwrap();
+        let mut out = d.zeros::<f32>(n).unwrap();
+        multi_affine
+            .launch(d, Launch::cover(n, 128), &mut out, &xs, r as f32 + 1.5, -(r as f32))
+            .unwrap();
+        out
+    };
+    for op in [ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod] {
+        let mut bufs: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
+        for (b, p) in bufs.iter().zip(&parts) {
+            assert_eq!(&b.to_vec().unwrap(), p, "each rank's part");
+        }
+        let mut refs: Vec<&mut Buffer<f32>> = bufs.iter_mut().collect();
+        group.all_reduce(&mut refs, op).unwrap();
+        let want = reduce(&parts, op);
+        for (r, b) in bufs.iter().enumerate() {
+            assert_eq!(b.to_vec().unwrap(), want, "all_reduce {op:?}, rank {r}");
+        }
+    }
+    // all_gather: every rank gets the parts one after the other.
+    let send: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
+    let mut recv: Vec<Buffer<f32>> = devices.iter().map(|d| d.zeros(n * ranks).unwrap()).collect();
+    group
+        .all_gather(&send.iter().collect::<Vec<_>>(), &mut recv.iter_mut().collect::<Vec<_>>())
+        .unwrap();
+    let all: Vec<f32> = parts.concat();
+    for b in &recv {
+        assert_eq!(b.to_vec().unwrap(), all, "all_gather");
+    }
+    // reduce_scatter: rank r gets part r of the sum of the gathered buffers.
+    let mut scattered: Vec<Buffer<f32>> = devices.iter().map(|d| d.zeros(n).unwrap()).collect();
+    group
+        .reduce_scatter(
+            &recv.iter().collect::<Vec<_>>(),
+            &mut scattered.iter_mut().collect::<Vec<_>>(),
+            ReduceOp::Sum,
+        )
+        .unwrap();
+    let times: Vec<Vec<f32>> = vec![all.clone(); ranks];
+    let sum = reduce(&times, ReduceOp::Sum);
+    for (r, b) in scattered.iter().enumerate() {
+        assert_eq!(b.to_vec().unwrap(), sum[r * n..(r + 1) * n], "reduce_scatter rank {r}");
+    }
+    // broadcast from the last rank.
+    let mut bufs: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
+    group
+        .broadcast(&mut bufs.iter_mut().collect::<Vec<_>>(), ranks - 1)
+        .unwrap();
+    for b in &bufs {
+        assert_eq!(b.to_vec().unwrap(), parts[ranks - 1], "broadcast");
+    }
+}
+
+#[test]
+fn collectives_on_four_simulated_devices_equal_the_host() {
+    let devices = Device::cpus(4).unwrap();
+    assert_eq!(devices[2].name(), "CPU simulator 2");
+    collectives_on(&devices);
+}
+
+#[test]
+fn collectives_on_every_gpu_equal_the_host() {
+    match Device::all() {
+        Ok(gpus) => {
+            println!("{} GPU(s): {:?}", gpus.len(), gpus);
+            collectives_on(&gpus);
+        }
+        Err(e) => skip!("collectives_on_every_gpu: skipped: no GPU ({e})"),
+    }
+}
+
+#[test]
+fn integer_reductions_wrap_and_every_rank_gets_the_result() {
+    let devices = Device::cpus(3).unwrap();
+    let group = Group::new(&devices).unwrap();
+    let mut bufs: Vec<Buffer<u8>> = devices
+        .iter()
+        .map(|d| d.upload(&[200u8, 7, 3]).unwrap())
+        .collect();
+    group
+        .all_reduce(&mut bufs.iter_mut().collect::<Vec<_>>(), ReduceOp::Sum)
+        .unwrap();
+    for b in &bufs {
+        assert_eq!(b.to_vec().unwrap(), vec![88u8, 21, 9], "600 wraps to 88");
+    }
+}
+
+#[test]
+fn buffers_copy_between_devices_and_stay_on_their_own() {
+    let devices = Device::cpus(2).unwrap();
+    let a = devices[0].upload(&[1.0f32, 2.0, 3.0]).unwrap();
+    let b = a.copy_to(&devices[1]).unwrap();
+    assert!(b.device().same_device(&devices[1]));
+    assert_eq!(b.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+    // A buffer of device 0 in a launch on device 1 is an error naming both.
+    let mut out = devices[1].zeros::<f32>(3).unwrap();
+    let err = multi_affine
+        .launch(&devices[1], Launch::cover(3, 32), &mut out, &a, 1.0, 0.0)
+        .unwrap_err();
+    assert!(matches!(err, Error::WrongDevice { .. }), "{err}");
+    assert!(err.to_string().contains("CPU simulator 0"), "{err}");
+}
+
+#[test]
+fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
+    let devices = Device::cpus(2).unwrap();
+    assert!(matches!(Group::new(&[]), Err(Error::Collective { .. })));
+    let twice = Group::new(&[devices[0].clone(), devices[0].clone()]).unwrap_err();
+    assert!(twice.to_string().contains("listed twice"), "{twice}");
+    let group = Group::new(&devices).unwrap();
+    let mut a = devices[0].upload(&[1u32, 2]).unwrap();
+    let mut b = devices[1].upload(&[10u32, 20, 30]).unwrap();
+    let e = group
+        .all_reduce(&mut [&mut a, &mut b], ReduceOp::Sum)
+        .unwrap_err();
+    assert!(e.to_string().contains("rank 1 has 3 elements; 2 expected"), "{e}");
+    let mut c = devices[0].upload(&[5u32, 6]).unwrap();
+    let e = group
+        .all_reduce(&mut [&mut a, &mut c], ReduceOp::Sum)
+        .unwrap_err();
+    assert!(e.to_string().contains("rank 1 lives on CPU simulator 0"), "{e}");
+    let e = group.all_reduce(&mut [&mut a], ReduceOp::Sum).unwrap_err();
+    assert!(e.to_string().contains("1 buffers for a group of 2"), "{e}");
+    let e = group
+        .broadcast(&mut [&mut a, &mut c], 5)
+        .unwrap_err();
+    assert!(matches!(e, Error::Collective { .. }), "{e}");
+    assert_eq!(a.to_vec().unwrap(), vec![1, 2], "nothing changed");
+    let send = [&a, &c];
+    let e = group
+        .reduce_scatter(&send, &mut [&mut b], ReduceOp::Sum)
+        .unwrap_err();
+    assert!(matches!(e, Error::Collective { .. }), "{e}");
+}
