@@ -46,7 +46,14 @@ fn collectives_on(devices: &[Device]) {
         let xs = d.upload(&x).unwrap();
         let mut out = d.zeros::<f32>(n).unwrap();
         multi_affine
-            .launch(d, Launch::cover(n, 128), &mut out, &xs, r as f32 + 1.5, -(r as f32))
+            .launch(
+                d,
+                Launch::cover(n, 128),
+                &mut out,
+                &xs,
+                r as f32 + 1.5,
+                -(r as f32),
+            )
             .unwrap();
         out
     };
@@ -64,9 +71,15 @@ fn collectives_on(devices: &[Device]) {
     }
     // all_gather: every rank gets the parts one after the other.
     let send: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
-    let mut recv: Vec<Buffer<f32>> = devices.iter().map(|d| d.zeros(n * ranks).unwrap()).collect();
+    let mut recv: Vec<Buffer<f32>> = devices
+        .iter()
+        .map(|d| d.zeros(n * ranks).unwrap())
+        .collect();
     group
-        .all_gather(&send.iter().collect::<Vec<_>>(), &mut recv.iter_mut().collect::<Vec<_>>())
+        .all_gather(
+            &send.iter().collect::<Vec<_>>(),
+            &mut recv.iter_mut().collect::<Vec<_>>(),
+        )
         .unwrap();
     let all: Vec<f32> = parts.concat();
     for b in &recv {
@@ -84,7 +97,11 @@ fn collectives_on(devices: &[Device]) {
     let times: Vec<Vec<f32>> = vec![all.clone(); ranks];
     let sum = reduce(&times, ReduceOp::Sum);
     for (r, b) in scattered.iter().enumerate() {
-        assert_eq!(b.to_vec().unwrap(), sum[r * n..(r + 1) * n], "reduce_scatter rank {r}");
+        assert_eq!(
+            b.to_vec().unwrap(),
+            sum[r * n..(r + 1) * n],
+            "reduce_scatter rank {r}"
+        );
     }
     // broadcast from the last rank.
     let mut bufs: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
@@ -158,17 +175,21 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
     let e = group
         .all_reduce(&mut [&mut a, &mut b], ReduceOp::Sum)
         .unwrap_err();
-    assert!(e.to_string().contains("rank 1 has 3 elements; 2 expected"), "{e}");
+    assert!(
+        e.to_string().contains("rank 1 has 3 elements; 2 expected"),
+        "{e}"
+    );
     let mut c = devices[0].upload(&[5u32, 6]).unwrap();
     let e = group
         .all_reduce(&mut [&mut a, &mut c], ReduceOp::Sum)
         .unwrap_err();
-    assert!(e.to_string().contains("rank 1 lives on CPU simulator 0"), "{e}");
+    assert!(
+        e.to_string().contains("rank 1 lives on CPU simulator 0"),
+        "{e}"
+    );
     let e = group.all_reduce(&mut [&mut a], ReduceOp::Sum).unwrap_err();
     assert!(e.to_string().contains("1 buffers for a group of 2"), "{e}");
-    let e = group
-        .broadcast(&mut [&mut a, &mut c], 5)
-        .unwrap_err();
+    let e = group.broadcast(&mut [&mut a, &mut c], 5).unwrap_err();
     assert!(matches!(e, Error::Collective { .. }), "{e}");
     assert_eq!(a.to_vec().unwrap(), vec![1, 2], "nothing changed");
     let send = [&a, &c];

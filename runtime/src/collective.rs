@@ -193,7 +193,7 @@ impl Group {
     ) -> Result<(), Error> {
         let total = send.first().map_or(0, |b| b.len());
         self.check("reduce_scatter (send)", send, |_| Some(total))?;
-        if total % self.size() != 0 {
+        if !total.is_multiple_of(self.size()) {
             return Err(collective_err(format!(
                 "reduce_scatter: {total} elements do not split in {} equal parts",
                 self.size()
@@ -209,7 +209,11 @@ impl Group {
     }
 
     /// Every rank's buffer becomes rank `root`'s. The buffers have one length.
-    pub fn broadcast<T: Scalar>(&self, bufs: &mut [&mut Buffer<T>], root: usize) -> Result<(), Error> {
+    pub fn broadcast<T: Scalar>(
+        &self,
+        bufs: &mut [&mut Buffer<T>],
+        root: usize,
+    ) -> Result<(), Error> {
         let n = bufs.first().map_or(0, |b| b.len());
         self.check("broadcast", &shared(bufs), |_| Some(n))?;
         let Some(src) = bufs.get(root) else {

@@ -97,6 +97,9 @@ fn is_global_x(k: &Kernel, e: Handle<Expr>, seen: &mut HashSet<Handle<Local>>) -
     })
 }
 
+/// A property of an expression, given the variables already being followed.
+type Test<'a> = dyn Fn(Handle<Expr>, &mut HashSet<Handle<Local>>) -> bool + 'a;
+
 /// Whether `is(e)` holds, or `e` is a variable (of a `let`) that is written at least once
 /// and every write of which is such an expression, or such a variable, and so on; `seen`
 /// guards the variables being followed.
@@ -104,7 +107,7 @@ fn through_locals(
     k: &Kernel,
     e: Handle<Expr>,
     seen: &mut HashSet<Handle<Local>>,
-    is: &dyn Fn(Handle<Expr>, &mut HashSet<Handle<Local>>) -> bool,
+    is: &Test,
 ) -> bool {
     let Expr::Local(l) = k.exprs.get(e) else {
         return is(e, seen);
