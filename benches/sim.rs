@@ -1,5 +1,6 @@
 //! CPU simulator benchmark: the kernels of the GPU suite and classic ones (reverse, SAXPY,
-//! a tree reduction, tiled matmul, n-body, softmax, scan, transpose, histogram), each with
+//! a tree reduction, tiled matmul, n-body; the suite's softmax, scan, transpose, histogram,
+//! reduce_sum, layernorm, stencil), each with
 //! race detection on and off, against the same computation as a plain single-threaded Rust
 //! loop and as a rayon loop, all in one run; then a launch that touches little of a large
 //! buffer, a Needleman-Wunsch-like loop of 255 launches over a 4M-element matrix, and the
@@ -135,7 +136,7 @@ fn bench() -> Result<()> {
             || Ok(()),
             || Ok(sim_cases::touch.launch(dev, Launch::new(1, 32), &mut buf)?),
         )?;
-        if buf.to_vec()?[31] != 31.0 {
+        if buf.to_vec()?[62] != 62.0 {
             return Err("touch: wrong result".into());
         }
         Ok(secs)

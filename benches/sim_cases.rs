@@ -134,10 +134,13 @@ pub fn sweep_row(m: &mut [u32], n: u32, k: u32) {
     }
 }
 
-/// One element a thread: a launch that touches a few elements of a large buffer.
+/// One element a thread, every other one: a launch that touches a few elements of a large
+/// buffer. (At `global_idx().x` itself the compiler would prove the buffer one element per
+/// thread and the simulator would keep no race shadow for it at all; the stride keeps the
+/// shadow, whose cost this measures.)
 #[kernel]
 pub fn touch(out: &mut [f32]) {
-    let i = global_idx().x as usize;
+    let i = global_idx().x as usize * 2;
     if i < out.len() {
         out[i] = i as f32;
     }
@@ -670,6 +673,171 @@ fn case_histogram(n: usize) -> Case {
     }
 }
 
+fn case_reduce_sum(n: usize) -> Case {
+    let x = random(n, 11);
+    let blocks = 64usize;
+    let want: f64 = x.iter().map(|v| f64::from(*v)).sum();
+    let (x1, x2) = (x.clone(), x.clone());
+    Case {
+        name: "reduce_sum (suite)",
+        threads: (blocks * 256) as u64,
+        sim: Box::new(move |dev, reps| {
+            let dx = dev.upload(&chunks4(&x))?;
+            let mut partials = dev.zeros::<f32>(blocks)?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || {
+                    Ok(gpu_suite::reduce_sum.launch(
+                        dev,
+                        Launch::new(blocks as u32, 256),
+                        &mut partials,
+                        &dx,
+                    )?)
+                },
+            )?;
+            let got: f64 = partials.to_vec()?.iter().map(|v| f64::from(*v)).sum();
+            // A tree of f32 sums against an f64 loop: within 1e-3 of the magnitude summed.
+            let scale: f64 = x.iter().map(|v| f64::from(v.abs())).sum();
+            check((got - want).abs() <= 1e-3 * scale.max(1.0), "reduce_sum")?;
+            Ok(secs)
+        }),
+        plain: Box::new(move || {
+            black_box(black_box(&x1).iter().sum::<f32>());
+        }),
+        rayon: Box::new(move || {
+            black_box(black_box(&x2).par_iter().sum::<f32>());
+        }),
+    }
+}
+
+/// Layer normalization of one row, as the suite's kernel defines it.
+fn layernorm_row(x: &[f32], g: &[f32], b: &[f32], out: &mut [f32]) {
+    let n = x.len() as f32;
+    let mean = x.iter().sum::<f32>() / n;
+    let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    let rstd = 1.0 / (var + 1e-5).sqrt();
+    for (((o, v), g), b) in out.iter_mut().zip(x).zip(g).zip(b) {
+        *o = (v - mean) * rstd * g + b;
+    }
+}
+
+fn case_layernorm(rows: usize) -> Case {
+    let cols = gpu_suite::COLS as usize;
+    let x = random(rows * cols, 12);
+    let (g, b) = (random(cols, 13), random(cols, 14));
+    let mut want = vec![0.0f32; rows * cols];
+    for (r, o) in x.chunks(cols).zip(want.chunks_mut(cols)) {
+        layernorm_row(r, &g, &b, o);
+    }
+    let (x1, x2, g1, g2, b1, b2) = (
+        x.clone(),
+        x.clone(),
+        g.clone(),
+        g.clone(),
+        b.clone(),
+        b.clone(),
+    );
+    Case {
+        name: "layernorm (suite)",
+        threads: (rows * 256) as u64,
+        sim: Box::new(move |dev, reps| {
+            let dx = dev.upload(&chunks4(&x))?;
+            let dg = dev.upload(&chunks4(&g))?;
+            let db = dev.upload(&chunks4(&b))?;
+            let mut out = dev.zeros::<[f32; 4]>(rows * cols / 4)?;
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || {
+                    Ok(gpu_suite::layernorm.launch(
+                        dev,
+                        Launch::new(rows as u32, 256),
+                        &mut out,
+                        &dx,
+                        &dg,
+                        &db,
+                    )?)
+                },
+            )?;
+            let got: Vec<f32> = out.to_vec()?.into_iter().flatten().collect();
+            // Tree sums against row sums: within 1e-4.
+            check(close(&got, &want, 1e-4), "layernorm")?;
+            Ok(secs)
+        }),
+        plain: Box::new(move || {
+            let mut o = vec![0.0f32; rows * cols];
+            for (r, o) in black_box(&x1).chunks(cols).zip(o.chunks_mut(cols)) {
+                layernorm_row(r, &g1, &b1, o);
+            }
+            black_box(&o);
+        }),
+        rayon: Box::new(move || {
+            let mut o = vec![0.0f32; rows * cols];
+            black_box(&x2)
+                .par_chunks(cols)
+                .zip(o.par_chunks_mut(cols))
+                .for_each(|(r, o)| layernorm_row(r, &g2, &b2, o));
+            black_box(&o);
+        }),
+    }
+}
+
+/// One Jacobi step of the suite's 5-point stencil on row `y` of an `n x n` grid, in the
+/// kernel's order of additions (so the results are equal).
+fn stencil_row(x: &[f32], n: usize, y: usize, out: &mut [f32]) {
+    for (j, o) in out.iter_mut().enumerate().take(n) {
+        let i = y * n + j;
+        *o = if y > 0 && y + 1 < n && j > 0 && j + 1 < n {
+            0.5 * x[i] + 0.125 * ((x[i - 1] + x[i + 1]) + (x[i - n] + x[i + n]))
+        } else {
+            x[i]
+        };
+    }
+}
+
+fn case_stencil(n: usize) -> Case {
+    let x = random(n * n, 15);
+    let mut want = vec![0.0f32; n * n];
+    for (y, o) in want.chunks_mut(n).enumerate() {
+        stencil_row(&x, n, y, o);
+    }
+    let (x1, x2) = (x.clone(), x.clone());
+    Case {
+        name: "stencil (suite)",
+        threads: (n * n / 4) as u64,
+        sim: Box::new(move |dev, reps| {
+            let dx = dev.upload(&chunks4(&x))?;
+            let mut out = dev.zeros::<[f32; 4]>(n * n / 4)?;
+            let launch = Launch::new(((n / 4).div_ceil(32) as u32, n.div_ceil(8) as u32), (32, 8));
+            let secs = timed(
+                reps,
+                || Ok(()),
+                || Ok(gpu_suite::stencil.launch(dev, launch, &mut out, &dx, n as u32)?),
+            )?;
+            let got: Vec<f32> = out.to_vec()?.into_iter().flatten().collect();
+            check(got == want, "stencil")?;
+            Ok(secs)
+        }),
+        plain: Box::new(move || {
+            let x = black_box(&x1);
+            let mut o = vec![0.0f32; n * n];
+            for (y, row) in o.chunks_mut(n).enumerate() {
+                stencil_row(x, n, y, row);
+            }
+            black_box(&o);
+        }),
+        rayon: Box::new(move || {
+            let x = black_box(&x2);
+            let mut o = vec![0.0f32; n * n];
+            o.par_chunks_mut(n)
+                .enumerate()
+                .for_each(|(y, row)| stencil_row(x, n, y, row));
+            black_box(&o);
+        }),
+    }
+}
+
 /// The cases, in the README's order; `quick` shrinks them for a smoke run.
 pub fn cases(quick: bool) -> Vec<Case> {
     let s = |full: usize, small: usize| if quick { small } else { full };
@@ -683,5 +851,8 @@ pub fn cases(quick: bool) -> Vec<Case> {
         case_scan(s(1 << 22, 1 << 14)),
         case_transpose(s(2048, 64)),
         case_histogram(s(1 << 24, 1 << 16)),
+        case_reduce_sum(s(1 << 22, 1 << 14)),
+        case_layernorm(s(64, 2)),
+        case_stencil(s(2048, 64)),
     ]
 }
