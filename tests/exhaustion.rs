@@ -218,3 +218,12 @@ fn a_cache_that_cannot_be_written_is_skipped() {
     }
     let _ = std::fs::remove_file(&file);
 }
+
+/// This file's kernels, for the NVRTC test.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (ex_double.name(), ex_double.cuda_source()),
+        (ex_gather.name(), ex_gather.cuda_source()),
+        (ex_spin.name(), ex_spin.cuda_source()),
+    ]
+}

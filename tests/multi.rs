@@ -198,3 +198,8 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
         .unwrap_err();
     assert!(matches!(e, Error::Collective { .. }), "{e}");
 }
+
+/// This file's kernels, for the NVRTC test.
+pub fn sources() -> Vec<(&'static str, &'static str)> {
+    vec![(multi_affine.name(), multi_affine.cuda_source())]
+}

@@ -38,6 +38,8 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
         .chain(crate::arrays::sources())
         .chain(crate::prints::sources())
         .chain(crate::blocks::sources())
+        .chain(crate::exhaustion::sources())
+        .chain(crate::multi::sources())
     {
         for arch in [Arch { major: 8, minor: 0 }, Arch { major: 9, minor: 0 }] {
             let module = compile_cuda(source, "tests/kernels.rs", name, arch, false)
@@ -74,7 +76,9 @@ fn every_kernel_compiles_for_sm80_and_sm90_without_warnings() {
             + crate::options::sources().len()
             + crate::arrays::sources().len()
             + crate::prints::sources().len()
-            + crate::blocks::sources().len())
+            + crate::blocks::sources().len()
+            + crate::exhaustion::sources().len()
+            + crate::multi::sources().len())
     );
 }
 
