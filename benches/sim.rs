@@ -16,6 +16,8 @@
 mod gpu_suite;
 #[path = "sim_cases.rs"]
 mod sim_cases;
+#[path = "sim_suite_cases.rs"]
+mod sim_suite_cases;
 
 use cuphase::prelude::*;
 use cuphase::sim::{SimOptions, ThreadOrder};
