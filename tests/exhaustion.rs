@@ -144,11 +144,13 @@ fn a_kernel_that_never_ends_times_out_under_the_watchdog() {
         }
     };
     let stream = gpu.stream().unwrap();
-    gpu.set_watchdog(Some(Duration::from_millis(100)));
+    gpu.set_watchdog(Some(Duration::from_millis(20)));
     let mut out = gpu.zeros::<u32>(1).unwrap();
-    // About a second of one thread's work on an H200.
+    // 50M dependent steps of one thread: at least 0.1 s on any GPU (at 4 cycles a step and
+    // 2 GHz), far more under compute-sanitizer, and not minutes there.
+    let steps = 50_000_000u64;
     ex_spin
-        .launch(&stream, Launch::new(1, 1), &mut out, 200_000_000)
+        .launch(&stream, Launch::new(1, 1), &mut out, steps)
         .unwrap();
     match stream.synchronize() {
         Err(e @ Error::Timeout { .. }) => println!("{}: {e}", gpu.name()),
@@ -157,7 +159,7 @@ fn a_kernel_that_never_ends_times_out_under_the_watchdog() {
     gpu.set_watchdog(None);
     stream.synchronize().unwrap();
     let mut x = 1u32;
-    for _ in 0..200_000_000u64 {
+    for _ in 0..steps {
         x = x.wrapping_mul(3).wrapping_add(1);
     }
     assert_eq!(out.to_vec().unwrap(), vec![x]);
