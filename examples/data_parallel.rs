@@ -74,7 +74,7 @@ fn step(devices: &[Device], host: &[u32]) -> Result<Step, Error> {
         bins.push(b);
         times.push(t);
     }
-    Group::new(devices)?.all_reduce(&mut bins.iter_mut().collect::<Vec<_>>(), ReduceOp::Sum)?;
+    Group::new(devices)?.all_reduce(&mut bins, ReduceOp::Sum)?;
     let elapsed = t0.elapsed();
     let histograms = bins
         .iter()

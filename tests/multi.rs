@@ -62,8 +62,7 @@ fn collectives_on(devices: &[Device]) {
         for (b, p) in bufs.iter().zip(&parts) {
             assert_eq!(&b.to_vec().unwrap(), p, "each rank's part");
         }
-        let mut refs: Vec<&mut Buffer<f32>> = bufs.iter_mut().collect();
-        group.all_reduce(&mut refs, op).unwrap();
+        group.all_reduce(bufs.iter_mut(), op).unwrap();
         let want = reduce(&parts, op);
         for (r, b) in bufs.iter().enumerate() {
             assert_eq!(b.to_vec().unwrap(), want, "all_reduce {op:?}, rank {r}");
@@ -75,12 +74,7 @@ fn collectives_on(devices: &[Device]) {
         .iter()
         .map(|d| d.zeros(n * ranks).unwrap())
         .collect();
-    group
-        .all_gather(
-            &send.iter().collect::<Vec<_>>(),
-            &mut recv.iter_mut().collect::<Vec<_>>(),
-        )
-        .unwrap();
+    group.all_gather(&send, &mut recv).unwrap();
     let all: Vec<f32> = parts.concat();
     for b in &recv {
         assert_eq!(b.to_vec().unwrap(), all, "all_gather");
@@ -88,11 +82,7 @@ fn collectives_on(devices: &[Device]) {
     // reduce_scatter: rank r gets part r of the sum of the gathered buffers.
     let mut scattered: Vec<Buffer<f32>> = devices.iter().map(|d| d.zeros(n).unwrap()).collect();
     group
-        .reduce_scatter(
-            &recv.iter().collect::<Vec<_>>(),
-            &mut scattered.iter_mut().collect::<Vec<_>>(),
-            ReduceOp::Sum,
-        )
+        .reduce_scatter(&recv, &mut scattered, ReduceOp::Sum)
         .unwrap();
     let times: Vec<Vec<f32>> = vec![all.clone(); ranks];
     let sum = reduce(&times, ReduceOp::Sum);
@@ -105,9 +95,7 @@ fn collectives_on(devices: &[Device]) {
     }
     // broadcast from the last rank.
     let mut bufs: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
-    group
-        .broadcast(&mut bufs.iter_mut().collect::<Vec<_>>(), ranks - 1)
-        .unwrap();
+    group.broadcast(&mut bufs, ranks - 1).unwrap();
     for b in &bufs {
         assert_eq!(b.to_vec().unwrap(), parts[ranks - 1], "broadcast");
     }
@@ -139,9 +127,7 @@ fn integer_reductions_wrap_and_every_rank_gets_the_result() {
         .iter()
         .map(|d| d.upload(&[200u8, 7, 3]).unwrap())
         .collect();
-    group
-        .all_reduce(&mut bufs.iter_mut().collect::<Vec<_>>(), ReduceOp::Sum)
-        .unwrap();
+    group.all_reduce(&mut bufs, ReduceOp::Sum).unwrap();
     for b in &bufs {
         assert_eq!(b.to_vec().unwrap(), vec![88u8, 21, 9], "600 wraps to 88");
     }
@@ -173,7 +159,7 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
     let mut a = devices[0].upload(&[1u32, 2]).unwrap();
     let mut b = devices[1].upload(&[10u32, 20, 30]).unwrap();
     let e = group
-        .all_reduce(&mut [&mut a, &mut b], ReduceOp::Sum)
+        .all_reduce([&mut a, &mut b], ReduceOp::Sum)
         .unwrap_err();
     assert!(
         e.to_string().contains("rank 1 has 3 elements; 2 expected"),
@@ -181,20 +167,19 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
     );
     let mut c = devices[0].upload(&[5u32, 6]).unwrap();
     let e = group
-        .all_reduce(&mut [&mut a, &mut c], ReduceOp::Sum)
+        .all_reduce([&mut a, &mut c], ReduceOp::Sum)
         .unwrap_err();
     assert!(
         e.to_string().contains("rank 1 lives on CPU simulator 0"),
         "{e}"
     );
-    let e = group.all_reduce(&mut [&mut a], ReduceOp::Sum).unwrap_err();
+    let e = group.all_reduce([&mut a], ReduceOp::Sum).unwrap_err();
     assert!(e.to_string().contains("1 buffers for a group of 2"), "{e}");
-    let e = group.broadcast(&mut [&mut a, &mut c], 5).unwrap_err();
+    let e = group.broadcast([&mut a, &mut c], 5).unwrap_err();
     assert!(matches!(e, Error::Collective { .. }), "{e}");
     assert_eq!(a.to_vec().unwrap(), vec![1, 2], "nothing changed");
-    let send = [&a, &c];
     let e = group
-        .reduce_scatter(&send, &mut [&mut b], ReduceOp::Sum)
+        .reduce_scatter([&a, &c], [&mut b], ReduceOp::Sum)
         .unwrap_err();
     assert!(matches!(e, Error::Collective { .. }), "{e}");
 }

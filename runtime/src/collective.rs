@@ -2,7 +2,7 @@
 //! broadcast, the four operations NCCL users know, over a [`Group`] of devices.
 //!
 //! Takes [`Buffer`]s, one per device of the group, in the group's order (rank `r` is
-//! `devices[r]`). Gives [`Group`], [`ReduceOp`] and [`Reduce`] (the element types a reduction
+//! `devices[r]`), as any iterator of references: `bufs.iter_mut()`, `[&mut a, &mut b]`. Gives [`Group`], [`ReduceOp`] and [`Reduce`] (the element types a reduction
 //! combines). Guarantees: every operation checks its buffers first (one per rank, each on its
 //! rank's device, lengths that fit) and changes nothing when they do not, returning
 //! [`Error::Collective`] that says which buffer is wrong; results are the same on every back
@@ -148,14 +148,15 @@ impl Group {
 
     /// Every rank's buffer becomes the element-wise reduction of all of them. The buffers
     /// have one length.
-    pub fn all_reduce<T: Reduce>(
+    pub fn all_reduce<'a, T: Reduce>(
         &self,
-        bufs: &mut [&mut Buffer<T>],
+        bufs: impl IntoIterator<Item = &'a mut Buffer<T>>,
         op: ReduceOp,
     ) -> Result<(), Error> {
+        let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("all_reduce", &shared(bufs), |_| Some(n))?;
-        let sum = reduce_all(&shared(bufs), op)?;
+        self.check("all_reduce", &shared(&bufs), |_| Some(n))?;
+        let sum = reduce_all(&shared(&bufs), op)?;
         for b in bufs.iter_mut() {
             b.copy_from_host(&sum)?;
         }
@@ -164,17 +165,19 @@ impl Group {
 
     /// `recv[r]` becomes the ranks' `send` buffers one after the other (rank 0's first): each
     /// `send` has one length `n`, each `recv` holds `n * size()`.
-    pub fn all_gather<T: Scalar>(
+    pub fn all_gather<'a, 'b, T: Scalar>(
         &self,
-        send: &[&Buffer<T>],
-        recv: &mut [&mut Buffer<T>],
+        send: impl IntoIterator<Item = &'a Buffer<T>>,
+        recv: impl IntoIterator<Item = &'b mut Buffer<T>>,
     ) -> Result<(), Error> {
+        let send: Vec<&Buffer<T>> = send.into_iter().collect();
+        let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let n = send.first().map_or(0, |b| b.len());
-        self.check("all_gather (send)", send, |_| Some(n))?;
+        self.check("all_gather (send)", &send, |_| Some(n))?;
         let total = n.checked_mul(self.size());
-        self.check("all_gather (recv)", &shared(recv), |_| total)?;
+        self.check("all_gather (recv)", &shared(&recv), |_| total)?;
         let mut all = Vec::with_capacity(total.unwrap_or(0));
-        for b in send {
+        for b in &send {
             all.extend(b.to_vec()?);
         }
         for b in recv.iter_mut() {
@@ -185,14 +188,16 @@ impl Group {
 
     /// The element-wise reduction of the ranks' `send` buffers (each `n * size()` long), split
     /// in `size()` parts of `n`: rank `r`'s `recv` gets part `r`.
-    pub fn reduce_scatter<T: Reduce>(
+    pub fn reduce_scatter<'a, 'b, T: Reduce>(
         &self,
-        send: &[&Buffer<T>],
-        recv: &mut [&mut Buffer<T>],
+        send: impl IntoIterator<Item = &'a Buffer<T>>,
+        recv: impl IntoIterator<Item = &'b mut Buffer<T>>,
         op: ReduceOp,
     ) -> Result<(), Error> {
+        let send: Vec<&Buffer<T>> = send.into_iter().collect();
+        let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let total = send.first().map_or(0, |b| b.len());
-        self.check("reduce_scatter (send)", send, |_| Some(total))?;
+        self.check("reduce_scatter (send)", &send, |_| Some(total))?;
         if !total.is_multiple_of(self.size()) {
             return Err(collective_err(format!(
                 "reduce_scatter: {total} elements do not split in {} equal parts",
@@ -200,8 +205,8 @@ impl Group {
             )));
         }
         let n = total / self.size();
-        self.check("reduce_scatter (recv)", &shared(recv), |_| Some(n))?;
-        let sum = reduce_all(send, op)?;
+        self.check("reduce_scatter (recv)", &shared(&recv), |_| Some(n))?;
+        let sum = reduce_all(&send, op)?;
         for (r, b) in recv.iter_mut().enumerate() {
             b.copy_from_host(&sum[r * n..(r + 1) * n])?;
         }
@@ -209,13 +214,14 @@ impl Group {
     }
 
     /// Every rank's buffer becomes rank `root`'s. The buffers have one length.
-    pub fn broadcast<T: Scalar>(
+    pub fn broadcast<'a, T: Scalar>(
         &self,
-        bufs: &mut [&mut Buffer<T>],
+        bufs: impl IntoIterator<Item = &'a mut Buffer<T>>,
         root: usize,
     ) -> Result<(), Error> {
+        let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("broadcast", &shared(bufs), |_| Some(n))?;
+        self.check("broadcast", &shared(&bufs), |_| Some(n))?;
         let Some(src) = bufs.get(root) else {
             return Err(collective_err(format!(
                 "broadcast: root {root} is not a rank of a group of {}",
