@@ -79,13 +79,21 @@ fn collectives_on(devices: &[Device]) {
     for b in &recv {
         assert_eq!(b.to_vec().unwrap(), all, "all_gather");
     }
-    // reduce_scatter: rank r gets part r of the sum of the gathered buffers.
+    // reduce_scatter: rank r gets part r of the sum of the ranks' inputs (a different input
+    // on every rank: the gathered parts, scaled by rank + 1).
+    let inputs: Vec<Vec<f32>> = (0..ranks)
+        .map(|r| all.iter().map(|v| v * (r as f32 + 1.0)).collect())
+        .collect();
+    let send: Vec<Buffer<f32>> = devices
+        .iter()
+        .zip(&inputs)
+        .map(|(d, v)| d.upload(v).unwrap())
+        .collect();
     let mut scattered: Vec<Buffer<f32>> = devices.iter().map(|d| d.zeros(n).unwrap()).collect();
     group
-        .reduce_scatter(&recv, &mut scattered, ReduceOp::Sum)
+        .reduce_scatter(&send, &mut scattered, ReduceOp::Sum)
         .unwrap();
-    let times: Vec<Vec<f32>> = vec![all.clone(); ranks];
-    let sum = reduce(&times, ReduceOp::Sum);
+    let sum = reduce(&inputs, ReduceOp::Sum);
     for (r, b) in scattered.iter().enumerate() {
         assert_eq!(
             b.to_vec().unwrap(),
@@ -175,13 +183,53 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
     );
     let e = group.all_reduce([&mut a], ReduceOp::Sum).unwrap_err();
     assert!(e.to_string().contains("1 buffers for a group of 2"), "{e}");
-    let e = group.broadcast([&mut a, &mut c], 5).unwrap_err();
-    assert!(matches!(e, Error::Collective { .. }), "{e}");
-    assert_eq!(a.to_vec().unwrap(), vec![1, 2], "nothing changed");
+    // Each check alone, with every other one passing.
+    let mut d = devices[1].upload(&[7u32, 8]).unwrap();
+    let e = group.broadcast([&mut a, &mut d], 5).unwrap_err();
+    assert!(e.to_string().contains("root 5 is not a rank"), "{e}");
+    let three = [
+        devices[0].upload(&[1u32, 2, 3]).unwrap(),
+        devices[1].upload(&[4u32, 5, 6]).unwrap(),
+    ];
+    let mut outs = [
+        devices[0].zeros::<u32>(1).unwrap(),
+        devices[1].zeros::<u32>(1).unwrap(),
+    ];
     let e = group
-        .reduce_scatter([&a, &c], [&mut b], ReduceOp::Sum)
+        .reduce_scatter(&three, &mut outs, ReduceOp::Sum)
         .unwrap_err();
-    assert!(matches!(e, Error::Collective { .. }), "{e}");
+    assert!(
+        e.to_string().contains("do not split in 2 equal parts"),
+        "{e}"
+    );
+    let four = [
+        devices[0].upload(&[1u32, 2, 3, 4]).unwrap(),
+        devices[1].upload(&[5u32, 6, 7, 8]).unwrap(),
+    ];
+    let e = group
+        .reduce_scatter(&four, &mut outs, ReduceOp::Sum)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("(recv): the buffer of rank 0 has 1 elements; 2 expected"),
+        "{e}"
+    );
+    // Nothing changed by any refused call.
+    assert_eq!(a.to_vec().unwrap(), vec![1, 2]);
+    assert_eq!(d.to_vec().unwrap(), vec![7, 8]);
+    assert_eq!(outs[0].to_vec().unwrap(), vec![0]);
+    // Two devices of one simulator are two devices; another group's device of the same name
+    // is not this one's.
+    let others = Device::cpus(2).unwrap();
+    let mut e_buf = others[1].upload(&[1u32, 2]).unwrap();
+    let e = group
+        .all_reduce([&mut a, &mut e_buf], ReduceOp::Sum)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not on the rank's device another CPU simulator 1"),
+        "{e}"
+    );
 }
 
 /// This file's kernels, for the NVRTC test.

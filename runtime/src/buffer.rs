@@ -472,3 +472,43 @@ impl<T: Element> SimArg<'_, T> {
         Global::new(self.cells, self.name, self.shadow)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::Launch;
+
+    #[test]
+    fn exclusive_buffers_have_no_shadow_only_in_one_dimensional_launches_of_distinct_indices() {
+        let dev = Device::cpu().unwrap();
+        let buf = dev.zeros::<f32>(8).unwrap();
+        let Backend::Sim(sim) = &*dev.inner else {
+            panic!("the simulator")
+        };
+        let shadowed = |launch: Launch| {
+            buf.__sim_global_exclusive(sim, "b", &launch)
+                .unwrap()
+                .shadow
+                .is_some()
+        };
+        assert!(!shadowed(Launch::new(2, 4)), "1-D: no shadow");
+        assert!(
+            shadowed(Launch::new((2, 2), 4)),
+            "a 2-D grid repeats x indices"
+        );
+        assert!(
+            shadowed(Launch::new(2, (4, 2))),
+            "a 2-D block repeats x indices"
+        );
+        assert!(
+            shadowed(Launch::new(1 << 23, 1024)),
+            "2^33 threads: `global_idx().x` wraps"
+        );
+        assert!(
+            !shadowed(Launch::new(1 << 22, 1024)),
+            "2^32 threads: distinct"
+        );
+        // The plain `&mut` argument always has one.
+        assert!(buf.__sim_global(sim, "b").unwrap().shadow.is_some());
+    }
+}

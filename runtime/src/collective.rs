@@ -2,13 +2,16 @@
 //! broadcast, the four operations NCCL users know, over a [`Group`] of devices.
 //!
 //! Takes [`Buffer`]s, one per device of the group, in the group's order (rank `r` is
-//! `devices[r]`), as any iterator of references: `bufs.iter_mut()`, `[&mut a, &mut b]`. Gives [`Group`], [`ReduceOp`] and [`Reduce`] (the element types a reduction
-//! combines). Guarantees: every operation checks its buffers first (one per rank, each on its
-//! rank's device, lengths that fit) and changes nothing when they do not, returning
-//! [`Error::Collective`] that says which buffer is wrong; results are the same on every back
-//! end: a reduction combines the ranks' values in rank order, `((v0 op v1) op v2) ...`, so
-//! float sums are deterministic (NCCL's order is unspecified, so a GPU implementation
-//! through NCCL may differ in the last bits). Integer sums and products wrap, as NCCL's do.
+//! `devices[r]`), as any iterator of references: `&mut bufs`, `bufs.iter_mut()`, `[&mut a,
+//! &mut b]`. Gives [`Group`], [`ReduceOp`] and [`Reduce`] (the element types a reduction
+//! combines). Guarantees: every operation checks its buffers before it moves anything (one
+//! per rank, each on its rank's device, lengths that fit), returning [`Error::Collective`]
+//! that says which buffer is wrong, with every buffer as it was (a copy that fails later, a
+//! device fault say, can leave some ranks updated and others not); results are the same on
+//! every back end: a reduction combines the ranks' values in rank order, `((v0 op v1) op v2)
+//! ...`, so float sums are deterministic (NCCL's order is unspecified, so a GPU
+//! implementation through NCCL may differ in the last bits). Integer sums and products wrap,
+//! as NCCL's do.
 //!
 //! This version moves data through the host on every back end (a copy to the host of each
 //! rank's buffer, the reduction on the CPU, a copy back): correct everywhere, and the whole
@@ -89,9 +92,12 @@ impl Group {
             return Err(collective_err("a group needs at least one device"));
         }
         for (i, d) in devices.iter().enumerate() {
-            if devices[..i].iter().any(|e| e.same_device(d)) {
+            if devices[..i]
+                .iter()
+                .any(|e| e.same_device(d) || e.same_gpu(d))
+            {
                 return Err(collective_err(format!(
-                    "device {i} ({}) is listed twice in the group",
+                    "device {i} ({}) is listed twice in the group (two `Device`s of one GPU are one rank)",
                     d.name()
                 )));
             }
@@ -128,10 +134,14 @@ impl Group {
         }
         for (r, (b, d)) in bufs.iter().zip(&self.devices).enumerate() {
             if !b.device().same_device(d) {
+                let (found, want) = (b.device().name(), d.name());
+                let want = if found == want {
+                    format!("another {want} (the rank's own `Device`)")
+                } else {
+                    want
+                };
                 return Err(collective_err(format!(
-                    "{what}: the buffer of rank {r} lives on {}, not on the rank's device {}",
-                    b.device().name(),
-                    d.name()
+                    "{what}: the buffer of rank {r} lives on {found}, not on the rank's device {want}"
                 )));
             }
             if let Some(want) = len(r) {

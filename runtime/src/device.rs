@@ -167,9 +167,19 @@ impl Device {
             .collect())
     }
 
-    /// Whether `self` and `other` are one device (clones of one `Device`).
+    /// Whether `self` and `other` are one device (clones of one `Device`). Two `Device`s
+    /// opened on one GPU are two devices here (each has its own buffers), but one GPU: see
+    /// [`Device::same_gpu`].
     pub fn same_device(&self, other: &Device) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// Whether `self` and `other` run on one GPU (false on the simulator).
+    pub fn same_gpu(&self, other: &Device) -> bool {
+        match (&*self.inner, &*other.inner) {
+            (Backend::Cuda(a), Backend::Cuda(b)) => a.context().ordinal() == b.context().ordinal(),
+            _ => false,
+        }
     }
 
     /// Whether this is a CUDA GPU.
