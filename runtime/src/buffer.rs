@@ -406,7 +406,7 @@ fn sim_cells<T: Element>(
 }
 
 /// The host memory available to new allocations, where the system says (Linux): the
-/// machine's `MemAvailable`, or less where a cgroup (v2) limits this process (a container).
+/// machine's `MemAvailable`, or less where a cgroup (v1 or v2) limits this process (a container).
 fn available_host_memory() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;

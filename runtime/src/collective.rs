@@ -117,13 +117,13 @@ impl Group {
         self.devices.len()
     }
 
-    /// Checks that `bufs` has one buffer per rank, each on its rank's device, of length
-    /// `len(rank)`.
+    /// Checks that `bufs` has one buffer per rank, each on its rank's device, each `len` long
+    /// (`None`: a length that overflowed, left to the copy to refuse).
     fn check<T: Scalar>(
         &self,
         what: &str,
         bufs: &[&Buffer<T>],
-        len: impl Fn(usize) -> Option<usize>,
+        len: Option<usize>,
     ) -> Result<(), Error> {
         if bufs.len() != self.size() {
             return Err(collective_err(format!(
@@ -144,7 +144,7 @@ impl Group {
                     "{what}: the buffer of rank {r} lives on {found}, not on the rank's device {want}"
                 )));
             }
-            if let Some(want) = len(r) {
+            if let Some(want) = len {
                 if b.len() != want {
                     return Err(collective_err(format!(
                         "{what}: the buffer of rank {r} has {} elements; {want} expected",
@@ -165,7 +165,7 @@ impl Group {
     ) -> Result<(), Error> {
         let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("all_reduce", &shared(&bufs), |_| Some(n))?;
+        self.check("all_reduce", &shared(&bufs), Some(n))?;
         let sum = reduce_all(&shared(&bufs), op)?;
         for b in bufs.iter_mut() {
             b.copy_from_host(&sum)?;
@@ -183,9 +183,9 @@ impl Group {
         let send: Vec<&Buffer<T>> = send.into_iter().collect();
         let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let n = send.first().map_or(0, |b| b.len());
-        self.check("all_gather (send)", &send, |_| Some(n))?;
+        self.check("all_gather (send)", &send, Some(n))?;
         let total = n.checked_mul(self.size());
-        self.check("all_gather (recv)", &shared(&recv), |_| total)?;
+        self.check("all_gather (recv)", &shared(&recv), total)?;
         let mut all = Vec::with_capacity(total.unwrap_or(0));
         for b in &send {
             all.extend(b.to_vec()?);
@@ -207,7 +207,7 @@ impl Group {
         let send: Vec<&Buffer<T>> = send.into_iter().collect();
         let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let total = send.first().map_or(0, |b| b.len());
-        self.check("reduce_scatter (send)", &send, |_| Some(total))?;
+        self.check("reduce_scatter (send)", &send, Some(total))?;
         if !total.is_multiple_of(self.size()) {
             return Err(collective_err(format!(
                 "reduce_scatter: {total} elements do not split in {} equal parts",
@@ -215,7 +215,7 @@ impl Group {
             )));
         }
         let n = total / self.size();
-        self.check("reduce_scatter (recv)", &shared(&recv), |_| Some(n))?;
+        self.check("reduce_scatter (recv)", &shared(&recv), Some(n))?;
         let sum = reduce_all(&send, op)?;
         for (r, b) in recv.iter_mut().enumerate() {
             b.copy_from_host(&sum[r * n..(r + 1) * n])?;
@@ -231,7 +231,7 @@ impl Group {
     ) -> Result<(), Error> {
         let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("broadcast", &shared(&bufs), |_| Some(n))?;
+        self.check("broadcast", &shared(&bufs), Some(n))?;
         let Some(src) = bufs.get(root) else {
             return Err(collective_err(format!(
                 "broadcast: root {root} is not a rank of a group of {}",

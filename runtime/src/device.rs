@@ -266,7 +266,8 @@ impl LaunchTarget for Device {
 #[derive(Clone)]
 pub struct Stream {
     device: Device,
-    cuda: Option<(Arc<cudarc::driver::CudaStream>, Arc<FaultRecord>)>,
+    /// On a GPU: the stream, with its fault record.
+    cuda: Option<Arc<FaultRecord>>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -280,8 +281,8 @@ impl Stream {
     /// (`Error::KernelPanic`, `Error::OutOfBounds`, naming the kernel).
     pub fn synchronize(&self) -> Result<(), Error> {
         match (&*self.device.inner, &self.cuda) {
-            (Backend::Cuda(cu), Some((s, record))) => {
-                cu.wait(s, "Stream::synchronize")?;
+            (Backend::Cuda(cu), Some(record)) => {
+                cu.wait(record.stream(), "Stream::synchronize")?;
                 cu.take_fault(record)
             }
             _ => Ok(()),
@@ -295,13 +296,13 @@ impl LaunchTarget for Stream {
     }
     fn stream_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a cudarc::driver::CudaStream {
         match &self.cuda {
-            Some((s, _)) => s,
+            Some(record) => record.stream(),
             None => cuda.stream(),
         }
     }
     fn fault_record_for<'a>(&'a self, cuda: &'a CudaBackend) -> &'a Arc<FaultRecord> {
         match &self.cuda {
-            Some((_, record)) => record,
+            Some(record) => record,
             None => cuda.fault_record(),
         }
     }
@@ -316,7 +317,7 @@ impl Device {
                     context: "creating a stream".into(),
                     message: e.to_string(),
                 })?;
-                Some((s.clone(), FaultRecord::new(s)))
+                Some(FaultRecord::new(s))
             }
             Backend::Sim(_) => None,
         };

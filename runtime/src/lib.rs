@@ -28,6 +28,7 @@ pub mod launch;
 pub mod scalar;
 pub mod sim;
 pub mod tune;
+mod watchdog;
 
 pub use buffer::Buffer;
 pub use device::{BackendRef, Device, LaunchTarget, Stream};

@@ -45,7 +45,7 @@ impl FaultRecord {
     }
 
     /// The stream the record belongs to.
-    pub(crate) fn stream(&self) -> &CudaStream {
+    pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 

@@ -17,7 +17,7 @@ use cudarc::driver::{CudaFunction, LaunchArgs, LaunchConfig};
 impl CudaBackend {
     /// A launch builder for `f` on this device's stream.
     pub fn launch_builder<'a>(&'a self, f: &'a CudaFunction) -> LaunchArgs<'a> {
-        self.stream.launch_builder(f)
+        self.stream().launch_builder(f)
     }
 
     /// Launches with the arguments pushed into `args`, after checking the launch.

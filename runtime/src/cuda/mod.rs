@@ -59,7 +59,6 @@ fn driver_err(context: &str, e: cudarc::driver::DriverError) -> Error {
 /// A CUDA GPU as a device.
 pub struct CudaBackend {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
     arch: Arch,
     name: String,
     /// Loaded kernels, keyed by the address of their `KernelInfo` static, with their ids;
@@ -68,11 +67,13 @@ pub struct CudaBackend {
     functions: Mutex<HashMap<usize, Box<(CudaFunction, u32)>>>,
     /// The kernels by id, for the fault record's kernel field.
     kernels: Mutex<Vec<&'static KernelInfo>>,
-    /// Where generated code reports the first fault of a launch on `stream` (see `fault`).
+    /// The device's own stream (the default stream, where launches and copies go that name
+    /// no `Stream`) with its fault record, where generated code reports the first fault of a
+    /// launch (see `fault`).
     fault_record: Arc<FaultRecord>,
     limits: Limits,
-    /// The watchdog's limit in milliseconds; 0: none.
-    watchdog_ms: std::sync::atomic::AtomicU64,
+    /// The watchdog's limit.
+    watchdog: crate::watchdog::Limit,
 }
 
 /// The launch limits of one device, read from the driver.
@@ -175,7 +176,6 @@ impl CudaBackend {
         };
         Ok(CudaBackend {
             ctx,
-            stream: stream.clone(),
             arch: Arch {
                 major: major.max(0) as u32,
                 minor: minor.max(0) as u32,
@@ -183,9 +183,9 @@ impl CudaBackend {
             name,
             functions: Mutex::new(HashMap::new()),
             kernels: Mutex::new(Vec::new()),
-            fault_record: FaultRecord::new(stream.clone()),
+            fault_record: FaultRecord::new(stream),
             limits,
-            watchdog_ms: Default::default(),
+            watchdog: Default::default(),
         })
     }
 
@@ -208,7 +208,7 @@ impl CudaBackend {
 
     /// The stream launches and copies go on.
     pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+        self.fault_record.stream()
     }
 
     /// The context.
@@ -234,7 +234,7 @@ impl CudaBackend {
         // A watchdog covers the device's own stream; the rest is then waited for as CUDA
         // does.
         if self.has_watchdog() {
-            self.wait(&self.stream, "Device::synchronize")?;
+            self.wait(self.stream(), "Device::synchronize")?;
         }
         self.ctx
             .synchronize()
@@ -244,33 +244,27 @@ impl CudaBackend {
 
     /// Sets the longest a synchronising call may wait (`None`: as long as the work takes).
     pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
-        let ms = limit.map_or(0, |d| {
-            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
-        });
-        self.watchdog_ms
-            .store(ms, std::sync::atomic::Ordering::Relaxed);
+        self.watchdog.set(limit);
     }
 
     /// Whether a watchdog is set.
     pub(crate) fn has_watchdog(&self) -> bool {
-        self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed) != 0
+        self.watchdog.get().is_some()
     }
 
     /// Waits for the work queued on `stream` so far: as CUDA does, or, under a watchdog, by
     /// polling until its limit, then [`Error::Timeout`] (the work goes on: CUDA cannot stop a
     /// running kernel).
     pub(crate) fn wait(&self, stream: &CudaStream, what: &str) -> Result<(), Error> {
-        let ms = self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed);
-        if ms == 0 {
+        let Some(limit) = self.watchdog.get() else {
             return stream
                 .synchronize()
                 .map_err(|e| driver_err("synchronizing", e));
-        }
+        };
         let done = stream
             .record_event(None)
             .map_err(|e| driver_err("recording an event to wait for", e))?;
         let start = std::time::Instant::now();
-        let limit = std::time::Duration::from_millis(ms);
         let mut pause = std::time::Duration::from_micros(10);
         loop {
             if done

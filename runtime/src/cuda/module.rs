@@ -124,8 +124,7 @@ pub fn compile_cached_in(
         ));
     };
     let common = common_options(fast_math);
-    let key = crate::cache::key(source, &common, arch.number());
-    if let Some(e) = crate::cache::load(dir, &key) {
+    if let Some(e) = crate::cache::load(dir, &crate::cache::key(source, &common, arch.number())) {
         tracing::debug!(kernel, nvrtc = ?e.nvrtc, "cuphase: kernel from the disk cache");
         let options = with_target(e.target, &common);
         return Ok((
@@ -138,46 +137,35 @@ pub fn compile_cached_in(
             CacheOutcome::Hit,
         ));
     }
-    if !nvrtc_available() {
-        return Err(nvrtc_missing());
-    }
-    catch_unwind(AssertUnwindSafe(|| {
-        let (target, is_ptx) = target_option(arch)?;
-        let nvrtc = nvrtc_version()?;
-        let module = compile_inner(
-            source,
-            name,
-            kernel,
-            with_target(target.clone(), &common),
-            is_ptx,
-        )?;
-        let entry = crate::cache::Entry {
-            image: module.image.clone(),
-            is_ptx,
-            target,
-            nvrtc,
-        };
-        if let Err(e) = crate::cache::store(dir, &key, &entry) {
-            cache_unwritable(dir, &e);
-        }
-        Ok((module, CacheOutcome::Miss))
-    }))
-    .unwrap_or_else(|_| Err(lacks_function()))
+    Ok((
+        compile_into_cache(dir, source, name, kernel, arch, fast_math)?,
+        CacheOutcome::Miss,
+    ))
 }
 
-/// Stores `module`, compiled afresh, as the cache entry of `info`'s kernel for `arch`.
-fn replace_cached(dir: &std::path::Path, info: &KernelInfo, arch: Arch, module: &CompiledModule) {
-    let common = common_options(info.fast_math);
-    let key = crate::cache::key(info.cuda_source, &common, arch.number());
+/// [`compile_cuda`], then the result stored as the cache entry of `source` for `arch` (a
+/// miss, or an entry the driver could not load, replaced).
+fn compile_into_cache(
+    dir: &std::path::Path,
+    source: &str,
+    name: &str,
+    kernel: &str,
+    arch: Arch,
+    fast_math: bool,
+) -> Result<CompiledModule, Error> {
+    let module = compile_cuda(source, name, kernel, arch, fast_math)?;
+    let key = crate::cache::key(source, &common_options(fast_math), arch.number());
     let entry = crate::cache::Entry {
         image: module.image.clone(),
         is_ptx: module.is_ptx,
+        // `with_target` puts the target first.
         target: module.options.first().cloned().unwrap_or_default(),
-        nvrtc: nvrtc_version().unwrap_or((0, 0)),
+        nvrtc: nvrtc_version()?,
     };
     if let Err(e) = crate::cache::store(dir, &key, &entry) {
         cache_unwritable(dir, &e);
     }
+    Ok(module)
 }
 
 /// A cache that cannot be written (read-only, full, not a directory) is skipped: kernels are
@@ -248,16 +236,13 @@ impl CudaBackend {
             // between machines) is compiled again by this NVRTC and replaced.
             (Err(e), CacheOutcome::Hit) => {
                 tracing::warn!(kernel = info.name, error = %e, "cuphase: a cached kernel did not load; compiling it again");
-                let fresh = compile_cuda(
-                    info.cuda_source,
-                    info.rust_file,
-                    info.name,
-                    self.arch,
-                    info.fast_math,
-                )?;
-                if let Some(dir) = crate::cache::dir() {
-                    replace_cached(&dir, info, self.arch, &fresh);
-                }
+                let (source, file, name) = (info.cuda_source, info.rust_file, info.name);
+                let fresh = match crate::cache::dir() {
+                    Some(dir) => {
+                        compile_into_cache(&dir, source, file, name, self.arch, info.fast_math)?
+                    }
+                    None => compile_cuda(source, file, name, self.arch, info.fast_math)?,
+                };
                 load(fresh)?
             }
             (Err(e), _) => return Err(e),

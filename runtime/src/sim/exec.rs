@@ -96,8 +96,8 @@ impl SimOptions {
 #[derive(Debug, Default)]
 pub struct SimBackend {
     options: SimOptions,
-    /// The watchdog's limit in milliseconds; 0: none.
-    watchdog_ms: std::sync::atomic::AtomicU64,
+    /// The watchdog's limit.
+    watchdog: crate::watchdog::Limit,
     /// The device's number among simulated devices made together (`Device::cpus`), if it was.
     ordinal: Option<usize>,
 }
@@ -112,7 +112,7 @@ impl SimBackend {
     pub fn with_options(options: SimOptions) -> Self {
         SimBackend {
             options,
-            watchdog_ms: Default::default(),
+            watchdog: Default::default(),
             ordinal: None,
         }
     }
@@ -132,11 +132,7 @@ impl SimBackend {
 
     /// Sets the limit of a launch's run time (`None`: no limit).
     pub fn set_watchdog(&self, limit: Option<std::time::Duration>) {
-        let ms = limit.map_or(0, |d| {
-            u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
-        });
-        self.watchdog_ms
-            .store(ms, std::sync::atomic::Ordering::Relaxed);
+        self.watchdog.set(limit);
     }
 
     /// The options.
@@ -158,20 +154,17 @@ impl SimBackend {
         let grid = launch.grid;
         let total = grid.volume();
         let printer = Printer::new(launch.prints_ids());
-        let watch = match self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed) {
-            0 => None,
-            ms => Some(super::Watch::arm(std::time::Duration::from_millis(ms))),
-        };
+        let watch = self.watchdog.get().map(super::Watch::arm);
         let first_error = (0..total)
             .into_par_iter()
             .filter_map(|linear| {
-                if watch.as_ref().is_some_and(|w| w.fired()) {
+                if let Some(fault) = watch.as_ref().and_then(|w| w.fired()) {
                     // Past the deadline, the blocks not yet started do not start.
-                    let e = super::Fault::Timeout(std::time::Duration::from_millis(
-                        self.watchdog_ms.load(std::sync::atomic::Ordering::Relaxed),
-                    ));
                     let z = Dim3::new(0, 0, 0);
-                    return Some((linear, e.into_error(info.name, z, z, grid, launch.block)));
+                    return Some((
+                        linear,
+                        fault.into_error(info.name, z, z, grid, launch.block),
+                    ));
                 }
                 let x = (linear % u64::from(grid.x)) as u32;
                 let y = ((linear / u64::from(grid.x)) % u64::from(grid.y)) as u32;

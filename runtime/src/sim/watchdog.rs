@@ -57,9 +57,11 @@ impl Watch {
         }
     }
 
-    /// Whether the deadline has passed.
-    pub(crate) fn fired(&self) -> bool {
-        self.fired.load(Ordering::Relaxed)
+    /// The timeout, once the deadline has passed.
+    pub(crate) fn fired(&self) -> Option<Fault> {
+        self.fired
+            .load(Ordering::Relaxed)
+            .then_some(Fault::Timeout(self.limit))
     }
 
     /// Runs one block of the launch with this watch as the thread's current one.
