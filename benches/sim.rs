@@ -9,7 +9,7 @@
 //! (`CUPHASE_NUMBA_PYTHON`, else `.venv-numba/bin/python`).
 //!
 //! Run: `cargo run --release --example bench_sim` (`-- --quick` for a smoke run on small
-//! inputs).
+//! inputs; `-- tiled_matmul scan` for those rows only).
 
 #[path = "gpu_suite.rs"]
 #[allow(dead_code)]
@@ -110,7 +110,15 @@ fn bench() -> Result<()> {
     println!("| kernel | GPU threads | races on | races off | plain loop | rayon loop | on / plain | off / plain | off / rayon |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut ours = BTreeMap::new();
+    // Names given on the command line pick the rows (all of them by default).
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     for case in sim_cases::cases(quick) {
+        if !only.is_empty() && !only.iter().any(|o| case.name.starts_with(o.as_str())) {
+            continue;
+        }
         let t_on = (case.sim)(&on, reps)?;
         let t_off = (case.sim)(&off, reps)?;
         let plain = median(reps, &case.plain);

@@ -35,8 +35,10 @@ struct Step {
     elapsed: Duration,
 }
 
-/// One step on `devices`: each counts its shard (in its own host thread), then the all-reduce.
-fn step(devices: &[Device], host: &[u32]) -> Result<Step, Error> {
+/// One step on the devices of `group`: each counts its shard (in its own host thread), then
+/// the all-reduce.
+fn step(group: &Group, host: &[u32]) -> Result<Step, Error> {
+    let devices = group.devices();
     // One shard per device (the first ones a word longer when the words do not split
     // evenly). Uploads first: the step times the counting and the all-reduce.
     let k = devices.len();
@@ -76,16 +78,26 @@ fn step(devices: &[Device], host: &[u32]) -> Result<Step, Error> {
         bins.push(b);
         times.push(t);
     }
-    Group::new(devices)?.all_reduce(&mut bins, ReduceOp::Sum)?;
-    let elapsed = t0.elapsed();
+    group.all_reduce(&mut bins, ReduceOp::Sum)?;
+    // The copies back wait for the all-reduce (asynchronous through NCCL).
     let histograms = bins
         .iter()
         .map(|b| b.to_vec())
         .collect::<Result<Vec<_>, _>>()?;
+    let elapsed = t0.elapsed();
     Ok(Step {
         histograms,
         times,
         elapsed,
+    })
+}
+
+/// A group of `devices`: through NCCL where they are GPUs and NCCL is installed, else
+/// through the host (saying why).
+fn group(devices: &[Device]) -> Result<Group, Error> {
+    Group::new(devices).or_else(|e| {
+        println!("data_parallel: {e}; the all-reduce goes through the host");
+        Group::staged(devices)
     })
 }
 
@@ -112,9 +124,18 @@ fn run() -> Result<bool, Error> {
         want[(v % 256) as usize] += 1;
     }
     // Warm up (compiles the kernel on each device), then one device alone, then all of them.
-    step(&devices, &host)?;
-    let one = step(&devices[..1], &host)?;
-    let all = step(&devices, &host)?;
+    let (group_one, group_all) = (group(&devices[..1])?, group(&devices)?);
+    println!(
+        "data_parallel: the all-reduce goes through {}",
+        if group_all.uses_nccl() {
+            "NCCL"
+        } else {
+            "the host"
+        }
+    );
+    step(&group_all, &host)?;
+    let one = step(&group_one, &host)?;
+    let all = step(&group_all, &host)?;
     let ok = one.histograms[0] == want && all.histograms.iter().all(|h| *h == want);
     let (t1, tn) = (one.elapsed, all.elapsed);
     for (r, (d, t)) in devices.iter().zip(&all.times).enumerate() {

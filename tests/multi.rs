@@ -1,7 +1,8 @@
 //! Several devices (issue 19, the parts that run without GPUs): simulated devices with their
 //! own memory, copies between devices, and the collectives of `cuphase::collective` on four
 //! simulated devices, each result against the host's; a kernel launched on every device of a
-//! group. On a machine with GPUs, the same over `Device::all()`.
+//! group. On a machine with GPUs, the same over `Device::all()`, through the host and through
+//! NCCL (where it is installed).
 
 use cuphase::collective::{Group, ReduceOp};
 use cuphase::prelude::*;
@@ -31,10 +32,28 @@ fn reduce(parts: &[Vec<f32>], op: ReduceOp) -> Vec<f32> {
     acc
 }
 
-/// Every collective on `devices`, checked against the host.
-fn collectives_on(devices: &[Device]) {
-    let group = Group::new(devices).unwrap();
+/// `got` equals `want`, exactly, or (for NCCL, whose order of a float reduction over more
+/// than two ranks is its own) within a few units in the last place.
+fn same(got: &[f32], want: &[f32], exact: bool, what: &str) {
+    if exact {
+        assert_eq!(got, want, "{what}");
+        return;
+    }
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let tol = 4.0 * f32::EPSILON * w.abs().max(1.0);
+        assert!(
+            (g - w).abs() <= tol,
+            "{what}: element {i} is {g}, {w} expected"
+        );
+    }
+}
+
+/// Every collective of `group` (over `devices`), checked against the host.
+fn collectives_on(group: &Group, devices: &[Device]) {
     let ranks = group.size();
+    // The host path combines in rank order; NCCL over two ranks computes `a op b`, the same.
+    let exact = !group.uses_nccl() || ranks <= 2;
     let n = 1000;
     // Each rank computes its part with a kernel on its own device.
     let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.25).collect();
@@ -65,7 +84,8 @@ fn collectives_on(devices: &[Device]) {
         group.all_reduce(bufs.iter_mut(), op).unwrap();
         let want = reduce(&parts, op);
         for (r, b) in bufs.iter().enumerate() {
-            assert_eq!(b.to_vec().unwrap(), want, "all_reduce {op:?}, rank {r}");
+            let what = format!("all_reduce {op:?}, rank {r}");
+            same(&b.to_vec().unwrap(), &want, exact, &what);
         }
     }
     // all_gather: every rank gets the parts one after the other.
@@ -95,11 +115,8 @@ fn collectives_on(devices: &[Device]) {
         .unwrap();
     let sum = reduce(&inputs, ReduceOp::Sum);
     for (r, b) in scattered.iter().enumerate() {
-        assert_eq!(
-            b.to_vec().unwrap(),
-            sum[r * n..(r + 1) * n],
-            "reduce_scatter rank {r}"
-        );
+        let what = format!("reduce_scatter rank {r}");
+        same(&b.to_vec().unwrap(), &sum[r * n..(r + 1) * n], exact, &what);
     }
     // broadcast from the last rank.
     let mut bufs: Vec<Buffer<f32>> = (0..ranks).map(launch).collect();
@@ -113,7 +130,12 @@ fn collectives_on(devices: &[Device]) {
 fn collectives_on_four_simulated_devices_equal_the_host() {
     let devices = Device::cpus(4).unwrap();
     assert_eq!(devices[2].name(), "CPU simulator 2");
-    collectives_on(&devices);
+    let group = Group::new(&devices).unwrap();
+    assert!(
+        !group.uses_nccl(),
+        "simulated devices move data through the host"
+    );
+    collectives_on(&group, &devices);
 }
 
 #[test]
@@ -121,7 +143,41 @@ fn collectives_on_every_gpu_equal_the_host() {
     match Device::all() {
         Ok(gpus) => {
             println!("{} GPU(s): {:?}", gpus.len(), gpus);
-            collectives_on(&gpus);
+            collectives_on(&Group::staged(&gpus).unwrap(), &gpus);
+            match Group::new(&gpus) {
+                Ok(group) => {
+                    assert!(group.uses_nccl(), "a group of GPUs uses NCCL");
+                    collectives_on(&group, &gpus);
+                    // Integer sums wrap on NCCL too; `i16`, which NCCL does not reduce,
+                    // goes through the host.
+                    let ranks = gpus.len() as u32;
+                    let mut bytes: Vec<Buffer<u8>> = gpus
+                        .iter()
+                        .map(|d| d.upload(&[200u8, 7]).unwrap())
+                        .collect();
+                    group.all_reduce(&mut bytes, ReduceOp::Sum).unwrap();
+                    let want = vec![(200 * ranks % 256) as u8, (7 * ranks % 256) as u8];
+                    for b in &bytes {
+                        assert_eq!(b.to_vec().unwrap(), want, "u8 sums wrap");
+                    }
+                    let mut shorts: Vec<Buffer<i16>> = gpus
+                        .iter()
+                        .map(|d| d.upload(&[-3i16, 5]).unwrap())
+                        .collect();
+                    group.all_reduce(&mut shorts, ReduceOp::Sum).unwrap();
+                    let r = ranks as i16;
+                    for b in &shorts {
+                        assert_eq!(b.to_vec().unwrap(), vec![-3 * r, 5 * r], "i16 sums");
+                    }
+                    println!("NCCL over {} GPU(s): every collective right", gpus.len());
+                }
+                // The error must say what to install; the staged path ran above.
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(text.contains("nvidia-nccl-cu13"), "{text}");
+                    println!("collectives through NCCL: skipped: {text}");
+                }
+            }
         }
         Err(e) => skip!("collectives_on_every_gpu: skipped: no GPU ({e})"),
     }

@@ -238,6 +238,26 @@ impl<T: Element> Buffer<T> {
         wrong_device::<T>(&self.device, expected)
     }
 
+    /// The device slice of a CUDA buffer, for work on the device's own stream that reads it.
+    pub(crate) fn cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Cuda(s) => Some(s),
+            Storage::Sim(_) => None,
+        }
+    }
+
+    /// The device slice of a CUDA buffer, for work on the device's own stream that writes it
+    /// (`to_vec` then reads that stream's fault record).
+    pub(crate) fn cuda_slice_own_write(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Cuda(s) => {
+                self.writer = None;
+                Some(s)
+            }
+            Storage::Sim(_) => None,
+        }
+    }
+
     /// The device slice, for generated launch code.
     #[doc(hidden)]
     pub fn __cuda_slice(&self, cu: &CudaBackend) -> Result<&CudaSlice<T>, Error> {

@@ -7,22 +7,33 @@
 //! combines). Guarantees: every operation checks its buffers before it moves anything (one
 //! per rank, each on its rank's device, lengths that fit), returning [`Error::Collective`]
 //! that says which buffer is wrong, with every buffer as it was (a copy that fails later, a
-//! device fault say, can leave some ranks updated and others not); results are the same on
-//! every back end: a reduction combines the ranks' values in rank order, `((v0 op v1) op v2)
-//! ...`, so float sums are deterministic (NCCL's order is unspecified, so a GPU
-//! implementation through NCCL may differ in the last bits). Integer sums and products wrap,
-//! as NCCL's do.
+//! device fault say, can leave some ranks updated and others not).
 //!
-//! This version moves data through the host on every back end (a copy to the host of each
-//! rank's buffer, the reduction on the CPU, a copy back): correct everywhere, and the whole
-//! story on the simulator, where devices are host memory anyway. On GPUs it is not fast: NCCL
-//! (through cudarc's bindings, loaded at run time like the driver) is the next step, which
-//! needs a machine with several GPUs to be tested; see the README.
+//! Two ways to move the data:
+//!
+//! - **NCCL**, for a group of GPUs made with [`Group::new`]: NCCL (loaded at run time, like
+//!   the driver; a missing library is an `Err` that says what to install) runs each
+//!   operation as one group call over every rank, on each device's own stream: ordered after
+//!   the launches queued there before it and before those queued after, and asynchronous to
+//!   the host like a launch. NCCL's order of a floating-point reduction is its own, so float
+//!   sums may differ from the host's in the last bits. The element types NCCL does not reduce
+//!   (`i16`, `u16`) go through the host.
+//! - **Through the host**, for simulated devices, groups that mix kinds, and any group made
+//!   with [`Group::staged`]: each rank's buffer copied to the host, the reduction on the CPU,
+//!   the result copied back. A reduction combines the ranks' values in rank order, `((v0 op
+//!   v1) op v2) ...`, so float sums are deterministic. On the simulator, where devices are
+//!   host memory anyway, this is the whole story; on GPUs it is correct but slow.
+//!
+//! Integer sums and products wrap on both, as NCCL's do.
 
 use crate::buffer::Buffer;
+use crate::cuda::nccl::{Comms, DataType, Op, RankOp, RedOp};
 use crate::device::Device;
 use crate::error::Error;
 use crate::scalar::Scalar;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+use std::any::TypeId;
+use std::sync::Arc;
 
 /// How a reduction combines two values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,12 +93,31 @@ reduce_float!(f32, f64, half::f16, half::bf16);
 #[derive(Clone, Debug)]
 pub struct Group {
     devices: Vec<Device>,
+    /// NCCL's communicators, where every rank is a GPU and the group was made with `new`.
+    nccl: Option<Arc<Comms>>,
 }
 
 impl Group {
-    /// A group of these devices, in rank order. `Err` for an empty list or a device listed
-    /// twice.
+    /// A group of these devices, in rank order. A group of GPUs moves data with NCCL, which
+    /// must be installed (else `Err`, saying what to install; [`Group::staged`] needs
+    /// nothing); a group of simulated devices, or of both kinds, moves it through the host.
+    /// `Err` for an empty list or a device listed twice.
     pub fn new(devices: &[Device]) -> Result<Group, Error> {
+        let mut group = Group::staged(devices)?;
+        if devices.iter().all(Device::is_cuda) {
+            let streams = devices
+                .iter()
+                .filter_map(|d| d.cuda_stream().cloned())
+                .collect();
+            group.nccl = Some(Arc::new(Comms::new(streams)?));
+        }
+        Ok(group)
+    }
+
+    /// A group of these devices, in rank order, that moves every collective's data through
+    /// the host, on every kind of device (no NCCL needed). `Err` for an empty list or a device
+    /// listed twice.
+    pub fn staged(devices: &[Device]) -> Result<Group, Error> {
         if devices.is_empty() {
             return Err(collective_err("a group needs at least one device"));
         }
@@ -104,7 +134,14 @@ impl Group {
         }
         Ok(Group {
             devices: devices.to_vec(),
+            nccl: None,
         })
+    }
+
+    /// Whether the group's collectives go through NCCL (a group of GPUs made with
+    /// [`Group::new`]) rather than through the host.
+    pub fn uses_nccl(&self) -> bool {
+        self.nccl.is_some()
     }
 
     /// The devices, in rank order.
@@ -166,6 +203,13 @@ impl Group {
         let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
         self.check("all_reduce", &shared(&bufs), Some(n))?;
+        if let (Some(comms), Some(dtype)) = (&self.nccl, reduce_type::<T>()) {
+            let op = Op::AllReduce {
+                count: n,
+                op: red_op(op),
+            };
+            return nccl_run(comms, op, dtype, &[], &mut bufs);
+        }
         let sum = reduce_all(&shared(&bufs), op)?;
         for b in bufs.iter_mut() {
             b.copy_from_host(&sum)?;
@@ -186,6 +230,12 @@ impl Group {
         self.check("all_gather (send)", &send, Some(n))?;
         let total = n.checked_mul(self.size());
         self.check("all_gather (recv)", &shared(&recv), total)?;
+        if let Some(comms) = &self.nccl {
+            let op = Op::AllGather {
+                count: n * std::mem::size_of::<T>(),
+            };
+            return nccl_run(comms, op, DataType::U8, &send, &mut recv);
+        }
         let mut all = Vec::with_capacity(total.unwrap_or(0));
         for b in &send {
             all.extend(b.to_vec()?);
@@ -216,6 +266,13 @@ impl Group {
         }
         let n = total / self.size();
         self.check("reduce_scatter (recv)", &shared(&recv), Some(n))?;
+        if let (Some(comms), Some(dtype)) = (&self.nccl, reduce_type::<T>()) {
+            let op = Op::ReduceScatter {
+                count: n,
+                op: red_op(op),
+            };
+            return nccl_run(comms, op, dtype, &send, &mut recv);
+        }
         let sum = reduce_all(&send, op)?;
         for (r, b) in recv.iter_mut().enumerate() {
             b.copy_from_host(&sum[r * n..(r + 1) * n])?;
@@ -238,6 +295,13 @@ impl Group {
                 self.size()
             )));
         };
+        if let Some(comms) = &self.nccl {
+            let op = Op::Broadcast {
+                count: n * std::mem::size_of::<T>(),
+                root,
+            };
+            return nccl_run(comms, op, DataType::U8, &[], &mut bufs);
+        }
         let data = src.to_vec()?;
         for (r, b) in bufs.iter_mut().enumerate() {
             if r != root {
@@ -269,6 +333,75 @@ fn reduce_all<T: Reduce>(bufs: &[&Buffer<T>], op: ReduceOp) -> Result<Vec<T>, Er
         });
     }
     Ok(acc.unwrap_or_default())
+}
+
+/// NCCL's type for reducing `T`, where NCCL reduces it.
+fn reduce_type<T: 'static>() -> Option<DataType> {
+    let t = TypeId::of::<T>();
+    let word = if std::mem::size_of::<usize>() == 8 {
+        DataType::U64
+    } else {
+        DataType::U32
+    };
+    [
+        (TypeId::of::<i8>(), DataType::I8),
+        (TypeId::of::<u8>(), DataType::U8),
+        (TypeId::of::<i32>(), DataType::I32),
+        (TypeId::of::<u32>(), DataType::U32),
+        (TypeId::of::<i64>(), DataType::I64),
+        (TypeId::of::<u64>(), DataType::U64),
+        (TypeId::of::<usize>(), word),
+        (TypeId::of::<half::f16>(), DataType::F16),
+        (TypeId::of::<f32>(), DataType::F32),
+        (TypeId::of::<f64>(), DataType::F64),
+        (TypeId::of::<half::bf16>(), DataType::Bf16),
+    ]
+    .into_iter()
+    .find_map(|(id, d)| (id == t).then_some(d))
+}
+
+/// NCCL's reduction for `op`.
+fn red_op(op: ReduceOp) -> RedOp {
+    match op {
+        ReduceOp::Sum => RedOp::Sum,
+        ReduceOp::Prod => RedOp::Prod,
+        ReduceOp::Min => RedOp::Min,
+        ReduceOp::Max => RedOp::Max,
+    }
+}
+
+/// Runs `op` through NCCL: rank `r` reads `send[r]` (or, where `send` is empty, works in
+/// place on `recv[r]`) and writes `recv[r]`, on its device's own stream. cudarc's views make
+/// each stream wait for the buffers' earlier writers and record the new reads and writes
+/// once the whole group is enqueued.
+fn nccl_run<T: Scalar>(
+    comms: &Comms,
+    op: Op,
+    dtype: DataType,
+    send: &[&Buffer<T>],
+    recv: &mut [&mut Buffer<T>],
+) -> Result<(), Error> {
+    let not_gpu = || collective_err("an NCCL group was given a buffer that is not on a GPU");
+    let mut reads = Vec::with_capacity(send.len());
+    for (r, b) in send.iter().enumerate() {
+        let slice = b.cuda_slice().ok_or_else(not_gpu)?;
+        reads.push(slice.device_ptr(comms.stream(r)));
+    }
+    let mut writes = Vec::with_capacity(recv.len());
+    for (r, b) in recv.iter_mut().enumerate() {
+        let slice = b.cuda_slice_own_write().ok_or_else(not_gpu)?;
+        writes.push(slice.device_ptr_mut(comms.stream(r)));
+    }
+    let ranks: Vec<RankOp> = writes
+        .iter()
+        .enumerate()
+        .map(|(r, (recv, _))| RankOp {
+            send: reads.get(r).map_or(*recv, |(p, _)| *p),
+            recv: *recv,
+        })
+        .collect();
+    comms.run(op, dtype, &ranks)
+    // `reads` and `writes` drop here: the events they record follow the enqueued group.
 }
 
 fn collective_err(reason: impl Into<String>) -> Error {

@@ -12,11 +12,13 @@
 //! - `nvrtc`: the NVRTC library and one compile;
 //! - `module`: options per device, the disk cache, loaded kernels;
 //! - `launch`: the device's limits and the launch itself;
-//! - `fault`: the fault records, one per stream.
+//! - `fault`: the fault records, one per stream;
+//! - `nccl`: NCCL, loaded at run time, for collectives over several GPUs.
 
 mod fault;
 mod launch;
 mod module;
+pub(crate) mod nccl;
 mod nvrtc;
 
 pub use fault::FaultRecord;
