@@ -194,8 +194,9 @@ pub enum Error {
         /// What state the device is left in.
         consequence: &'static str,
     },
-    /// A collective's buffers do not fit its group: a buffer missing or on the wrong device, a
-    /// wrong length, a device listed twice.
+    /// A collective's buffers do not fit its group (a buffer missing or on the wrong device, a
+    /// wrong length, a device listed twice), or NCCL is missing or failed (the reason says
+    /// which call, and what to install).
     #[error("collective: {reason}")]
     Collective {
         /// What is wrong.
