@@ -1,6 +1,8 @@
 //! All-reduce bandwidth over every GPU (`Device::all()`) through NCCL, for messages of 8 MiB
-//! to 1 GiB: the median of 5 samples of 20 back-to-back `f32` sum all-reduces each, after a
-//! warm-up, each sample timed from the first enqueue to the last device's synchronisation.
+//! to 1 GiB: the median of 5 samples of 20 back-to-back `f32` max all-reduces each (max keeps
+//! the values finite; NCCL moves the same bytes for a sum), after a warm-up, each sample timed
+//! on the host from the first enqueue to the end of every device's work, as
+//! `benches/peers_nccl.py` times torch's.
 //! Prints the algorithm bandwidth (bytes / time) and NCCL's bus bandwidth (times `2 (k - 1) /
 //! k` for `k` ranks), the figure `nccl-tests` and `benches/peers_nccl.py` (torch.distributed,
 //! the same sizes) print. The first all-reduce of each size is checked: rank `r` holds `r + 1`
@@ -31,7 +33,7 @@ fn bench() -> Result<(), Error> {
         }
     };
     let k = devices.len();
-    println!("all-reduce (f32 sum) over {k} GPU(s) through NCCL; medians of 5 x 20");
+    println!("cuphase all-reduce (f32 max) over {k} GPU(s) through NCCL; medians of 5 x 20");
     println!("| bytes | time (us) | algbw (GB/s) | busbw (GB/s) |");
     println!("|---|---|---|---|");
     let sizes: Vec<usize> = if quick {

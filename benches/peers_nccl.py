@@ -1,13 +1,15 @@
-"""torch.distributed's NCCL all-reduce over every GPU, the peer of benches/collective.rs: the
-same sizes (8 MiB to 1 GiB of f32), 5 warm-up rounds, the median of 5 samples of 20
-back-to-back all-reduces timed with CUDA events on rank 0 (after a barrier), printing the
-algorithm and bus bandwidth (busbw = algbw * 2 (k - 1) / k). One process per GPU.
+"""torch.distributed's NCCL all-reduce over every GPU, the peer of benches/collective.rs, timed
+the same way: the same sizes (8 MiB to 1 GiB of f32), the same check of a sum first, 5 warm-up
+rounds, then the median of 5 samples of 20 back-to-back max all-reduces, each timed on rank
+0's host clock from a barrier to the end of its GPU's work; prints the algorithm and bus
+bandwidth (busbw = algbw * 2 (k - 1) / k). One process per GPU.
 
 Run on the GPU machine: `NCCL_NVLS_ENABLE=0 python3 benches/peers_nccl.py [--quick]`."""
 
 import os
 import statistics
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -26,7 +28,7 @@ def worker(rank, world):
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=world, device_id=torch.device("cuda", rank))
     if rank == 0:
-        print(f"torch.distributed all-reduce (f32 sum) over {world} GPU(s); medians of 5 x 20")
+        print(f"torch.distributed all-reduce (f32 max) over {world} GPU(s); medians of 5 x 20")
         print("| bytes | time (us) | algbw (GB/s) | busbw (GB/s) |")
         print("|---|---|---|---|")
     for nbytes in sizes():
@@ -40,14 +42,12 @@ def worker(rank, world):
         samples = []
         for _ in range(5):
             dist.barrier()
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
             for _ in range(20):
                 dist.all_reduce(x, op=dist.ReduceOp.MAX)
-            stop.record()
-            stop.synchronize()
-            samples.append(start.elapsed_time(stop) / 1e3 / 20)
+            torch.cuda.synchronize()
+            samples.append((time.perf_counter() - t0) / 20)
         secs = statistics.median(samples)
         if rank == 0:
             algbw = nbytes / secs / 1e9

@@ -30,7 +30,7 @@ pub mod lang;
 
 /// Collectives over buffers on several devices: `Group::new(&devices)?.all_reduce(..)`.
 pub mod collective {
-    pub use cuphase_runtime::collective::{Group, Reduce, ReduceOp};
+    pub use cuphase_runtime::collective::{Group, GroupId, Reduce, ReduceOp};
 }
 
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.

@@ -4,7 +4,7 @@
 //! group. On a machine with GPUs, the same over `Device::all()`, through the host and through
 //! NCCL (where it is installed).
 
-use cuphase::collective::{Group, ReduceOp};
+use cuphase::collective::{Group, GroupId, ReduceOp};
 use cuphase::prelude::*;
 
 /// `out[i] = x[i] * k + r` on one device.
@@ -291,4 +291,65 @@ fn collectives_refuse_buffers_that_do_not_fit_and_change_nothing() {
 /// This file's kernels, for the NVRTC test.
 pub fn sources() -> Vec<(&'static str, &'static str)> {
     vec![(multi_affine.name(), multi_affine.cuda_source())]
+}
+
+#[test]
+fn a_group_of_processes_needs_a_gpu_per_rank_and_a_rank_below_its_size() {
+    let cpu = Device::cpus(1).unwrap().remove(0);
+    let id = GroupId::from_bytes([7; 128]);
+    assert_eq!(GroupId::from_bytes(id.to_bytes()).to_bytes(), [7; 128]);
+    let e = Group::process_rank(&cpu, 2, 2, &id).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("rank 2 is not a rank of a group of 2"),
+        "{e}"
+    );
+    let e = Group::process_rank(&cpu, 0, 2, &id).unwrap_err();
+    assert!(e.to_string().contains("needs a GPU on every rank"), "{e}");
+}
+
+/// NCCL's rank-per-process form, with a thread per rank standing for a process: every GPU
+/// joins with one id, and each rank's collectives take its own buffer.
+#[test]
+fn a_group_of_one_rank_per_thread_reduces_across_gpus() {
+    let gpus = match Device::all() {
+        Ok(g) => g,
+        Err(e) => {
+            skip!("group of processes: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let id = match GroupId::new() {
+        Ok(id) => id,
+        Err(e) => {
+            skip!("group of processes: skipped: {e}");
+            return;
+        }
+    };
+    let k = gpus.len();
+    std::thread::scope(|s| {
+        for (r, gpu) in gpus.iter().enumerate() {
+            s.spawn(move || {
+                let group = Group::process_rank(gpu, r, k, &id).unwrap();
+                assert_eq!((group.size(), group.local_ranks()), (k, r..r + 1));
+                let mut mine = gpu.upload(&[r as f32 + 1.0, 2.0]).unwrap();
+                group.all_reduce([&mut mine], ReduceOp::Sum).unwrap();
+                let sum = (k * (k + 1) / 2) as f32;
+                assert_eq!(mine.to_vec().unwrap(), vec![sum, 2.0 * k as f32]);
+                let part = gpu.upload(&[r as u32; 3]).unwrap();
+                let mut all = gpu.zeros::<u32>(3 * k).unwrap();
+                group.all_gather([&part], [&mut all]).unwrap();
+                let want: Vec<u32> = (0..k as u32).flat_map(|q| [q; 3]).collect();
+                assert_eq!(all.to_vec().unwrap(), want);
+                let mut b = gpu.upload(&[r as i64 * 10]).unwrap();
+                group.broadcast([&mut b], k - 1).unwrap();
+                assert_eq!(b.to_vec().unwrap(), vec![(k as i64 - 1) * 10]);
+                // NCCL does not reduce i16, and processes have no host path.
+                let mut shorts = gpu.upload(&[1i16]).unwrap();
+                let e = group.all_reduce([&mut shorts], ReduceOp::Sum).unwrap_err();
+                assert!(e.to_string().contains("does not reduce i16"), "{e}");
+            });
+        }
+    });
+    println!("a group of {k} rank(s), one per thread: every collective right");
 }

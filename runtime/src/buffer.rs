@@ -246,14 +246,13 @@ impl<T: Element> Buffer<T> {
         }
     }
 
-    /// The device slice of a CUDA buffer, for work on the device's own stream that writes it
-    /// (`to_vec` then reads that stream's fault record).
-    pub(crate) fn cuda_slice_own_write(&mut self) -> Option<&mut CudaSlice<T>> {
+    /// The device slice of a CUDA buffer, for work on the device's own stream that writes it.
+    /// The buffer keeps the stream of the launch that last wrote it, if another: a fault of
+    /// that launch still surfaces at its `to_vec` (the own stream's work is ordered after it
+    /// by cudarc's events, and `to_vec` copies on the own stream).
+    pub(crate) fn cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
         match &mut self.storage {
-            Storage::Cuda(s) => {
-                self.writer = None;
-                Some(s)
-            }
+            Storage::Cuda(s) => Some(s),
             Storage::Sim(_) => None,
         }
     }

@@ -27,7 +27,7 @@
 //! Integer sums and products wrap on both, as NCCL's do.
 
 use crate::buffer::Buffer;
-use crate::cuda::nccl::{Comms, DataType, Op, RankOp, RedOp};
+use crate::cuda::nccl::{Comms, DataType, Nccl, Op, RankOp, RedOp, UniqueId};
 use crate::device::Device;
 use crate::error::Error;
 use crate::scalar::Scalar;
@@ -49,7 +49,7 @@ pub enum ReduceOp {
 }
 
 /// An element type a reduction can combine: the integer types, `f32`, `f64`, `half::f16` and
-/// `half::bf16` (the types NCCL reduces).
+/// `half::bf16` (NCCL reduces all but `i16` and `u16`, which go through the host).
 pub trait Reduce: Scalar {
     /// `a op b`.
     fn combine(op: ReduceOp, a: Self, b: Self) -> Self;
@@ -92,9 +92,50 @@ reduce_float!(f32, f64, half::f16, half::bf16);
 /// devices.
 #[derive(Clone, Debug)]
 pub struct Group {
+    /// This process's devices, in rank order (all of the group's but in the rank-per-process
+    /// form, where it is one).
     devices: Vec<Device>,
-    /// NCCL's communicators, where every rank is a GPU and the group was made with `new`.
+    /// The rank of `devices[0]`.
+    first: usize,
+    /// How many ranks, in every process.
+    world: usize,
+    /// NCCL's communicators, where every rank is a GPU and the group was made with `new` or
+    /// `process_rank`.
     nccl: Option<Arc<Comms>>,
+}
+
+/// What the processes of one group share (NCCL's unique id): made by one process with
+/// [`GroupId::new`], sent to the others as bytes ([`GroupId::to_bytes`], over whatever the
+/// processes already share: a pipe, a file, an MPI broadcast), and given to every
+/// [`Group::process_rank`].
+#[derive(Clone, Copy)]
+pub struct GroupId(UniqueId);
+
+impl GroupId {
+    /// A new id (NCCL must be installed).
+    pub fn new() -> Result<GroupId, Error> {
+        Ok(GroupId(Nccl::get()?.unique_id()?))
+    }
+
+    /// The id as bytes, to send to the other processes.
+    pub fn to_bytes(&self) -> [u8; 128] {
+        self.0.bytes
+    }
+
+    /// The id another process made, from its bytes.
+    pub fn from_bytes(bytes: [u8; 128]) -> GroupId {
+        GroupId(UniqueId { bytes })
+    }
+}
+
+impl std::fmt::Debug for GroupId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let head: String = self.0.bytes[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        write!(f, "GroupId({head}..)")
+    }
 }
 
 impl Group {
@@ -134,8 +175,47 @@ impl Group {
         }
         Ok(Group {
             devices: devices.to_vec(),
+            first: 0,
+            world: devices.len(),
             nccl: None,
         })
+    }
+
+    /// Rank `rank` of a group of `world` ranks, one per process, that every process joins with
+    /// the same `id` (NCCL's rank-per-process form): this process's part is `device`, a GPU.
+    /// Waits until every rank has joined. Its collectives take this process's buffer alone
+    /// (an iterator of one: `[&mut buf]`), with the lengths of the whole group (an all-gather's
+    /// `recv` holds `world` parts). Needs NCCL; element types NCCL does not reduce (`i16`,
+    /// `u16`) are an `Err` here, having no host path between processes.
+    pub fn process_rank(
+        device: &Device,
+        rank: usize,
+        world: usize,
+        id: &GroupId,
+    ) -> Result<Group, Error> {
+        if rank >= world {
+            return Err(collective_err(format!(
+                "rank {rank} is not a rank of a group of {world}"
+            )));
+        }
+        let Some(stream) = device.cuda_stream() else {
+            return Err(collective_err(format!(
+                "a group of processes needs a GPU on every rank ({} is not one)",
+                device.name()
+            )));
+        };
+        let comms = Comms::rank(stream.clone(), rank, world, &id.0)?;
+        Ok(Group {
+            devices: vec![device.clone()],
+            first: rank,
+            world,
+            nccl: Some(Arc::new(comms)),
+        })
+    }
+
+    /// The ranks of this process's devices (`0..size()` but in the rank-per-process form).
+    pub fn local_ranks(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.devices.len()
     }
 
     /// Whether the group's collectives go through NCCL (a group of GPUs made with
@@ -144,32 +224,54 @@ impl Group {
         self.nccl.is_some()
     }
 
-    /// The devices, in rank order.
+    /// This process's devices, in rank order (every device of the group but in the
+    /// rank-per-process form).
     pub fn devices(&self) -> &[Device] {
         &self.devices
     }
 
-    /// How many ranks.
+    /// How many ranks, in every process.
     pub fn size(&self) -> usize {
-        self.devices.len()
+        self.world
     }
 
-    /// Checks that `bufs` has one buffer per rank, each on its rank's device, each `len` long
-    /// (`None`: a length that overflowed, left to the copy to refuse).
-    fn check<T: Scalar>(
-        &self,
-        what: &str,
-        bufs: &[&Buffer<T>],
-        len: Option<usize>,
-    ) -> Result<(), Error> {
-        if bufs.len() != self.size() {
+    /// Whether the group spans processes (made with [`Group::process_rank`]).
+    fn spans_processes(&self) -> bool {
+        self.devices.len() != self.world
+    }
+
+    /// The path of a reduction over `T`: NCCL's type, or `None` for the host's; `Err` where
+    /// neither can run it.
+    fn reduce_path<T: 'static>(&self, what: &str) -> Result<Option<(&Comms, DataType)>, Error> {
+        match (&self.nccl, reduce_type::<T>()) {
+            (Some(c), Some(t)) => Ok(Some((c, t))),
+            (Some(_), None) if self.spans_processes() => Err(collective_err(format!(
+                "{what}: NCCL does not reduce {}, and a group of processes has no host path",
+                std::any::type_name::<T>()
+            ))),
+            _ => Ok(None),
+        }
+    }
+
+    /// Checks that `bufs` has one buffer per rank of this process, each on its rank's device,
+    /// each `len` long.
+    fn check<T: Scalar>(&self, what: &str, bufs: &[&Buffer<T>], len: usize) -> Result<(), Error> {
+        if bufs.len() != self.devices.len() {
+            let whose = if self.spans_processes() {
+                format!(
+                    "this process's {} rank(s) of a group of {} processes",
+                    self.devices.len(),
+                    self.world
+                )
+            } else {
+                format!("a group of {} devices", self.world)
+            };
             return Err(collective_err(format!(
-                "{what}: {} buffers for a group of {} devices (one per rank)",
-                bufs.len(),
-                self.size()
+                "{what}: {} buffers for {whose} (one per rank)",
+                bufs.len()
             )));
         }
-        for (r, (b, d)) in bufs.iter().zip(&self.devices).enumerate() {
+        for ((b, d), r) in bufs.iter().zip(&self.devices).zip(self.local_ranks()) {
             if !b.device().same_device(d) {
                 let (found, want) = (b.device().name(), d.name());
                 let want = if found == want {
@@ -181,13 +283,11 @@ impl Group {
                     "{what}: the buffer of rank {r} lives on {found}, not on the rank's device {want}"
                 )));
             }
-            if let Some(want) = len {
-                if b.len() != want {
-                    return Err(collective_err(format!(
-                        "{what}: the buffer of rank {r} has {} elements; {want} expected",
-                        b.len()
-                    )));
-                }
+            if b.len() != len {
+                return Err(collective_err(format!(
+                    "{what}: the buffer of rank {r} has {} elements; {len} expected",
+                    b.len()
+                )));
             }
         }
         Ok(())
@@ -202,8 +302,8 @@ impl Group {
     ) -> Result<(), Error> {
         let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("all_reduce", &shared(&bufs), Some(n))?;
-        if let (Some(comms), Some(dtype)) = (&self.nccl, reduce_type::<T>()) {
+        self.check("all_reduce", &shared(&bufs), n)?;
+        if let Some((comms, dtype)) = self.reduce_path::<T>("all_reduce")? {
             let op = Op::AllReduce {
                 count: n,
                 op: red_op(op),
@@ -227,8 +327,13 @@ impl Group {
         let send: Vec<&Buffer<T>> = send.into_iter().collect();
         let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let n = send.first().map_or(0, |b| b.len());
-        self.check("all_gather (send)", &send, Some(n))?;
-        let total = n.checked_mul(self.size());
+        self.check("all_gather (send)", &send, n)?;
+        let Some(total) = n.checked_mul(self.size()) else {
+            return Err(collective_err(format!(
+                "all_gather: {n} elements from each of {} ranks overflow a length",
+                self.size()
+            )));
+        };
         self.check("all_gather (recv)", &shared(&recv), total)?;
         if let Some(comms) = &self.nccl {
             let op = Op::AllGather {
@@ -236,7 +341,7 @@ impl Group {
             };
             return nccl_run(comms, op, DataType::U8, &send, &mut recv);
         }
-        let mut all = Vec::with_capacity(total.unwrap_or(0));
+        let mut all = Vec::with_capacity(total);
         for b in &send {
             all.extend(b.to_vec()?);
         }
@@ -257,7 +362,7 @@ impl Group {
         let send: Vec<&Buffer<T>> = send.into_iter().collect();
         let mut recv: Vec<&mut Buffer<T>> = recv.into_iter().collect();
         let total = send.first().map_or(0, |b| b.len());
-        self.check("reduce_scatter (send)", &send, Some(total))?;
+        self.check("reduce_scatter (send)", &send, total)?;
         if !total.is_multiple_of(self.size()) {
             return Err(collective_err(format!(
                 "reduce_scatter: {total} elements do not split in {} equal parts",
@@ -265,8 +370,8 @@ impl Group {
             )));
         }
         let n = total / self.size();
-        self.check("reduce_scatter (recv)", &shared(&recv), Some(n))?;
-        if let (Some(comms), Some(dtype)) = (&self.nccl, reduce_type::<T>()) {
+        self.check("reduce_scatter (recv)", &shared(&recv), n)?;
+        if let Some((comms, dtype)) = self.reduce_path::<T>("reduce_scatter")? {
             let op = Op::ReduceScatter {
                 count: n,
                 op: red_op(op),
@@ -288,13 +393,13 @@ impl Group {
     ) -> Result<(), Error> {
         let mut bufs: Vec<&mut Buffer<T>> = bufs.into_iter().collect();
         let n = bufs.first().map_or(0, |b| b.len());
-        self.check("broadcast", &shared(&bufs), Some(n))?;
-        let Some(src) = bufs.get(root) else {
+        self.check("broadcast", &shared(&bufs), n)?;
+        if root >= self.size() {
             return Err(collective_err(format!(
                 "broadcast: root {root} is not a rank of a group of {}",
                 self.size()
             )));
-        };
+        }
         if let Some(comms) = &self.nccl {
             let op = Op::Broadcast {
                 count: n * std::mem::size_of::<T>(),
@@ -302,7 +407,7 @@ impl Group {
             };
             return nccl_run(comms, op, DataType::U8, &[], &mut bufs);
         }
-        let data = src.to_vec()?;
+        let data = bufs[root].to_vec()?;
         for (r, b) in bufs.iter_mut().enumerate() {
             if r != root {
                 b.copy_from_host(&data)?;
@@ -381,16 +486,25 @@ fn nccl_run<T: Scalar>(
     send: &[&Buffer<T>],
     recv: &mut [&mut Buffer<T>],
 ) -> Result<(), Error> {
+    let count = match op {
+        Op::AllReduce { count, .. }
+        | Op::AllGather { count }
+        | Op::ReduceScatter { count, .. }
+        | Op::Broadcast { count, .. } => count,
+    };
+    if count == 0 {
+        return Ok(());
+    }
     let not_gpu = || collective_err("an NCCL group was given a buffer that is not on a GPU");
     let mut reads = Vec::with_capacity(send.len());
     for (r, b) in send.iter().enumerate() {
         let slice = b.cuda_slice().ok_or_else(not_gpu)?;
-        reads.push(slice.device_ptr(comms.stream(r)));
+        reads.push(slice.device_ptr(comms.stream(r).ok_or_else(not_gpu)?));
     }
     let mut writes = Vec::with_capacity(recv.len());
     for (r, b) in recv.iter_mut().enumerate() {
-        let slice = b.cuda_slice_own_write().ok_or_else(not_gpu)?;
-        writes.push(slice.device_ptr_mut(comms.stream(r)));
+        let slice = b.cuda_slice_mut().ok_or_else(not_gpu)?;
+        writes.push(slice.device_ptr_mut(comms.stream(r).ok_or_else(not_gpu)?));
     }
     let ranks: Vec<RankOp> = writes
         .iter()

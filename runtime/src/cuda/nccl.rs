@@ -1,12 +1,13 @@
 //! NCCL, loaded at run time: communicators over several GPUs of this process and the four
 //! collectives cuphase offers (all-reduce, all-gather, reduce-scatter, broadcast).
 //!
-//! The library is opened by its own name, `libnccl.so.2` (what NVIDIA's packages and the
-//! `nvidia-nccl-cu13` wheel install), then `libnccl.so`, or from the path in
-//! `CUPHASE_NCCL_LIB`. cudarc binds NCCL too, but its loader looks for names NCCL's packages
-//! do not install (`libnccl.so.13`, `libnccl.so.12`, ..., never `libnccl.so.2`), and its
-//! communicator panics where it cannot tear down; the dozen entry points cuphase needs are
-//! written here instead, each call's status checked.
+//! The library is opened by its own name, `libnccl.so.2` (what NVIDIA's runtime package and
+//! the `nvidia-nccl-cu13` wheel install), then `libnccl.so`, or from the path in
+//! `CUPHASE_NCCL_LIB` (read once per process, at the first use). cudarc binds NCCL too, but its
+//! loader tries `libnccl.so` (which only development packages install) and names with CUDA's
+//! version (`libnccl.so.13`, ..), never `libnccl.so.2`, and its communicator panics where it
+//! cannot tear down; the dozen entry points cuphase needs are written here instead, each
+//! call's status checked.
 //!
 //! Takes the devices' contexts and streams, and raw device pointers from cudarc's slices
 //! (with cudarc's stream ordering around them, done by the caller). Gives [`Nccl`] (the
@@ -68,6 +69,16 @@ pub enum RedOp {
 type GetVersion = unsafe extern "C" fn(*mut c_int) -> Status;
 type GetErrorString = unsafe extern "C" fn(Status) -> *const c_char;
 type CommInitAll = unsafe extern "C" fn(*mut RawComm, c_int, *const c_int) -> Status;
+type GetUniqueId = unsafe extern "C" fn(*mut UniqueId) -> Status;
+type CommInitRank = unsafe extern "C" fn(*mut RawComm, c_int, UniqueId, c_int) -> Status;
+
+/// `ncclUniqueId`: what the processes of one communicator share, made by one of them.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct UniqueId {
+    /// NCCL's bytes (`NCCL_UNIQUE_ID_BYTES`).
+    pub bytes: [u8; 128],
+}
 type CommDestroy = unsafe extern "C" fn(RawComm) -> Status;
 type GroupCall = unsafe extern "C" fn() -> Status;
 type AllReduce = unsafe extern "C" fn(
@@ -97,6 +108,8 @@ pub struct Nccl {
     version: c_int,
     get_error_string: GetErrorString,
     comm_init_all: CommInitAll,
+    get_unique_id: GetUniqueId,
+    comm_init_rank: CommInitRank,
     comm_destroy: CommDestroy,
     group_start: GroupCall,
     group_end: GroupCall,
@@ -170,6 +183,8 @@ impl Nccl {
             version,
             get_error_string: sym(&lib, "ncclGetErrorString")?,
             comm_init_all: sym(&lib, "ncclCommInitAll")?,
+            get_unique_id: sym(&lib, "ncclGetUniqueId")?,
+            comm_init_rank: sym(&lib, "ncclCommInitRank")?,
             comm_destroy: sym(&lib, "ncclCommDestroy")?,
             group_start: sym(&lib, "ncclGroupStart")?,
             group_end: sym(&lib, "ncclGroupEnd")?,
@@ -179,6 +194,14 @@ impl Nccl {
             broadcast: sym(&lib, "ncclBroadcast")?,
             _lib: lib,
         })
+    }
+
+    /// A new id for a communicator that spans processes.
+    pub fn unique_id(&self) -> Result<UniqueId, Error> {
+        let mut id = UniqueId { bytes: [0; 128] };
+        // SAFETY: NCCL writes the 128 bytes of the id.
+        self.check("ncclGetUniqueId", unsafe { (self.get_unique_id)(&mut id) })?;
+        Ok(id)
     }
 
     /// A call's status as a result; `what` names the call.
@@ -208,17 +231,17 @@ pub struct Comms {
     nccl: &'static Nccl,
     comms: Vec<RawComm>,
     streams: Vec<Arc<CudaStream>>,
+    /// One group call at a time on these communicators: two host threads enqueueing on them
+    /// at once would interleave their operations differently on different ranks. (Not one
+    /// lock for the process: the ranks of a group of threads, each with its own `Comms`, must
+    /// be able to be inside their calls together, as NCCL connects them there.)
+    busy: std::sync::Mutex<()>,
 }
 
-// SAFETY: NCCL communicators may be used from any thread, one call at a time; `Comms` is
-// only used through `&self` in calls that take the lock below.
+// SAFETY: NCCL communicators may be used from any thread, one call at a time.
 unsafe impl Send for Comms {}
-// SAFETY: as above; every enqueueing call holds `GROUP`.
+// SAFETY: as above; every enqueueing call holds `busy`.
 unsafe impl Sync for Comms {}
-
-/// One group call at a time in this process: NCCL's group state is per thread, but two
-/// threads enqueueing on the same communicators at once would interleave their operations.
-static GROUP: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// One operation of one rank inside a group call: the pointers and counts it takes.
 pub struct RankOp {
@@ -253,7 +276,6 @@ impl Comms {
             reason: "too many ranks for NCCL".into(),
         })?;
         let mut comms: Vec<RawComm> = vec![std::ptr::null_mut(); streams.len()];
-        let _group = GROUP.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: `comms` has one slot per ordinal.
         let status = unsafe { (nccl.comm_init_all)(comms.as_mut_ptr(), n, ordinals.as_ptr()) };
         nccl.check("ncclCommInitAll", status)?;
@@ -261,11 +283,45 @@ impl Comms {
             nccl,
             comms,
             streams,
+            busy: Default::default(),
         })
     }
 
-    /// Enqueues `op` on every rank, rank `r` with `ranks[r]`'s pointers, as one group call.
-    /// The pointers must stay valid until the streams have run the work (the caller's cudarc
+    /// This process's communicator of rank `rank` among `world`, on the GPU of `stream`,
+    /// which every rank joins with the same `id`; waits until they all have.
+    pub fn rank(
+        stream: Arc<CudaStream>,
+        rank: usize,
+        world: usize,
+        id: &UniqueId,
+    ) -> Result<Comms, Error> {
+        let nccl = Nccl::get()?;
+        let (Ok(rank), Ok(world)) = (c_int::try_from(rank), c_int::try_from(world)) else {
+            return Err(Error::Collective {
+                reason: "too many ranks for NCCL".into(),
+            });
+        };
+        // NCCL takes the device from the thread's current context.
+        stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| Error::Collective {
+                reason: format!("making the GPU current for NCCL: {e}"),
+            })?;
+        let mut comm: RawComm = std::ptr::null_mut();
+        // SAFETY: one slot for the communicator; the id is NCCL's 128 bytes.
+        let status = unsafe { (nccl.comm_init_rank)(&mut comm, world, *id, rank) };
+        nccl.check("ncclCommInitRank", status)?;
+        Ok(Comms {
+            nccl,
+            comms: vec![comm],
+            streams: vec![stream],
+            busy: Default::default(),
+        })
+    }
+
+    /// Enqueues `op` on every rank of this process, rank `r` with `ranks[r]`'s pointers, as
+    /// one group call. The pointers must stay valid until the streams have run the work (the caller's cudarc
     /// views record that on the streams).
     pub fn run(&self, op: Op, dtype: DataType, ranks: &[RankOp]) -> Result<(), Error> {
         if ranks.len() != self.comms.len() {
@@ -278,7 +334,7 @@ impl Comms {
             });
         }
         let nccl = self.nccl;
-        let _group = GROUP.lock().unwrap_or_else(|p| p.into_inner());
+        let _busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: no arguments.
         nccl.check("ncclGroupStart", unsafe { (nccl.group_start)() })?;
         let mut first_err = Ok(());
@@ -313,9 +369,9 @@ impl Comms {
         first_err.and(end)
     }
 
-    /// Rank `r`'s stream.
-    pub fn stream(&self, r: usize) -> &CudaStream {
-        &self.streams[r.min(self.streams.len().saturating_sub(1))]
+    /// Rank `r`'s stream (of this process's ranks).
+    pub fn stream(&self, r: usize) -> Option<&CudaStream> {
+        self.streams.get(r).map(|s| &**s)
     }
 }
 
@@ -354,6 +410,14 @@ mod tests {
                     n.version()
                 );
                 println!("NCCL {} loaded", n.version());
+                // Ids need no GPU: two are different, and not all zero.
+                match (n.unique_id(), n.unique_id()) {
+                    (Ok(a), Ok(b)) => {
+                        assert_ne!(a.bytes, b.bytes, "two ids are the same");
+                        assert!(a.bytes.iter().any(|&x| x != 0), "an id of zeros");
+                    }
+                    (a, b) => println!("NCCL could not make an id here: {:?}", a.err().or(b.err())),
+                }
             }
             Err(e) => {
                 let text = e.to_string();
