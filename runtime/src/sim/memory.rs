@@ -1,8 +1,9 @@
 //! Simulated global and shared memory, bounds-checked.
 //!
 //! Takes the buffers' atomic cells (from `Buffer`) and, with race detection on, the shadows of
-//! `race`. Gives [`Global`] (a kernel's view of a buffer) and [`Shared`] (one block's shared
-//! array, also multi-dimensional). Guarantees: every access is bounds-checked, an index past a
+//! `race`. Gives [`Global`] (a kernel's view of a buffer), [`Shared`] (one block's shared
+//! array, also multi-dimensional), [`LocalArrays`] (one local array of every thread of a
+//! block) and [`ArrayRef`] (what the last two are accessed through). Guarantees: every access is bounds-checked, an index past a
 //! dimension's end is a [`Fault::OutOfBounds`] naming the array, never a panic; with a shadow,
 //! every access is recorded for race detection.
 
@@ -212,11 +213,7 @@ impl<T: Scalar> Shared<T> {
     /// A zeroed array with `dims` (outermost first: `[n]` or `[rows, cols]`); with race
     /// detection when `races`.
     pub fn new(dims: &[usize], name: &'static str, races: bool) -> Self {
-        let (rows, cols) = match dims {
-            [n] => (*n, 1),
-            [r, c] => (*r, *c),
-            _ => (0, 0),
-        };
+        let (rows, cols) = shape(dims);
         let cells = (0..rows * cols).map(|_| Cell::new(T::default())).collect();
         let shadow = races.then(|| SharedShadow::new(rows * cols));
         Shared {
@@ -225,6 +222,17 @@ impl<T: Scalar> Shared<T> {
             cols,
             name,
             shadow,
+        }
+    }
+    /// The array as the accessors see it.
+    #[inline(always)]
+    pub fn view(&self) -> ArrayRef<'_, T> {
+        ArrayRef {
+            cells: &self.cells,
+            rows: self.rows,
+            cols: self.cols,
+            name: self.name,
+            shadow: self.shadow.as_ref(),
         }
     }
     /// Number of elements.
@@ -239,9 +247,107 @@ impl<T: Scalar> Shared<T> {
     /// Reads `a[i]` of a one-dimensional array.
     #[inline(always)]
     pub fn load1(&self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
+        self.view().load1(i, loc)
+    }
+    /// Writes `a[i]` of a one-dimensional array.
+    #[inline(always)]
+    pub fn store1(&self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+        self.view().store1(i, v, loc)
+    }
+    /// Replaces `a[i]` with `f(old)` (a block runs on one CPU thread, so this is atomic);
+    /// returns the old value.
+    #[inline(always)]
+    pub fn rmw1(&self, i: usize, f: impl FnOnce(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
+        self.view().rmw1(i, f, loc)
+    }
+    /// Reads `a[r][c]`; each index is checked against its own dimension.
+    #[inline(always)]
+    pub fn load2(&self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
+        self.view().load2(r, c, loc)
+    }
+    /// Writes `a[r][c]`.
+    #[inline(always)]
+    pub fn store2(&self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+        self.view().store2(r, c, v, loc)
+    }
+}
+
+/// Rows and columns of `dims` (`[n]` is `n` rows of one).
+fn shape(dims: &[usize]) -> (usize, usize) {
+    match dims {
+        [n] => (*n, 1),
+        [r, c] => (*r, *c),
+        _ => (0, 0),
+    }
+}
+
+/// The local arrays of one name of every thread of a block, in one allocation (a thread's
+/// array is [`LocalArrays::at`] its index): the phase-split code keeps them per thread, and
+/// one allocation a block costs what one allocation a thread did 256 times.
+pub struct LocalArrays<T: Scalar> {
+    cells: Box<[Cell<T>]>,
+    rows: usize,
+    cols: usize,
+    name: &'static str,
+}
+
+impl<T: Scalar> LocalArrays<T> {
+    /// `threads` zeroed arrays with `dims` each.
+    pub fn new(threads: usize, dims: &[usize], name: &'static str) -> Self {
+        let (rows, cols) = shape(dims);
+        let len = threads.saturating_mul(rows * cols);
+        LocalArrays {
+            cells: (0..len).map(|_| Cell::new(T::default())).collect(),
+            rows,
+            cols,
+            name,
+        }
+    }
+    /// Thread `t`'s array (empty past the block's threads).
+    #[inline(always)]
+    pub fn at(&self, t: usize) -> ArrayRef<'_, T> {
+        let len = self.rows * self.cols;
+        let cells = self
+            .cells
+            .get(t.saturating_mul(len)..t.saturating_add(1).saturating_mul(len))
+            .unwrap_or(&[]);
+        ArrayRef {
+            cells,
+            rows: self.rows,
+            cols: self.cols,
+            name: self.name,
+            shadow: None,
+        }
+    }
+}
+
+/// A shared array, or one thread's local array, as its accessors see it: bounds-checked, and
+/// recorded for race detection where it has a shadow.
+#[derive(Clone, Copy)]
+pub struct ArrayRef<'a, T: Scalar> {
+    cells: &'a [Cell<T>],
+    rows: usize,
+    cols: usize,
+    name: &'static str,
+    shadow: Option<&'a SharedShadow>,
+}
+
+impl<T: Scalar> ArrayRef<'_, T> {
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        self.cells.len()
+    }
+    /// Whether there are no elements.
+    pub fn is_empty(self) -> bool {
+        self.cells.is_empty()
+    }
+    /// Reads `a[i]` of a one-dimensional array.
+    #[inline(always)]
+    pub fn load1(self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
             Some(c) => {
-                if let Some(sh) = &self.shadow {
+                if let Some(sh) = self.shadow {
                     sh.read(self.name, i, false, loc)?;
                 }
                 Ok(c.get())
@@ -251,10 +357,10 @@ impl<T: Scalar> Shared<T> {
     }
     /// Writes `a[i]` of a one-dimensional array.
     #[inline(always)]
-    pub fn store1(&self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+    pub fn store1(self, i: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
         match self.cells.get(i) {
             Some(c) => {
-                if let Some(sh) = &self.shadow {
+                if let Some(sh) = self.shadow {
                     sh.write(self.name, i, false, loc)?;
                 }
                 c.set(v);
@@ -266,10 +372,10 @@ impl<T: Scalar> Shared<T> {
     /// Replaces `a[i]` with `f(old)` (a block runs on one CPU thread, so this is atomic);
     /// returns the old value.
     #[inline(always)]
-    pub fn rmw1(&self, i: usize, f: impl FnOnce(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
+    pub fn rmw1(self, i: usize, f: impl FnOnce(T) -> T, loc: &'static Loc) -> Result<T, Fault> {
         match self.cells.get(i) {
             Some(c) => {
-                if let Some(sh) = &self.shadow {
+                if let Some(sh) = self.shadow {
                     sh.write(self.name, i, true, loc)?;
                 }
                 let old = c.get();
@@ -280,7 +386,7 @@ impl<T: Scalar> Shared<T> {
         }
     }
     #[inline(always)]
-    fn flat(&self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {
+    fn flat(self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {
         if r >= self.rows {
             return Err(self.oob(r, self.rows, loc));
         }
@@ -291,25 +397,35 @@ impl<T: Scalar> Shared<T> {
     }
     /// Reads `a[r][c]`; each index is checked against its own dimension.
     #[inline(always)]
-    pub fn load2(&self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
+    pub fn load2(self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
         let i = self.flat(r, c, loc)?;
-        if let Some(sh) = &self.shadow {
-            sh.read(self.name, i, false, loc)?;
+        match self.cells.get(i) {
+            Some(cell) => {
+                if let Some(sh) = self.shadow {
+                    sh.read(self.name, i, false, loc)?;
+                }
+                Ok(cell.get())
+            }
+            None => Err(self.oob(i, self.cells.len(), loc)),
         }
-        Ok(self.cells[i].get())
     }
     /// Writes `a[r][c]`.
     #[inline(always)]
-    pub fn store2(&self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
+    pub fn store2(self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
         let i = self.flat(r, c, loc)?;
-        if let Some(sh) = &self.shadow {
-            sh.write(self.name, i, false, loc)?;
+        match self.cells.get(i) {
+            Some(cell) => {
+                if let Some(sh) = self.shadow {
+                    sh.write(self.name, i, false, loc)?;
+                }
+                cell.set(v);
+                Ok(())
+            }
+            None => Err(self.oob(i, self.cells.len(), loc)),
         }
-        self.cells[i].set(v);
-        Ok(())
     }
     #[cold]
-    fn oob(&self, i: usize, len: usize, loc: &'static Loc) -> Fault {
+    fn oob(self, i: usize, len: usize, loc: &'static Loc) -> Fault {
         Fault::OutOfBounds {
             array: self.name,
             index: i as u64,

@@ -38,7 +38,7 @@ pub use cuphase_contract::Distribution;
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
 pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
-pub use memory::{Field, Global, Shared};
+pub use memory::{ArrayRef, Field, Global, LocalArrays, Shared};
 pub use methods::{
     div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
     SimIntMethods, SimUnsigned,

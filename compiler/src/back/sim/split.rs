@@ -160,9 +160,7 @@ impl Writer<'_> {
                 let dims = dims.iter().map(|d| *d as usize);
                 let label = &a.name;
                 decls.push(quote! {
-                    let #all: ::std::vec::Vec<::cuphase::__private::sim::Shared<#elem>> = (0..__n)
-                        .map(|_| ::cuphase::__private::sim::Shared::<#elem>::new(&[#(#dims),*], #label, false))
-                        .collect();
+                    let #all = ::cuphase::__private::sim::LocalArrays::<#elem>::new(__n, &[#(#dims),*], #label);
                 });
             }
         }
@@ -224,7 +222,7 @@ impl Writer<'_> {
             .map(|(h, _)| {
                 let name = &self.array_names[h.index()];
                 let all = self.all_name(h);
-                quote!(let #name = &#all[__t];)
+                quote!(let #name = #all.at(__t);)
             });
         quote!(#(#views)*)
     }
