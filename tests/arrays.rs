@@ -71,6 +71,108 @@ pub fn array_values(out: &mut [f32], xs: &[f32], counts: &mut [u32]) {
     }
 }
 
+/// Local arrays the simulator keeps in variables (literal indices), across barriers in a
+/// loop, beside one indexed by a value (kept in memory). 64 threads a block.
+#[kernel(block = 64)]
+pub fn register_phases(out: &mut [u32], xs: &[[u32; 4]]) {
+    let tile = shared::<[u32; 64]>();
+    let t = thread_idx().x;
+    let i = global_idx().x;
+    let c = xs[i];
+    let mut acc = [0u32; 2];
+    let mut hist = [0u32; 4];
+    for r in 0..3u32 {
+        tile[t] = c[0] + r;
+        sync_block_threads();
+        let n = tile[(t + 1) % 64];
+        acc[0] += n;
+        acc[1] += c[3] * r;
+        hist[n % 4] += 1;
+        sync_block_threads();
+    }
+    out[i] = acc[0] * 1000 + acc[1] * 10 + hist[0] + hist[1] * 2 + c[1];
+}
+
+/// A register array in a kernel the simulator runs as one future per thread (a loop exit
+/// leaves the warp operation's region for the loop that syncs).
+#[kernel(block = 64)]
+pub fn register_future(out: &mut [u32]) {
+    let t = thread_idx().x;
+    let mut r = [0u32; 2];
+    for k in 0..4u32 {
+        sync_block_threads();
+        let s = warp_shuffle(t + k, 0);
+        r[0] += s;
+        r[1] += k;
+        if k == 2 {
+            break;
+        }
+    }
+    out[global_idx().x] = r[0] * 100 + r[1];
+}
+
+/// The inputs of `register_phases`: two blocks.
+fn chunks() -> Vec<[u32; 4]> {
+    (0..128u32)
+        .map(|i| [i * 7 % 13, i % 5, 0, i % 3 + 1])
+        .collect()
+}
+
+/// Both kernels' outputs on `dev`, one after the other.
+fn registers_on(dev: &Device) -> Result<Vec<u64>, Error> {
+    let xs = dev.upload(&chunks())?;
+    let mut a = dev.zeros::<u32>(128)?;
+    register_phases.launch(dev, Launch::new(2, 64), &mut a, &xs)?;
+    let mut b = dev.zeros::<u32>(128)?;
+    register_future.launch(dev, Launch::new(2, 64), &mut b)?;
+    Ok(a.to_vec()?
+        .into_iter()
+        .chain(b.to_vec()?)
+        .map(u64::from)
+        .collect())
+}
+
+/// The host's own Rust of both kernels.
+fn registers_host() -> Vec<u64> {
+    let xs = chunks();
+    let phases = (0..128usize).map(|i| {
+        let (block, t) = (i / 64, i % 64);
+        let c = xs[i];
+        let (mut acc, mut hist) = ([0u32; 2], [0u32; 4]);
+        for r in 0..3u32 {
+            let n = xs[block * 64 + (t + 1) % 64][0] + r;
+            acc[0] += n;
+            acc[1] += c[3] * r;
+            hist[(n % 4) as usize] += 1;
+        }
+        acc[0] * 1000 + acc[1] * 10 + hist[0] + hist[1] * 2 + c[1]
+    });
+    let future = (0..128u32).map(|i| {
+        let lane0 = (i % 64) / 32 * 32;
+        (3 * lane0 + 3) * 100 + 3
+    });
+    phases.chain(future).map(u64::from).collect()
+}
+
+/// Register arrays keep their values through barriers in every thread order.
+#[test]
+fn register_arrays_keep_their_values_in_every_thread_order() {
+    use cuphase::sim::{SimOptions, ThreadOrder};
+    let want = registers_host();
+    for order in [
+        ThreadOrder::Forward,
+        ThreadOrder::Reverse,
+        ThreadOrder::Shuffle(7),
+    ] {
+        let dev = Device::cpu_with(SimOptions {
+            order,
+            ..SimOptions::default()
+        })
+        .unwrap();
+        assert_eq!(registers_on(&dev).unwrap(), want, "{order:?}");
+    }
+}
+
 fn inputs() -> Vec<f32> {
     (0..37)
         .map(|k| ((k * 7919) % 23) as f32 * 0.5 - 5.0)
@@ -111,33 +213,44 @@ fn host(xs: &[f32], i: usize) -> (f32, u32) {
 }
 
 pub fn cases() -> Vec<Case> {
-    vec![Case {
-        name: "array_values",
-        run: |dev| {
-            let xs = inputs();
-            let n = xs.len();
-            let mut out = dev.zeros::<f32>(n)?;
-            let mut counts = dev.zeros::<u32>(n)?;
-            let xs = dev.upload(&xs)?;
-            array_values.launch(dev, Launch::cover(n, 32), &mut out, &xs, &mut counts)?;
-            let mut v: Vec<u64> = out
-                .to_vec()?
-                .iter()
-                .map(|x| u64::from(x.to_bits()))
-                .collect();
-            v.extend(counts.to_vec()?.iter().map(|c| u64::from(*c)));
-            Ok(v)
+    vec![
+        Case {
+            name: "array_values",
+            run: |dev| {
+                let xs = inputs();
+                let n = xs.len();
+                let mut out = dev.zeros::<f32>(n)?;
+                let mut counts = dev.zeros::<u32>(n)?;
+                let xs = dev.upload(&xs)?;
+                array_values.launch(dev, Launch::cover(n, 32), &mut out, &xs, &mut counts)?;
+                let mut v: Vec<u64> = out
+                    .to_vec()?
+                    .iter()
+                    .map(|x| u64::from(x.to_bits()))
+                    .collect();
+                v.extend(counts.to_vec()?.iter().map(|c| u64::from(*c)));
+                Ok(v)
+            },
+            expected: || {
+                let xs = inputs();
+                let r: Vec<(f32, u32)> = (0..xs.len()).map(|i| host(&xs, i)).collect();
+                let mut v: Vec<u64> = r.iter().map(|(a, _)| u64::from(a.to_bits())).collect();
+                v.extend(r.iter().map(|(_, c)| u64::from(*c)));
+                v
+            },
         },
-        expected: || {
-            let xs = inputs();
-            let r: Vec<(f32, u32)> = (0..xs.len()).map(|i| host(&xs, i)).collect();
-            let mut v: Vec<u64> = r.iter().map(|(a, _)| u64::from(a.to_bits())).collect();
-            v.extend(r.iter().map(|(_, c)| u64::from(*c)));
-            v
+        Case {
+            name: "register_arrays",
+            run: registers_on,
+            expected: registers_host,
         },
-    }]
+    ]
 }
 
 pub fn sources() -> Vec<(&'static str, &'static str)> {
-    vec![(array_values.name(), array_values.cuda_source())]
+    vec![
+        (array_values.name(), array_values.cuda_source()),
+        (register_phases.name(), register_phases.cuda_source()),
+        (register_future.name(), register_future.cuda_source()),
+    ]
 }

@@ -333,6 +333,19 @@ pub struct ArrayRef<'a, T: Scalar> {
 }
 
 impl<T: Scalar> ArrayRef<'_, T> {
+    /// Element `i` of a thread's array kept in registers (the compiler proved `i` in range;
+    /// past the end, the zero of `T`).
+    #[inline(always)]
+    pub fn get(self, i: usize) -> T {
+        self.cells.get(i).map_or_else(T::default, Cell::get)
+    }
+    /// Sets element `i` of a thread's array kept in registers (nothing past the end).
+    #[inline(always)]
+    pub fn set(self, i: usize, v: T) {
+        if let Some(c) = self.cells.get(i) {
+            c.set(v);
+        }
+    }
     /// Number of elements.
     #[inline(always)]
     pub fn len(self) -> usize {

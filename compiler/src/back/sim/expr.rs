@@ -31,6 +31,16 @@ impl Writer<'_> {
                     Builtin::WarpSize => quote!(32u32),
                 }
             }
+            Expr::Len(a) if self.registers[a.index()] => {
+                let n =
+                    proc_macro2::Literal::usize_suffixed(super::registers::elements(self.k, *a));
+                quote_spanned!(site(span.lo)=> #n)
+            }
+            Expr::Load { array, index } if self.registers[array.index()] => {
+                let flat = super::registers::flat_index(self.k, *array, index).unwrap_or(0);
+                let reg = self.register(*array, flat);
+                quote_spanned!(site(span.lo)=> #reg)
+            }
             Expr::Len(a) => {
                 let name = &self.array_names[a.index()];
                 quote_spanned!(site(span.lo)=> #name.len())

@@ -25,6 +25,7 @@ use quote::{quote, quote_spanned};
 mod expr;
 mod guard;
 mod plan;
+mod registers;
 mod split;
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,8 @@ struct Writer<'a> {
     base_names: Vec<Option<Ident>>,
     /// The phase-split plan's state, when the kernel is written phase-split.
     split: Option<plan::Split>,
+    /// Per array: a local array kept in Rust locals, one an element (`registers`).
+    registers: Vec<bool>,
 }
 
 impl<'a> Writer<'a> {
@@ -94,7 +97,13 @@ impl<'a> Writer<'a> {
             array_names,
             base_names,
             split: plan::Split::of(k, types),
+            registers: registers::register_arrays(k),
         }
+    }
+
+    /// The variable holding element `flat` (row-major) of register array `a`.
+    fn register(&self, a: Handle<Array>, flat: usize) -> Ident {
+        quote::format_ident!("__r_{}_{}", self.array_names[a.index()], flat)
     }
 
     /// The thread and block functions.
@@ -210,6 +219,13 @@ impl<'a> Writer<'a> {
             if let ArrayKind::Local { dims, .. } = &a.kind {
                 let name = &self.array_names[h.index()];
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
+                if self.registers[h.index()] {
+                    let regs = (0..registers::elements(k, h)).map(|i| self.register(h, i));
+                    local_decls.push(quote! {
+                        #(let mut #regs: #elem = <#elem as ::core::default::Default>::default();)*
+                    });
+                    continue;
+                }
                 let dims = dims.iter().map(|d| *d as usize);
                 let label = &a.name;
                 local_decls.push(quote! {
@@ -366,6 +382,22 @@ impl<'a> Writer<'a> {
                                 quote_spanned!(site(span.lo)=> { let __v = #v; #name = #r; })
                             }
                         }
+                    }
+                    Place::Element { array, index } if self.registers[array.index()] => {
+                        let elem = self.k.arrays.get(*array).elem;
+                        let flat = registers::flat_index(self.k, *array, index).unwrap_or(0);
+                        let reg = self.register(*array, flat);
+                        let new_value = match op {
+                            None => quote!(__v),
+                            Some(op) => {
+                                let rt = self.types.expr(*value);
+                                self.binary(*op, elem, rt, quote!(#reg), quote!(__v), span)
+                            }
+                        };
+                        quote_spanned! {site(span.lo)=> {
+                            let __v = #v;
+                            #reg = #new_value;
+                        }}
                     }
                     Place::Element { array, index } => {
                         let a = self.k.arrays.get(*array);

@@ -31,6 +31,9 @@ pub(super) struct Split {
     pub(super) uniform: Vec<bool>,
     /// Per local: a parameter the kernel never assigns.
     pub(super) fixed: Vec<bool>,
+    /// Per array: touched in more than one thread loop (or block-level condition), so a
+    /// register array's elements are kept per thread between them.
+    pub(super) array_spilled: Vec<bool>,
     /// Whether a thread may return (then thread loops skip returned threads).
     pub(super) returns: bool,
     /// The thread loop being written, if any.
@@ -522,6 +525,9 @@ struct Uses<'k> {
     k: &'k Kernel,
     seen: Vec<Option<u32>>,
     spilled: Vec<bool>,
+    /// Likewise per array.
+    array_seen: Vec<Option<u32>>,
+    array_spilled: Vec<bool>,
     /// How many statements write each local.
     writes: Vec<u32>,
     init: Vec<Option<Handle<Expr>>>,
@@ -538,10 +544,21 @@ impl Uses<'_> {
             Some(_) => {}
         }
     }
+    fn mark_array(&mut self, a: Handle<Array>, seg: u32) {
+        match self.array_seen[a.index()] {
+            None => self.array_seen[a.index()] = Some(seg),
+            Some(s) if s != seg => self.array_spilled[a.index()] = true,
+            Some(_) => {}
+        }
+    }
     fn expr(&mut self, e: Handle<Expr>, seg: u32) {
         let expr = self.k.exprs.get(e);
-        if let Expr::Local(l) = expr {
-            self.mark(*l, seg);
+        match expr {
+            Expr::Local(l) => self.mark(*l, seg),
+            Expr::Len(a) | Expr::Load { array: a, .. } | Expr::UniformLoad { array: a, .. } => {
+                self.mark_array(*a, seg)
+            }
+            _ => {}
         }
         for o in expr.operands() {
             self.expr(o, seg);
@@ -551,6 +568,14 @@ impl Uses<'_> {
         if let Some(l) = s.written_local() {
             self.writes[l.index()] += 1;
             self.mark(l, seg);
+        }
+        if let Stmt::Assign {
+            place: Place::Element { array, .. },
+            ..
+        }
+        | Stmt::Atomic { array, .. } = s
+        {
+            self.mark_array(*array, seg);
         }
         if let Stmt::Let {
             local,
@@ -699,6 +724,8 @@ impl Split {
             k,
             seen: vec![None; n],
             spilled: vec![false; n],
+            array_seen: vec![None; k.arrays.len()],
+            array_spilled: vec![false; k.arrays.len()],
             writes: vec![0; n],
             init: vec![None; n],
             block_vars: Vec::new(),
@@ -752,6 +779,7 @@ impl Split {
         }
         let returns = any_stmt(&k.body, |s| matches!(s, Stmt::Return));
         Some(Split {
+            array_spilled: uses.array_spilled,
             spilled,
             remat,
             uniform,

@@ -50,16 +50,33 @@ impl Writer<'_> {
         format_ident!("__s_{}", self.local_names[l])
     }
 
-    /// Where a thread's part ends: the locals kept per thread that it wrote, stored back.
+    /// Where a thread's part ends: the locals kept per thread that it wrote, stored back, and
+    /// the register arrays it wrote (`written` past the locals: per array).
     pub(super) fn write_back(&self, split: &Split, written: &[bool]) -> TokenStream {
-        let stores = (0..written.len())
+        let n = self.k.locals.len();
+        let stores = (0..written.len().min(n))
             .filter(|&l| written[l] && split.spilled[l])
             .map(|l| {
                 let name = &self.local_names[l];
                 let store = self.store_name(l);
                 quote!(#store[__t] = #name;)
             });
-        quote!(#(#stores)*)
+        let arrays = written
+            .iter()
+            .skip(n)
+            .zip(self.k.arrays.iter())
+            .filter(|(w, (h, _))| {
+                **w && self.registers[h.index()] && split.array_spilled[h.index()]
+            })
+            .map(|(_, (h, _))| {
+                let name = &self.array_names[h.index()];
+                let regs = (0..super::registers::elements(self.k, h)).map(|i| {
+                    let reg = self.register(h, i);
+                    quote!(#name.set(#i, #reg);)
+                });
+                quote!(#(#regs)*)
+            });
+        quote!(#(#stores)* #(#arrays)*)
     }
 
     /// A loop opens inside the code being written.
@@ -155,6 +172,9 @@ impl Writer<'_> {
         let mut decls = Vec::new();
         for (h, a) in k.arrays.iter() {
             if let ArrayKind::Local { dims, .. } = &a.kind {
+                if self.registers[h.index()] && !split.array_spilled[h.index()] {
+                    continue;
+                }
                 let all = self.all_name(h);
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 let dims = dims.iter().map(|d| *d as usize);
@@ -212,17 +232,34 @@ impl Writer<'_> {
         format_ident!("__all_{}", self.array_names[h.index()])
     }
 
-    /// The running thread's local arrays, at the top of a thread loop's body.
-    fn thread_arrays(&self) -> TokenStream {
+    /// The running thread's local arrays, at the top of a thread loop's body: views of those
+    /// in memory, the elements of register arrays as variables (loaded where the array is
+    /// kept per thread between thread loops).
+    fn thread_arrays(&self, split: &Split) -> TokenStream {
         let views = self
             .k
             .arrays
             .iter()
             .filter(|(_, a)| matches!(a.kind, ArrayKind::Local { .. }))
-            .map(|(h, _)| {
+            .map(|(h, a)| {
                 let name = &self.array_names[h.index()];
                 let all = self.all_name(h);
-                quote!(let #name = #all.at(__t);)
+                if !self.registers[h.index()] {
+                    return quote!(let #name = #all.at(__t););
+                }
+                let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
+                let n = super::registers::elements(self.k, h);
+                if !split.array_spilled[h.index()] {
+                    // Used in this thread loop alone: plain variables, written before read.
+                    let regs = (0..n).map(|i| self.register(h, i));
+                    return quote!(#(let mut #regs: #elem = <#elem as ::core::default::Default>::default();)*);
+                }
+                // Loads of elements the part does not read are dead code to rustc.
+                let regs = (0..n).map(|i| {
+                    let reg = self.register(h, i);
+                    quote!(let mut #reg: #elem = #name.get(#i);)
+                });
+                quote!(let #name = #all.at(__t); #(#regs)*)
             });
         quote!(#(#views)*)
     }
@@ -289,7 +326,7 @@ impl Writer<'_> {
 
     /// The start of one thread's part: its context, local arrays and recomputed locals.
     pub(super) fn thread_prelude(&self, split: &Split, mut used: Vec<bool>) -> TokenStream {
-        let arrays = self.thread_arrays();
+        let arrays = self.thread_arrays(split);
         let loads = (0..used.len())
             .filter(|&l| used[l] && split.spilled[l])
             .map(|l| {
@@ -442,6 +479,7 @@ impl Writer<'_> {
         let (mut used, mut written) = (vec![false; n], vec![false; n]);
         mark_stmts(self.k, stmts, &mut used);
         mark_writes(stmts, &mut written);
+        written.extend(super::registers::arrays_written(self.k, stmts));
         (body, used, written, scope)
     }
 

@@ -126,3 +126,68 @@ fn warp_regions_run_per_warp_unless_a_loop_exit_leaves_them() {
         }");
     assert!(futures, "{code}");
 }
+
+/// A local array whose every element is named by literal indices lives in variables: within
+/// one thread loop alone, with no storage for the block; across a barrier, loaded and stored
+/// back per thread. One indexed by a variable stays in the block's memory.
+#[test]
+fn local_arrays_with_literal_indices_are_registers() {
+    let (code, futures) = sim("fn k(out: &mut [f32], xs: &[[f32; 4]]) {
+            let i = global_idx().x;
+            let c = xs[i];
+            let mut across = [0.0f32; 2];
+            across[1] = c[0] + c[3];
+            let mut walk = [0.0f32; 4];
+            for j in 0..4u32 {
+                walk[j] = c[1] * j as f32;
+            }
+            sync_block_threads();
+            out[i] = across[1] + walk[2];
+        }");
+    assert!(!futures, "{code}");
+    // `c` is used before the barrier alone: variables, no block storage.
+    assert!(code.contains("let mut __r_c_3 : f32 ="), "{code}");
+    assert!(!code.contains("__all_c"), "{code}");
+    // `across` crosses the barrier: stored back after the first loop, loaded in the second.
+    assert!(code.contains("__all_across"), "{code}");
+    assert!(
+        code.contains("across . set (1usize , __r_across_1)"),
+        "{code}"
+    );
+    assert!(
+        code.contains("let mut __r_across_1 : f32 = across . get (1usize)"),
+        "{code}"
+    );
+    // `walk` is indexed by `j`: memory, accessed with bounds checks.
+    assert!(code.contains("__all_walk"), "{code}");
+    assert!(code.contains("walk . store1"), "{code}");
+    assert!(!code.contains("__r_walk"), "{code}");
+}
+
+/// In a kernel the simulator runs as one future per thread, register arrays are variables of
+/// the thread's function.
+#[test]
+fn register_arrays_are_variables_of_a_thread_future() {
+    let c = compile_str(
+        "block = 64",
+        "fn k(out: &mut [u32]) {
+            let t = thread_idx().x;
+            let mut r = [0u32; 2];
+            for k in 0..4u32 {
+                sync_block_threads();
+                let s = warp_shuffle(t + k, 0);
+                r[0] += s;
+                r[1] += k;
+                if k == 2 {
+                    break;
+                }
+            }
+            out[global_idx().x] = r[0] * 100 + r[1];
+        }",
+        "k.rs",
+    )
+    .unwrap();
+    let thread = c.sim.thread_fn.map(|t| t.to_string()).unwrap_or_default();
+    assert!(thread.contains("let mut __r_r_1 : u32"), "{thread}");
+    assert!(!thread.contains("Shared :: < u32 > :: new"), "{thread}");
+}
