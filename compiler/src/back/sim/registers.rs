@@ -44,11 +44,7 @@ pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
         Stmt::Assign {
             place: Place::Element { array, index },
             ..
-        } => {
-            if flat_index(k, *array, index).is_none() {
-                ok[array.index()] = false;
-            }
-        }
+        } if flat_index(k, *array, index).is_none() => ok[array.index()] = false,
         Stmt::Atomic { array, .. } => ok[array.index()] = false,
         _ => {}
     });
