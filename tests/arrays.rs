@@ -111,6 +111,20 @@ pub fn register_future(out: &mut [u32]) {
     out[global_idx().x] = r[0] * 100 + r[1];
 }
 
+/// A register array read by a promised condition around a barrier (every thread evaluates it,
+/// and the block votes) and written in the loop's body.
+#[kernel(block = 64)]
+pub fn register_promise(out: &mut [u32], limit: u32) {
+    let t = thread_idx().x;
+    let mut st = [0u32, 1];
+    while unsafe { assume_uniform(st[0] < limit) } {
+        st[0] += 1;
+        st[1] *= 2;
+        sync_block_threads();
+    }
+    out[global_idx().x] = st[1] + t;
+}
+
 /// The inputs of `register_phases`: two blocks.
 fn chunks() -> Vec<[u32; 4]> {
     (0..128u32)
@@ -125,11 +139,10 @@ fn registers_on(dev: &Device) -> Result<Vec<u64>, Error> {
     register_phases.launch(dev, Launch::new(2, 64), &mut a, &xs)?;
     let mut b = dev.zeros::<u32>(128)?;
     register_future.launch(dev, Launch::new(2, 64), &mut b)?;
-    Ok(a.to_vec()?
-        .into_iter()
-        .chain(b.to_vec()?)
-        .map(u64::from)
-        .collect())
+    let mut c = dev.zeros::<u32>(128)?;
+    register_promise.launch(dev, Launch::new(2, 64), &mut c, 5)?;
+    let (a, b, c) = (a.to_vec()?, b.to_vec()?, c.to_vec()?);
+    Ok(a.into_iter().chain(b).chain(c).map(u64::from).collect())
 }
 
 /// The host's own Rust of both kernels.
@@ -151,7 +164,8 @@ fn registers_host() -> Vec<u64> {
         let lane0 = (i % 64) / 32 * 32;
         (3 * lane0 + 3) * 100 + 3
     });
-    phases.chain(future).map(u64::from).collect()
+    let promise = (0..128u32).map(|i| 32 + i % 64);
+    phases.chain(future).chain(promise).map(u64::from).collect()
 }
 
 /// Register arrays keep their values through barriers in every thread order.
@@ -252,5 +266,6 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (array_values.name(), array_values.cuda_source()),
         (register_phases.name(), register_phases.cuda_source()),
         (register_future.name(), register_future.cuda_source()),
+        (register_promise.name(), register_promise.cuda_source()),
     ]
 }

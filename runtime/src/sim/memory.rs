@@ -337,11 +337,21 @@ impl<T: Scalar> ArrayRef<'_, T> {
     /// past the end, the zero of `T`).
     #[inline(always)]
     pub fn get(self, i: usize) -> T {
+        debug_assert!(
+            i < self.cells.len(),
+            "register element {i} of {}",
+            self.name
+        );
         self.cells.get(i).map_or_else(T::default, Cell::get)
     }
     /// Sets element `i` of a thread's array kept in registers (nothing past the end).
     #[inline(always)]
     pub fn set(self, i: usize, v: T) {
+        debug_assert!(
+            i < self.cells.len(),
+            "register element {i} of {}",
+            self.name
+        );
         if let Some(c) = self.cells.get(i) {
             c.set(v);
         }

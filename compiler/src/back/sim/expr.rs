@@ -32,14 +32,22 @@ impl Writer<'_> {
                 }
             }
             Expr::Len(a) if self.registers[a.index()] => {
-                let n =
-                    proc_macro2::Literal::usize_suffixed(super::registers::elements(self.k, *a));
+                // Rust's `len()` of `[[T; W]; H]` is `H`.
+                let n = match &self.k.arrays.get(*a).kind {
+                    ArrayKind::Local { dims, .. } => dims.first().copied().unwrap_or(0) as usize,
+                    _ => 0,
+                };
+                let n = proc_macro2::Literal::usize_suffixed(n);
                 quote_spanned!(site(span.lo)=> #n)
             }
             Expr::Load { array, index } if self.registers[array.index()] => {
-                let flat = super::registers::flat_index(self.k, *array, index).unwrap_or(0);
-                let reg = self.register(*array, flat);
-                quote_spanned!(site(span.lo)=> #reg)
+                match super::registers::flat_index(self.k, *array, index) {
+                    Some(flat) => {
+                        let reg = self.register(*array, flat);
+                        quote_spanned!(site(span.lo)=> #reg)
+                    }
+                    None => super::registers::internal_error(span),
+                }
             }
             Expr::Len(a) => {
                 let name = &self.array_names[a.index()];

@@ -385,7 +385,9 @@ impl<'a> Writer<'a> {
                     }
                     Place::Element { array, index } if self.registers[array.index()] => {
                         let elem = self.k.arrays.get(*array).elem;
-                        let flat = registers::flat_index(self.k, *array, index).unwrap_or(0);
+                        let Some(flat) = registers::flat_index(self.k, *array, index) else {
+                            return registers::internal_error(span);
+                        };
                         let reg = self.register(*array, flat);
                         let new_value = match op {
                             None => quote!(__v),

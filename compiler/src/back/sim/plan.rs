@@ -553,9 +553,11 @@ impl Uses<'_> {
     }
     fn expr(&mut self, e: Handle<Expr>, seg: u32) {
         let expr = self.k.exprs.get(e);
+        // (`Len` is not a use: of a register array, the only arrays whose spilling this
+        // decides, it is a literal.)
         match expr {
             Expr::Local(l) => self.mark(*l, seg),
-            Expr::Len(a) | Expr::Load { array: a, .. } | Expr::UniformLoad { array: a, .. } => {
+            Expr::Load { array: a, .. } | Expr::UniformLoad { array: a, .. } => {
                 self.mark_array(*a, seg)
             }
             _ => {}

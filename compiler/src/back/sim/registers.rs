@@ -13,7 +13,10 @@
 //!
 //! Takes a checked kernel; gives, per array, whether it is kept in registers.
 
+use crate::back::rust_types::site;
 use crate::ir::*;
+use proc_macro2::TokenStream;
+use quote::quote_spanned;
 
 /// The most elements a local array may have to be kept in registers.
 const MAX_ELEMENTS: u64 = 64;
@@ -101,4 +104,32 @@ pub(super) fn arrays_written(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<bool> {
         }
     }
     written
+}
+
+/// Per array of `k`: whether `stmts` (or the blocks in them) read or write one of its
+/// elements.
+pub(super) fn arrays_used(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<bool> {
+    let mut used = arrays_written(k, stmts);
+    let mut exprs = Vec::new();
+    for (s, _) in stmts {
+        exprs.extend(s.operands());
+        for b in s.blocks() {
+            crate::ir::visit::for_each_stmt(b, false, &mut |s, _| exprs.extend(s.operands()));
+        }
+    }
+    for e in exprs {
+        crate::ir::visit::any_expr(k, e, &mut |x| {
+            if let Expr::Load { array, .. } | Expr::UniformLoad { array, .. } = x {
+                used[array.index()] = true;
+            }
+            false
+        });
+    }
+    used
+}
+
+/// What the writer emits where a register array's access is not one `register_arrays`
+/// accepted: a broken invariant, an error at the access rather than a wrong element.
+pub(super) fn internal_error(span: Span) -> TokenStream {
+    quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: a register array accessed at a computed index (internal error of the simulator writer)"))
 }

@@ -235,7 +235,10 @@ impl Writer<'_> {
     /// The running thread's local arrays, at the top of a thread loop's body: views of those
     /// in memory, the elements of register arrays as variables (loaded where the array is
     /// kept per thread between thread loops).
-    fn thread_arrays(&self, split: &Split) -> TokenStream {
+    fn thread_arrays(&self, split: &Split, used: &[bool]) -> TokenStream {
+        // `used` past the locals, where given: per array, whether the part touches it.
+        let n_locals = self.k.locals.len();
+        let touched = |h: Handle<Array>| used.get(n_locals + h.index()).copied().unwrap_or(true);
         let views = self
             .k
             .arrays
@@ -246,6 +249,9 @@ impl Writer<'_> {
                 let all = self.all_name(h);
                 if !self.registers[h.index()] {
                     return quote!(let #name = #all.at(__t););
+                }
+                if !touched(h) {
+                    return quote!();
                 }
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 let n = super::registers::elements(self.k, h);
@@ -325,8 +331,12 @@ impl Writer<'_> {
     }
 
     /// The start of one thread's part: its context, local arrays and recomputed locals.
+    /// `used`: per local, whether the part reads or writes it; then, where the part's
+    /// statements are at hand, per array (else every register array is loaded).
     pub(super) fn thread_prelude(&self, split: &Split, mut used: Vec<bool>) -> TokenStream {
-        let arrays = self.thread_arrays(split);
+        let arrays = self.thread_arrays(split, &used);
+        // The rest is about locals.
+        used.truncate(self.k.locals.len());
         let loads = (0..used.len())
             .filter(|&l| used[l] && split.spilled[l])
             .map(|l| {
@@ -480,6 +490,7 @@ impl Writer<'_> {
         mark_stmts(self.k, stmts, &mut used);
         mark_writes(stmts, &mut written);
         written.extend(super::registers::arrays_written(self.k, stmts));
+        used.extend(super::registers::arrays_used(self.k, stmts));
         (body, used, written, scope)
     }
 

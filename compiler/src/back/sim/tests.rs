@@ -191,3 +191,28 @@ fn register_arrays_are_variables_of_a_thread_future() {
     assert!(thread.contains("let mut __r_r_1 : u32"), "{thread}");
     assert!(!thread.contains("Shared :: < u32 > :: new"), "{thread}");
 }
+
+/// A thread loop loads only the register arrays it touches.
+#[test]
+fn thread_loops_load_only_the_register_arrays_they_touch() {
+    let (code, _) = sim("fn k(out: &mut [f32], xs: &[[f32; 2]]) {
+            let i = global_idx().x;
+            let a = xs[i];
+            let b = [a[1], a[0]];
+            sync_block_threads();
+            let s = b[0] * 2.0;
+            sync_block_threads();
+            out[i] = s + a[0];
+        }");
+    // Between the barriers only `b` is read: `a` is not loaded there.
+    let middle = code
+        .split("__run . barrier")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        middle.contains("__r_b_0 : f32 = b . get (0usize)"),
+        "{middle}"
+    );
+    assert!(!middle.contains("__r_a_0"), "{middle}");
+}
