@@ -155,6 +155,12 @@ impl SimBackend {
         let total = grid.volume();
         let printer = Printer::new(launch.prints_ids());
         let watch = self.watchdog.get().map(super::Watch::arm);
+        let b = launch.block;
+        let thread_indices: Vec<Dim3> = if b.y == 1 && b.z == 1 {
+            Vec::new()
+        } else {
+            (0..b.volume()).map(|t| unlinearize(t, b)).collect()
+        };
         let first_error = (0..total)
             .into_par_iter()
             .filter_map(|linear| {
@@ -180,6 +186,7 @@ impl SimBackend {
                         && !(self.options.trust_compiler && info.shared_proven),
                     dynamic_shared_bytes: launch.shared_bytes,
                     printer: &printer,
+                    thread_indices: &thread_indices,
                 };
                 super::Watch::during(watch.as_ref(), || block(&ctx))
                     .err()
@@ -207,6 +214,9 @@ pub struct BlockCtx<'p> {
     pub(super) dynamic_shared_bytes: u32,
     /// The launch's `print!` output.
     pub(super) printer: &'p Printer,
+    /// The thread indices of a block that is not one-dimensional, in linear order (empty when
+    /// it is: thread `t` is `(t, 0, 0)`), made once for the launch.
+    pub(super) thread_indices: &'p [Dim3],
 }
 
 /// The indices of one GPU thread.
@@ -643,6 +653,7 @@ mod tests {
             shared_races: true,
             dynamic_shared_bytes: 0,
             printer: &NO_PRINT,
+            thread_indices: &[],
         }
     }
 

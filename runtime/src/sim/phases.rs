@@ -30,8 +30,8 @@ pub struct Run<'b> {
     block: &'b BlockCtx<'b>,
     n: usize,
     /// The thread indices of a block that is not one-dimensional (empty when it is: thread
-    /// `t` is `(t, 0, 0)`).
-    idx: Box<[Dim3]>,
+    /// `t` is `(t, 0, 0)`), the launch's.
+    idx: &'b [Dim3],
     /// Whether the race detector and the promise checks need to know who runs.
     tracks: bool,
     /// The permutation of the phase (empty in the forward order).
@@ -59,22 +59,10 @@ impl<'b> Run<'b> {
     /// the kernel checks `assume_uniform` promises.
     pub fn new(block: &'b BlockCtx<'b>, exits: bool, promises: bool) -> Self {
         let n = block.block_dim.volume() as usize;
-        let d = block.block_dim;
-        let mut idx = Vec::new();
-        if d.y != 1 || d.z != 1 {
-            idx.reserve_exact(n);
-            for z in 0..d.z {
-                for y in 0..d.y {
-                    for x in 0..d.x {
-                        idx.push(Dim3::new(x, y, z));
-                    }
-                }
-            }
-        }
         let run = Run {
             block,
             n,
-            idx: idx.into_boxed_slice(),
+            idx: block.thread_indices,
             tracks: block.options.race_detection || promises,
             order: Box::new([]),
             warp_seq: Box::new([]),
@@ -226,7 +214,7 @@ impl<'b> Run<'b> {
         Phase {
             order: &self.order,
             lane_seq: &self.lane_seq,
-            idx: &self.idx,
+            idx: self.idx,
             exit: &self.exit,
             current: &self.current,
             tracks: self.tracks,
@@ -520,6 +508,7 @@ mod tests {
             shared_races: false,
             dynamic_shared_bytes: 0,
             printer: &NO_PRINT,
+            thread_indices: &[],
         }
     }
 
