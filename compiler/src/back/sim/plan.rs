@@ -107,6 +107,15 @@ pub(super) enum WItem<'k> {
     Scope(Vec<WItem<'k>>),
 }
 
+/// Whether `stmts` only declare variables without values (`let y;`, as lowering declares the
+/// result of a warp operation before it): Rust gives such a variable no value to read, so a
+/// thread loop of them has nothing to do (empty `stmts` too).
+pub(super) fn only_declarations(stmts: &[(&Stmt, Span)]) -> bool {
+    stmts
+        .iter()
+        .all(|(s, _)| matches!(s, Stmt::Let { init: None, .. }))
+}
+
 /// Whether `s` is or holds a barrier.
 fn has_barrier(s: &Stmt) -> bool {
     let barrier = |s: &Stmt| matches!(s, Stmt::Barrier { .. });

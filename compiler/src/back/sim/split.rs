@@ -23,7 +23,8 @@
 
 use super::guard::{x_guard, Guard};
 use super::plan::{
-    hoist_bounds, mark_expr, mark_stmts, mark_writes, plan, promised, Item, Scope, Split,
+    hoist_bounds, mark_expr, mark_stmts, mark_writes, only_declarations, plan, promised, Item,
+    Scope, Split,
 };
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
@@ -508,7 +509,7 @@ impl Writer<'_> {
                 let before = all[..p].iter().map(|(s, sp)| self.hoisted(split, s, *sp));
                 let after = all[q..].iter().map(|(s, sp)| self.hoisted(split, s, *sp));
                 let stmts = &all[p..q];
-                if stmts.is_empty() {
+                if only_declarations(stmts) {
                     return quote!(#(#before)* #(#after)*);
                 }
                 let (body, used, written, scope) = self.thread_part(split, stmts);

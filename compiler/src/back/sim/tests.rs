@@ -216,3 +216,28 @@ fn thread_loops_load_only_the_register_arrays_they_touch() {
     );
     assert!(!middle.contains("__r_a_0"), "{middle}");
 }
+
+/// The declaration lowering puts before a warp operation's result (`let y;`) is no lane loop
+/// of its own (it had one that only loaded and stored `y` back).
+#[test]
+fn a_declaration_alone_is_no_thread_loop() {
+    let (code, futures) = sim("fn k(out: &mut [u32]) {
+            let t = thread_idx().x;
+            let mut s = t;
+            let mut d = 1u32;
+            while d < 32 {
+                let y = warp_shuffle_up(s, d);
+                if t % 32 >= d {
+                    s += y;
+                }
+                d *= 2;
+            }
+            out[global_idx().x] = s;
+        }");
+    assert!(!futures, "{code}");
+    assert!(code.contains("warp_at"), "{code}");
+    assert!(
+        !code.contains("let mut y = __s_y [__t] ; __s_y [__t] = y ;"),
+        "{code}"
+    );
+}

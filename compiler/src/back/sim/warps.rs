@@ -13,7 +13,7 @@
 //!
 //! Takes the [`WItem`] plan of a warp region; gives its Rust code.
 
-use super::plan::{mark_expr, Split, WItem};
+use super::plan::{mark_expr, only_declarations, Split, WItem};
 use super::split::resolve_exits;
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
@@ -100,6 +100,7 @@ impl Writer<'_> {
 
     fn witem(&self, split: &Split, item: &WItem<'_>) -> TokenStream {
         match item {
+            WItem::Lanes(stmts) if only_declarations(stmts) => quote!(),
             WItem::Lanes(stmts) => {
                 let (body, used, written, scope) = self.thread_part(split, stmts);
                 let each = self.lane_loop(split, used, &written, body);
