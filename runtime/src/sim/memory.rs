@@ -421,31 +421,12 @@ impl<T: Scalar> ArrayRef<'_, T> {
     /// Reads `a[r][c]`; each index is checked against its own dimension.
     #[inline(always)]
     pub fn load2(self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
-        let i = self.flat(r, c, loc)?;
-        match self.cells.get(i) {
-            Some(cell) => {
-                if let Some(sh) = self.shadow {
-                    sh.read(self.name, i, false, loc)?;
-                }
-                Ok(cell.get())
-            }
-            None => Err(self.oob(i, self.cells.len(), loc)),
-        }
+        self.load1(self.flat(r, c, loc)?, loc)
     }
     /// Writes `a[r][c]`.
     #[inline(always)]
     pub fn store2(self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
-        let i = self.flat(r, c, loc)?;
-        match self.cells.get(i) {
-            Some(cell) => {
-                if let Some(sh) = self.shadow {
-                    sh.write(self.name, i, false, loc)?;
-                }
-                cell.set(v);
-                Ok(())
-            }
-            None => Err(self.oob(i, self.cells.len(), loc)),
-        }
+        self.store1(self.flat(r, c, loc)?, v, loc)
     }
     #[cold]
     fn oob(self, i: usize, len: usize, loc: &'static Loc) -> Fault {
