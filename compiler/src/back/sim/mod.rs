@@ -29,6 +29,7 @@ mod registers;
 mod split;
 #[cfg(test)]
 mod tests;
+mod uses;
 mod warps;
 
 /// The generated simulator functions of one kernel.

@@ -9,6 +9,7 @@
 //! a value of the launch's shape and other such values); the writer and this plan cut the body
 //! the same way.
 
+use super::uses::Uses;
 use crate::ir::visit::any_stmt;
 use crate::ir::Types;
 use crate::ir::*;
@@ -529,199 +530,6 @@ pub(super) fn mark_expr(k: &Kernel, e: Handle<Expr>, used: &mut [bool]) {
     }
 }
 
-/// Which thread loop each local was first seen in, and whether it is seen in another.
-struct Uses<'k> {
-    k: &'k Kernel,
-    seen: Vec<Option<u32>>,
-    spilled: Vec<bool>,
-    /// Likewise per array.
-    array_seen: Vec<Option<u32>>,
-    array_spilled: Vec<bool>,
-    /// How many statements write each local.
-    writes: Vec<u32>,
-    init: Vec<Option<Handle<Expr>>>,
-    /// The variables of block-level `for` loops over one range for the block.
-    block_vars: Vec<Handle<Local>>,
-    next: u32,
-}
-
-impl Uses<'_> {
-    fn mark(&mut self, l: Handle<Local>, seg: u32) {
-        match self.seen[l.index()] {
-            None => self.seen[l.index()] = Some(seg),
-            Some(s) if s != seg => self.spilled[l.index()] = true,
-            Some(_) => {}
-        }
-    }
-    fn mark_array(&mut self, a: Handle<Array>, seg: u32) {
-        match self.array_seen[a.index()] {
-            None => self.array_seen[a.index()] = Some(seg),
-            Some(s) if s != seg => self.array_spilled[a.index()] = true,
-            Some(_) => {}
-        }
-    }
-    fn expr(&mut self, e: Handle<Expr>, seg: u32) {
-        let expr = self.k.exprs.get(e);
-        // (`Len` is not a use: of a register array, the only arrays whose spilling this
-        // decides, it is a literal.)
-        match expr {
-            Expr::Local(l) => self.mark(*l, seg),
-            Expr::Load { array: a, .. } | Expr::UniformLoad { array: a, .. } => {
-                self.mark_array(*a, seg)
-            }
-            _ => {}
-        }
-        for o in expr.operands() {
-            self.expr(o, seg);
-        }
-    }
-    fn stmt(&mut self, s: &Stmt, seg: u32) {
-        if let Some(l) = s.written_local() {
-            self.writes[l.index()] += 1;
-            self.mark(l, seg);
-        }
-        if let Stmt::Assign {
-            place: Place::Element { array, .. },
-            ..
-        }
-        | Stmt::Atomic { array, .. } = s
-        {
-            self.mark_array(*array, seg);
-        }
-        if let Stmt::Let {
-            local,
-            init: Some(e),
-        } = s
-        {
-            self.init[local.index()] = Some(*e);
-        }
-        for e in s.operands() {
-            self.expr(e, seg);
-        }
-        for b in s.blocks() {
-            for (inner, _) in b.iter() {
-                self.stmt(inner, seg);
-            }
-        }
-    }
-    fn segment(&mut self) -> u32 {
-        self.next += 1;
-        self.next
-    }
-    fn items(&mut self, items: &[Item<'_>]) {
-        for item in items {
-            match item {
-                Item::Threads(stmts) => {
-                    let seg = self.segment();
-                    for (s, _) in stmts {
-                        self.stmt(s, seg);
-                    }
-                }
-                Item::Barrier(_) => {}
-                Item::If {
-                    cond,
-                    accept,
-                    reject,
-                    ..
-                } => {
-                    let seg = self.segment();
-                    self.expr(*cond, seg);
-                    self.items(accept);
-                    self.items(reject);
-                }
-                Item::Loop { kind, body, .. } => {
-                    let seg = self.segment();
-                    match kind {
-                        LoopKind::Infinite => {}
-                        LoopKind::While { cond } => self.expr(*cond, seg),
-                        LoopKind::For {
-                            var,
-                            start,
-                            end,
-                            step,
-                            ..
-                        } => {
-                            // A range the whole block shares gives a block-level variable;
-                            // one behind a promise, a variable per thread.
-                            self.writes[var.index()] += 1;
-                            let range = [Some(*start), Some(*end), *step];
-                            if range.into_iter().flatten().any(|e| promised(self.k, e)) {
-                                self.spilled[var.index()] = true;
-                            } else {
-                                self.block_vars.push(*var);
-                            }
-                            for e in range.into_iter().flatten() {
-                                self.expr(e, seg);
-                            }
-                        }
-                    }
-                    self.items(body);
-                }
-                Item::Scope(inner) => self.items(inner),
-                Item::Warps(witems) => self.witems(witems),
-            }
-        }
-    }
-    fn witems(&mut self, items: &[WItem<'_>]) {
-        for item in items {
-            match item {
-                WItem::Lanes(stmts) => {
-                    let seg = self.segment();
-                    for (s, _) in stmts {
-                        self.stmt(s, seg);
-                    }
-                }
-                WItem::Op(s, _) => {
-                    // The lanes' values are gathered in one loop, the results given in another.
-                    let seg = self.segment();
-                    for e in s.operands() {
-                        self.expr(e, seg);
-                    }
-                    if let Some(l) = s.written_local() {
-                        let seg = self.segment();
-                        self.writes[l.index()] += 1;
-                        self.mark(l, seg);
-                    }
-                }
-                WItem::If {
-                    cond,
-                    accept,
-                    reject,
-                    ..
-                } => {
-                    let seg = self.segment();
-                    self.expr(*cond, seg);
-                    self.witems(accept);
-                    self.witems(reject);
-                }
-                WItem::Loop { kind, body, .. } => {
-                    let seg = self.segment();
-                    match kind {
-                        LoopKind::Infinite => {}
-                        LoopKind::While { cond } => self.expr(*cond, seg),
-                        LoopKind::For {
-                            var,
-                            start,
-                            end,
-                            step,
-                            ..
-                        } => {
-                            // The warp's own variable, a Rust variable of the warp loop.
-                            self.writes[var.index()] += 1;
-                            self.block_vars.push(*var);
-                            for e in [Some(*start), Some(*end), *step].into_iter().flatten() {
-                                self.expr(e, seg);
-                            }
-                        }
-                    }
-                    self.witems(body);
-                }
-                WItem::Scope(inner) => self.witems(inner),
-            }
-        }
-    }
-}
-
 impl Split {
     /// The phase-split state of `k`, or `None` where the kernel keeps one future per thread
     /// (it has warp operations).
@@ -731,17 +539,7 @@ impl Split {
             return None;
         }
         let n = k.locals.len();
-        let mut uses = Uses {
-            k,
-            seen: vec![None; n],
-            spilled: vec![false; n],
-            array_seen: vec![None; k.arrays.len()],
-            array_spilled: vec![false; k.arrays.len()],
-            writes: vec![0; n],
-            init: vec![None; n],
-            block_vars: Vec::new(),
-            next: 0,
-        };
+        let mut uses = Uses::new(k);
         uses.items(&items);
         let mut spilled = uses.spilled;
         for v in &uses.block_vars {
