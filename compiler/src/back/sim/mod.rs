@@ -24,6 +24,7 @@ use quote::{quote, quote_spanned};
 
 mod expr;
 mod guard;
+mod items;
 mod plan;
 mod registers;
 mod split;

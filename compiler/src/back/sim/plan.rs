@@ -3,12 +3,14 @@
 //! written from it: per thread, recomputed in each thread loop, or once for the block.
 //!
 //! Takes a checked kernel and its types; gives [`Split`] (or `None` where the kernel keeps
-//! one future per thread) and the [`Item`] tree the writer walks. Guarantees: a local read in
+//! one future per thread) and the [`Item`] tree (`items`) the writer walks; where thread loops
+//! touch each local and array is recorded by `uses`. Guarantees: a local read in
 //! two thread loops is kept per thread unless it is an immutable pure value of the launch
 //! (recomputed) or block-uniform by construction (every write of it the block runs once, with
 //! a value of the launch's shape and other such values); the writer and this plan cut the body
 //! the same way.
 
+use super::items::{promised, Item, WItem};
 use super::uses::Uses;
 use crate::ir::visit::any_stmt;
 use crate::ir::Types;
@@ -56,56 +58,6 @@ pub(super) struct Scope {
     pub(super) exits: Vec<(u32, TokenStream)>,
     /// Whether a thread may return inside.
     pub(super) returns: bool,
-}
-
-/// The kernel's body cut at its barriers.
-pub(super) enum Item<'k> {
-    /// Statements without barriers: one loop over the threads.
-    Threads(Vec<(&'k Stmt, Span)>),
-    /// `sync_block_threads()`.
-    Barrier(Span),
-    /// An `if` with a barrier in a branch.
-    If {
-        cond: Handle<Expr>,
-        accept: Vec<Item<'k>>,
-        reject: Vec<Item<'k>>,
-        span: Span,
-    },
-    /// A loop with a barrier in its body.
-    Loop {
-        label: Option<Handle<Label>>,
-        kind: &'k LoopKind,
-        body: Vec<Item<'k>>,
-        span: Span,
-    },
-    /// A block with a barrier inside.
-    Scope(Vec<Item<'k>>),
-    /// Statements without barriers that hold warp operations: a loop over the warps.
-    Warps(Vec<WItem<'k>>),
-}
-
-/// Statements between two barriers cut at their warp operations: what one warp runs.
-pub(super) enum WItem<'k> {
-    /// Statements without warp operations: one loop over the warp's lanes.
-    Lanes(Vec<(&'k Stmt, Span)>),
-    /// A warp operation.
-    Op(&'k Stmt, Span),
-    /// An `if` with a warp operation in a branch.
-    If {
-        cond: Handle<Expr>,
-        accept: Vec<WItem<'k>>,
-        reject: Vec<WItem<'k>>,
-        span: Span,
-    },
-    /// A loop with a warp operation in its body.
-    Loop {
-        label: Option<Handle<Label>>,
-        kind: &'k LoopKind,
-        body: Vec<WItem<'k>>,
-        span: Span,
-    },
-    /// A block with a warp operation inside.
-    Scope(Vec<WItem<'k>>),
 }
 
 /// Whether `stmts` only declare variables without values (`let y;`, as lowering declares the
@@ -276,12 +228,6 @@ fn all_warps_ok(k: &Kernel, items: &[Item<'_>]) -> bool {
         Item::Scope(inner) => all_warps_ok(k, inner),
         Item::Threads(_) | Item::Barrier(_) => true,
     })
-}
-
-/// Whether `e` holds an `assume_uniform` promise (then every thread evaluates it, so that
-/// the promise is checked across the block).
-pub(super) fn promised(k: &Kernel, e: Handle<Expr>) -> bool {
-    crate::ir::visit::any_expr(k, e, &mut |x| matches!(x, Expr::AssumeUniform(_)))
 }
 
 /// Whether `e` computes a value without touching memory or faulting, from locals `read`

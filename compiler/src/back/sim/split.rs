@@ -22,9 +22,9 @@
 //! Takes the checked kernel through its [`Writer`]; gives `__cuphase_block`.
 
 use super::guard::{x_guard, Guard};
+use super::items::{promised, Item};
 use super::plan::{
-    hoist_bounds, mark_expr, mark_stmts, mark_writes, only_declarations, plan, promised, Item,
-    Scope, Split,
+    hoist_bounds, mark_expr, mark_stmts, mark_writes, only_declarations, plan, Scope, Split,
 };
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};

@@ -6,7 +6,7 @@
 //! Takes the [`Item`] plan of a kernel; gives [`Uses`], which `plan` turns into the
 //! [`super::plan::Split`].
 
-use super::plan::{promised, Item, WItem};
+use super::items::{promised, Item, WItem};
 use crate::ir::*;
 
 /// Which thread loop each local was first seen in, and whether it is seen in another.

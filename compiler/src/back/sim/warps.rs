@@ -13,7 +13,8 @@
 //!
 //! Takes the [`WItem`] plan of a warp region; gives its Rust code.
 
-use super::plan::{mark_expr, only_declarations, Split, WItem};
+use super::items::WItem;
+use super::plan::{mark_expr, only_declarations, Split};
 use super::split::resolve_exits;
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
