@@ -3,11 +3,16 @@
 # Every test binary, first launch, launch overhead, racecheck of the whole main binary x3.
 cd "$(dirname "$0")/../.gpu"
 export CUPHASE_DEVICE=cuda
+# NCCL from torch's wheel, so the multi-device tests run NCCL (one rank on one GPU).
+nccl_lib=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
+export LD_LIBRARY_PATH=${nccl_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export NCCL_NVLS_ENABLE=0
 log=${OUT:-/tmp}/reliability.log
 OUT=${OUT:-/tmp}
 exec > >(tee -a "$log") 2>&1
 main=$(ls bin/main-* | head -1)
 echo "== main binary, no sanitizer"; timeout 200 "$main" 2>&1 | grep -E "^test result|FAILED|panicked|16 threads|out of memory|waited" | head -30
+echo "== multi-device (NCCL from ${nccl_lib:-nowhere})"; timeout 100 "$main" multi --nocapture 2>&1 | grep -E "^test |result|GPU|NCCL|skipped|panicked" | head -20
 echo "== exhaustion, concurrency alone"; timeout 100 "$main" exhaustion concurrency --nocapture 2>&1 | grep -E "^test |result|Timeout|waited|out of memory|16 threads" | head -30
 export CUPHASE_CACHE_DIR=/tmp/cache2
 ./bin/example-first_launch
