@@ -5,6 +5,10 @@ cd "$(dirname "$0")/../.gpu"
 export CUPHASE_DEVICE=cuda
 # NCCL from torch's wheel, so the multi-device tests run NCCL (one rank on one GPU).
 nccl_lib=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
+if [ ! -e "$nccl_lib/libnccl.so.2" ]; then
+  nccl_so=$(find $(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null) -name 'libnccl.so.2' 2>/dev/null | head -1)
+  nccl_lib=${nccl_so:+$(dirname "$nccl_so")}
+fi
 export LD_LIBRARY_PATH=${nccl_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export NCCL_NVLS_ENABLE=0
 log=${OUT:-/tmp}/reliability.log
