@@ -523,3 +523,36 @@ fn collective_err(reason: impl Into<String>) -> Error {
         reason: reason.into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each element type reduces through NCCL's type of the same width and kind, and the
+    /// types NCCL lacks go through the host.
+    #[test]
+    fn element_types_map_to_nccls() {
+        assert_eq!(reduce_type::<f32>(), Some(DataType::F32));
+        assert_eq!(reduce_type::<f64>(), Some(DataType::F64));
+        assert_eq!(reduce_type::<half::f16>(), Some(DataType::F16));
+        assert_eq!(reduce_type::<half::bf16>(), Some(DataType::Bf16));
+        assert_eq!(reduce_type::<i8>(), Some(DataType::I8));
+        assert_eq!(reduce_type::<u8>(), Some(DataType::U8));
+        assert_eq!(reduce_type::<i32>(), Some(DataType::I32));
+        assert_eq!(reduce_type::<u32>(), Some(DataType::U32));
+        assert_eq!(reduce_type::<i64>(), Some(DataType::I64));
+        assert_eq!(reduce_type::<u64>(), Some(DataType::U64));
+        let word = if usize::BITS == 64 {
+            DataType::U64
+        } else {
+            DataType::U32
+        };
+        assert_eq!(reduce_type::<usize>(), Some(word));
+        assert_eq!(reduce_type::<i16>(), None);
+        assert_eq!(reduce_type::<u16>(), None);
+        assert_eq!(red_op(ReduceOp::Sum), RedOp::Sum);
+        assert_eq!(red_op(ReduceOp::Prod), RedOp::Prod);
+        assert_eq!(red_op(ReduceOp::Min), RedOp::Min);
+        assert_eq!(red_op(ReduceOp::Max), RedOp::Max);
+    }
+}
