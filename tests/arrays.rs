@@ -125,6 +125,19 @@ pub fn register_promise(out: &mut [u32], limit: u32) {
     out[global_idx().x] = st[1] + t;
 }
 
+/// A two-dimensional register array: elements by row and column, its `len()` (the rows), and
+/// its values across a barrier.
+#[kernel(block = 64)]
+pub fn register_grid(out: &mut [u32]) {
+    let t = thread_idx().x;
+    let mut m = [[0u32; 3]; 2];
+    m[1][2] = t;
+    m[0][1] = m[1][2] + 1;
+    sync_block_threads();
+    m[1][0] = m[0][1] * 2;
+    out[global_idx().x] = m[1][0] * 100 + m[0][1] * 10 + m.len() as u32 + m[0][0];
+}
+
 /// The inputs of `register_phases`: two blocks.
 fn chunks() -> Vec<[u32; 4]> {
     (0..128u32)
@@ -141,8 +154,15 @@ fn registers_on(dev: &Device) -> Result<Vec<u64>, Error> {
     register_future.launch(dev, Launch::new(2, 64), &mut b)?;
     let mut c = dev.zeros::<u32>(128)?;
     register_promise.launch(dev, Launch::new(2, 64), &mut c, 5)?;
-    let (a, b, c) = (a.to_vec()?, b.to_vec()?, c.to_vec()?);
-    Ok(a.into_iter().chain(b).chain(c).map(u64::from).collect())
+    let mut d = dev.zeros::<u32>(128)?;
+    register_grid.launch(dev, Launch::new(2, 64), &mut d)?;
+    let (a, b, c, d) = (a.to_vec()?, b.to_vec()?, c.to_vec()?, d.to_vec()?);
+    Ok(a.into_iter()
+        .chain(b)
+        .chain(c)
+        .chain(d)
+        .map(u64::from)
+        .collect())
 }
 
 /// The host's own Rust of both kernels.
@@ -165,7 +185,16 @@ fn registers_host() -> Vec<u64> {
         (3 * lane0 + 3) * 100 + 3
     });
     let promise = (0..128u32).map(|i| 32 + i % 64);
-    phases.chain(future).chain(promise).map(u64::from).collect()
+    let grid = (0..128u32).map(|i| {
+        let t = i % 64;
+        (t + 1) * 2 * 100 + (t + 1) * 10 + 2
+    });
+    phases
+        .chain(future)
+        .chain(promise)
+        .chain(grid)
+        .map(u64::from)
+        .collect()
 }
 
 /// Register arrays keep their values through barriers in every thread order.
@@ -267,5 +296,6 @@ pub fn sources() -> Vec<(&'static str, &'static str)> {
         (register_phases.name(), register_phases.cuda_source()),
         (register_future.name(), register_future.cuda_source()),
         (register_promise.name(), register_promise.cuda_source()),
+        (register_grid.name(), register_grid.cuda_source()),
     ]
 }
