@@ -3,14 +3,8 @@
 #   run(command="bash benches/gpu_collective.sh", carry=[".gpu"], kind="nvidia-h200-x2")
 # The multi-device tests, cuphase's all-reduce bandwidth against torch.distributed's, and the
 # data_parallel example's scaling, with NCCL from torch's wheel and NVLink multicast off.
-export NCCL_NVLS_ENABLE=0
 export CUPHASE_DEVICE=cuda
-nccl_lib=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
-if [ ! -e "$nccl_lib/libnccl.so.2" ]; then
-  nccl_so=$(find $(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null) -name 'libnccl.so.2' 2>/dev/null | head -1)
-  nccl_lib=${nccl_so:+$(dirname "$nccl_so")}
-fi
-export LD_LIBRARY_PATH=${nccl_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/nccl_env.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 log=${OUT:-/tmp}/collective.log
 exec > >(tee -a "$log") 2>&1

@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine, after ../shared/tools/gpu-pack here: run(command="bash benches/gpu_reliability.sh", carry=[".gpu"]).
 # Every test binary, first launch, launch overhead, racecheck of the whole main binary x3.
+# NCCL from torch's wheel, so the multi-device tests run NCCL (one rank on one GPU).
+source "$(dirname "$0")/nccl_env.sh"
 cd "$(dirname "$0")/../.gpu"
 export CUPHASE_DEVICE=cuda
-# NCCL from torch's wheel, so the multi-device tests run NCCL (one rank on one GPU).
-nccl_lib=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))" 2>/dev/null)
-if [ ! -e "$nccl_lib/libnccl.so.2" ]; then
-  nccl_so=$(find $(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null) -name 'libnccl.so.2' 2>/dev/null | head -1)
-  nccl_lib=${nccl_so:+$(dirname "$nccl_so")}
-fi
-export LD_LIBRARY_PATH=${nccl_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export NCCL_NVLS_ENABLE=0
 log=${OUT:-/tmp}/reliability.log
 OUT=${OUT:-/tmp}
 exec > >(tee -a "$log") 2>&1

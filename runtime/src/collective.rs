@@ -486,13 +486,7 @@ fn nccl_run<T: Scalar>(
     send: &[&Buffer<T>],
     recv: &mut [&mut Buffer<T>],
 ) -> Result<(), Error> {
-    let count = match op {
-        Op::AllReduce { count, .. }
-        | Op::AllGather { count }
-        | Op::ReduceScatter { count, .. }
-        | Op::Broadcast { count, .. } => count,
-    };
-    if count == 0 {
+    if op.count() == 0 {
         return Ok(());
     }
     let not_gpu = || collective_err("an NCCL group was given a buffer that is not on a GPU");

@@ -264,6 +264,18 @@ pub enum Op {
     Broadcast { count: usize, root: usize },
 }
 
+impl Op {
+    /// The element count NCCL is given.
+    pub fn count(self) -> usize {
+        match self {
+            Op::AllReduce { count, .. }
+            | Op::AllGather { count }
+            | Op::ReduceScatter { count, .. }
+            | Op::Broadcast { count, .. } => count,
+        }
+    }
+}
+
 impl Comms {
     /// Communicators for the GPUs of `streams` (one per rank, each its device's stream).
     pub fn new(streams: Vec<Arc<CudaStream>>) -> Result<Comms, Error> {
