@@ -108,6 +108,13 @@ impl<'a> Writer<'a> {
         quote::format_ident!("__r_{}_{}", self.array_names[a.index()], flat)
     }
 
+    /// The variables of every element of register array `a`, in row-major order.
+    fn registers_of(&self, a: Handle<Array>) -> Vec<Ident> {
+        (0..registers::elements(self.k, a))
+            .map(|i| self.register(a, i))
+            .collect()
+    }
+
     /// The thread and block functions.
     fn write(&self) -> SimCode {
         let k = self.k;
@@ -222,7 +229,7 @@ impl<'a> Writer<'a> {
                 let name = &self.array_names[h.index()];
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
                 if self.registers[h.index()] {
-                    let regs = (0..registers::elements(k, h)).map(|i| self.register(h, i));
+                    let regs = self.registers_of(h);
                     local_decls.push(quote! {
                         #(let mut #regs: #elem = <#elem as ::core::default::Default>::default();)*
                     });

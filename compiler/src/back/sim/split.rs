@@ -71,10 +71,11 @@ impl Writer<'_> {
             })
             .map(|(_, (h, _))| {
                 let name = &self.array_names[h.index()];
-                let regs = (0..super::registers::elements(self.k, h)).map(|i| {
-                    let reg = self.register(h, i);
-                    quote!(#name.set(#i, #reg);)
-                });
+                let regs = self
+                    .registers_of(h)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, reg)| quote!(#name.set(#i, #reg);));
                 quote!(#(#regs)*)
             });
         quote!(#(#stores)* #(#arrays)*)
@@ -255,17 +256,16 @@ impl Writer<'_> {
                     return quote!();
                 }
                 let elem = scalar_tokens(a.elem, proc_macro2::Span::call_site());
-                let n = super::registers::elements(self.k, h);
+                let regs = self.registers_of(h);
                 if !split.array_spilled[h.index()] {
                     // Used in this thread loop alone: plain variables, written before read.
-                    let regs = (0..n).map(|i| self.register(h, i));
                     return quote!(#(let mut #regs: #elem = <#elem as ::core::default::Default>::default();)*);
                 }
                 // Loads of elements the part does not read are dead code to rustc.
-                let regs = (0..n).map(|i| {
-                    let reg = self.register(h, i);
-                    quote!(let mut #reg: #elem = #name.get(#i);)
-                });
+                let regs = regs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, reg)| quote!(let mut #reg: #elem = #name.get(#i);));
                 quote!(let #name = #all.at(__t); #(#regs)*)
             });
         quote!(#(#views)*)
