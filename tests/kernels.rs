@@ -24,6 +24,8 @@ pub mod llmc_train;
 pub mod locals;
 #[path = "in/methods.rs"]
 pub mod methods;
+#[path = "in/mma.rs"]
+pub mod mma;
 #[path = "in/neighbor_reuse.rs"]
 pub mod neighbor_reuse;
 #[path = "in/phases.rs"]

@@ -31,6 +31,7 @@ mod kernels;
 mod layering;
 mod math;
 mod methods;
+mod mma;
 mod multi;
 mod nvrtc;
 mod options;

@@ -6,6 +6,7 @@
 //! - [`fault`]: why a generated check fires ([`FaultKind`]), where it is ([`FaultSite`]), and
 //!   the layout of the fault record the GPU writes and the runtime reads ([`fault::record`]);
 //! - [`WarpOp`]: the warp operations, with their Rust names;
+//! - [`MmaShape`]: the warp-level matrix multiply-accumulates and their fragment layouts;
 //! - [`Distribution`]: how a `for` loop spreads its range over threads;
 //! - [`Bound`]: the bounds of generic kernels and helpers, and the types each admits.
 //!
@@ -13,8 +14,10 @@
 //! without pulling anything into the other.
 
 pub mod fault;
+pub mod mma;
 
 pub use fault::{FaultKind, FaultSite};
+pub use mma::MmaShape;
 
 /// The warp operations.
 ///

@@ -6,7 +6,7 @@
 //! of any other path is a `#[device]` helper call. Naga's `map_built_in` is the model: the
 //! spellings live here and nowhere else.
 
-use crate::ir::{Builtin, Distribution, FenceScope, WarpOp};
+use crate::ir::{Builtin, Distribution, FenceScope, MmaShape, WarpOp};
 
 /// A function the kernel language defines itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +30,9 @@ pub enum BuiltinFn {
     Loop(Distribution),
     /// `fence_block()`, `fence_device()`, `fence_system()`.
     Fence(FenceScope),
+    /// `mma_m16n8k16(&mut acc, &a, &b)`, `mma_m16n8k8_tf32(..)`: the fragments' element type
+    /// picks the [`MmaShape`].
+    Mma(&'static str),
 }
 
 /// Every builtin function with its Rust name.
@@ -60,6 +63,9 @@ impl BuiltinFn {
         if let Some((_, d)) = Distribution::FUNCTIONS.iter().find(|(n, _)| *n == name) {
             return Some(BuiltinFn::Loop(*d));
         }
+        if let Some(s) = MmaShape::ALL.iter().find(|s| s.function() == name) {
+            return Some(BuiltinFn::Mma(s.function()));
+        }
         TABLE.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
     }
 
@@ -68,6 +74,7 @@ impl BuiltinFn {
         match self {
             BuiltinFn::Warp(op) => return op.name(),
             BuiltinFn::Loop(d) => return d.function().unwrap_or_default(),
+            BuiltinFn::Mma(name) => return name,
             _ => {}
         }
         TABLE

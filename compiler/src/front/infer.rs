@@ -441,6 +441,11 @@ impl Infer<'_, '_> {
             }
             Stmt::Block(b) => self.block(b),
             Stmt::Check { index, .. } => self.require_index(*index),
+            Stmt::Mma { .. } => {
+                for row in s.operands() {
+                    self.require_index(row);
+                }
+            }
             Stmt::Eval(_)
             | Stmt::Print { .. }
             | Stmt::Panic { .. }

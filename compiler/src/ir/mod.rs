@@ -38,7 +38,7 @@ pub mod types;
 pub mod visit;
 
 pub use arena::{Arena, Handle, Span, Src};
-pub use cuphase_contract::{Distribution, WarpOp};
+pub use cuphase_contract::{Distribution, MmaShape, WarpOp};
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
 pub use print::{split_format, FormatPart, FormatSpec, Placeholder, PrintPiece};
@@ -650,6 +650,14 @@ pub enum Reverse {
     Stepped,
 }
 
+/// One operand of a [`Stmt::Mma`]: a thread-local array, or row `row` of a two-dimensional one
+/// (the front end checks the row against the array first).
+#[derive(Clone, Copy, Debug)]
+pub struct Fragment {
+    pub array: Handle<Array>,
+    pub row: Option<Handle<Expr>>,
+}
+
 /// A statement.
 #[derive(Clone, Debug)]
 pub enum Stmt {
@@ -702,6 +710,14 @@ pub enum Stmt {
         value: Option<Handle<Expr>>,
         lane: Option<Handle<Expr>>,
         result: Option<Handle<Local>>,
+    },
+    /// `mma_m16n8k16(&mut acc, &a, &b)` (or another [`MmaShape`]): the warp's fragments of
+    /// `a` and `b` multiplied, added to `acc`'s. Warp-collective, like [`Stmt::Warp`].
+    Mma {
+        shape: MmaShape,
+        acc: Fragment,
+        a: Fragment,
+        b: Fragment,
     },
     /// A nested scope `{ .. }`.
     Block(Block),

@@ -29,6 +29,12 @@ impl Stmt {
         a.into_iter().chain(b)
     }
 
+    /// Whether every thread of a warp must reach this statement together: a warp operation or
+    /// a matrix multiply-accumulate.
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(self, Stmt::Warp { .. } | Stmt::Mma { .. })
+    }
+
     /// The variable this statement writes itself, if any (a `let`, an assignment to a
     /// variable, an atomic's or a warp operation's result, a `for` loop's variable).
     pub fn written_local(&self) -> Option<Handle<Local>> {
@@ -74,6 +80,7 @@ impl Stmt {
             },
             Stmt::Atomic { index, value, .. } => vec![*index, *value],
             Stmt::Warp { value, lane, .. } => value.iter().chain(lane.iter()).copied().collect(),
+            Stmt::Mma { acc, a, b, .. } => [acc.row, a.row, b.row].into_iter().flatten().collect(),
             Stmt::Eval(e) | Stmt::Check { index: e, .. } => vec![*e],
             Stmt::Print { pieces, .. } => pieces
                 .iter()

@@ -27,22 +27,24 @@
 mod exec;
 mod memory;
 mod methods;
+mod mma;
 mod ops;
 mod phases;
 mod print;
 pub mod race;
 mod watchdog;
 
-pub use cuphase_contract::Distribution;
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
+pub use cuphase_contract::{Distribution, MmaShape};
 pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{ArrayRef, Field, Global, LocalArrays, Shared};
 pub use methods::{
     div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
     SimIntMethods, SimUnsigned,
 };
+pub use mma::{mma, mma_dot, tf32};
 pub use ops::{
     clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
     SimMinMax, StepRange, ToBits,

@@ -184,6 +184,13 @@ impl Walker<'_> {
                     });
                 }
             }
+            // Thread-local fragments only: no shared or global access to record.
+            Stmt::Mma { .. } => {
+                for e in s.operands() {
+                    let _ = self.eval(e);
+                }
+                self.flush(pend);
+            }
             Stmt::Barrier { .. } => {
                 self.flush(pend);
                 pend.items.clear();

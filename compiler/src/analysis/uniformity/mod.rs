@@ -170,7 +170,8 @@ pub struct UniformityInfo {
     pub loop_head_uniform: HashMap<StmtId, Vec<bool>>,
     /// The kernel's warp operations are warp-uniform only if every block's x extent is a
     /// multiple of 32 (a condition like `thread_idx().x < 32` or `thread_idx().x / 32` made
-    /// them so): the launch checks it.
+    /// them so), or it multiplies matrix fragments, which take all 32 lanes of a warp: the
+    /// launch checks it.
     pub needs_whole_warps: bool,
 }
 
@@ -207,7 +208,7 @@ struct Analyzer<'k, 'c> {
 /// warp.
 pub fn analyze(cx: &mut Ctxt, k: &Kernel) -> UniformityInfo {
     let mut info = pass(cx, k, false, false);
-    if visit::any_stmt(&k.body, |s| matches!(s, Stmt::Warp { .. })) {
+    if visit::any_stmt(&k.body, Stmt::is_warp_collective) {
         // Block-uniform control flow is warp-uniform in any block; only where that does not
         // suffice are the rules that need whole warps used (and the launch checks for them).
         let mut plain = Ctxt::new();
@@ -216,6 +217,9 @@ pub fn analyze(cx: &mut Ctxt, k: &Kernel) -> UniformityInfo {
             let _ = pass(cx, k, true, true);
             info.needs_whole_warps = true;
         }
+    }
+    if visit::any_stmt(&k.body, |s| matches!(s, Stmt::Mma { .. })) {
+        info.needs_whole_warps = true;
     }
     info
 }
@@ -530,6 +534,13 @@ impl Analyzer<'_, '_> {
                             path: vec![self.k.locals.get(*res).name.clone()],
                         }))
                     };
+                }
+                Flow::default()
+            }
+            Stmt::Mma { shape, .. } => {
+                if let (true, Some(r)) = (self.warp, cf) {
+                    let what = format!("`{}` (a warp-wide matrix multiply)", shape.function());
+                    self.divergent_warp_op(span, &what, r);
                 }
                 Flow::default()
             }

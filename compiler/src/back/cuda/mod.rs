@@ -86,7 +86,7 @@ pub fn prints(k: &Kernel) -> bool {
 
 /// Whether the kernel uses warp operations (and so has a variant for whole-warp blocks).
 pub fn uses_warp_ops(k: &Kernel) -> bool {
-    visit::any_stmt(&k.body, |s| matches!(s, Stmt::Warp { .. }))
+    visit::any_stmt(&k.body, Stmt::is_warp_collective)
 }
 
 /// Writes one variant of a kernel: with or without bounds checks, and (`full_warps`) the one

@@ -13,7 +13,7 @@ use super::helpers::write_helpers;
 use super::syntax::c_type;
 use super::writer::{render, Writer};
 use crate::back::namer::c_member_name;
-use crate::ir::{FieldType, ParamKind, Record};
+use crate::ir::{FieldType, MmaShape, ParamKind, Record};
 use std::fmt::Write as _;
 
 /// `half::f16` and `half::bf16` live as their bits; arithmetic converts to `f32` and rounds
@@ -128,6 +128,49 @@ __device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask()
 }  // namespace cuphase
 "#;
 
+/// Warp-level matrix multiply-accumulate (`mma.sync`, sm_80 and later), on fragments in the
+/// layouts of `cuphase_contract::MmaShape`: 16-bit inputs travel two to a register, the lower
+/// element in the low half; TF32 inputs are rounded from `f32` to nearest, ties away.
+const MMA_PRELUDE: &str = r#"
+namespace cuphase {
+__device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
+    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+}
+__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ unsigned int tf32_of(float f) {
+    unsigned int r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+    return r;
+}
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(tf32_of(a[0])), "r"(tf32_of(a[1])), "r"(tf32_of(a[2])), "r"(tf32_of(a[3])),
+          "r"(tf32_of(b[0])), "r"(tf32_of(b[1])));
+}
+}  // namespace cuphase
+"#;
+
+/// The function of [`MMA_PRELUDE`] that runs `shape`.
+pub(super) fn mma_function(shape: MmaShape) -> &'static str {
+    match shape {
+        MmaShape::M16N8K16Bf16 => "mma_m16n8k16_bf16",
+        MmaShape::M16N8K16F16 => "mma_m16n8k16_f16",
+        MmaShape::M16N8K8Tf32 => "mma_m16n8k8_tf32",
+    }
+}
+
 impl Writer<'_> {
     /// Whether the kernel has `f16`/`bf16` data (parameters, arrays, locals), which needs the
     /// half types even if it computes nothing with them.
@@ -166,6 +209,9 @@ impl Writer<'_> {
                 WARP_LANES
             });
             head.push_str(WARP_PRELUDE);
+        }
+        if self.uses_mma {
+            head.push_str(MMA_PRELUDE);
         }
         if self.uses_dynamic_shared {
             head.push_str(DYNAMIC_SHARED_PRELUDE);

@@ -398,6 +398,15 @@ impl Writer<'_> {
                 self.map_to(span);
                 self.warp(*op, *value, *lane, *result);
             }
+            Stmt::Mma { shape, acc, a, b } => {
+                self.map_to(span);
+                self.uses_mma = true;
+                let [acc, a, b] = [acc, a, b].map(|f| self.fragment(f));
+                self.line(&format!(
+                    "cuphase::{}({acc}, {a}, {b});",
+                    super::preludes::mma_function(*shape)
+                ));
+            }
             Stmt::Panic {
                 message,
                 debug_only,
@@ -443,6 +452,15 @@ impl Writer<'_> {
                 self.indent -= 1;
                 self.line("}");
             }
+        }
+    }
+
+    /// A matrix fragment as the MMA functions take it: the array, or its row.
+    fn fragment(&mut self, f: &Fragment) -> String {
+        let name = self.array_names[f.array.index()].clone();
+        match f.row {
+            Some(r) => format!("{name}[{}]", self.expr(r).text),
+            None => name,
         }
     }
 

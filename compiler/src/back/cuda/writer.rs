@@ -95,6 +95,8 @@ pub(super) struct Writer<'a> {
     pub(super) uses_record: bool,
     /// The kernel uses warp operations (their helpers are written).
     pub(super) uses_warp: bool,
+    /// The kernel multiplies matrix fragments (`mma_*`).
+    pub(super) uses_mma: bool,
     /// The kernel reads `lane_id()` (its helper is written).
     pub(super) uses_lane: bool,
     /// The loop being written is inside one that `#pragma unroll` unrolls whole.
@@ -191,6 +193,7 @@ impl<'a> Writer<'a> {
             checks,
             uses_record: false,
             uses_warp: false,
+            uses_mma: false,
             full_warps,
             uses_dynamic_shared: false,
             uses_half: false,

@@ -25,6 +25,7 @@ use quote::{quote, quote_spanned};
 mod expr;
 mod guard;
 mod items;
+mod mma;
 mod plan;
 mod registers;
 mod split;
@@ -571,6 +572,7 @@ impl<'a> Writer<'a> {
                     }
                 })
             }
+            Stmt::Mma { .. } => self.mma_thread(s, span),
             Stmt::Warp {
                 op,
                 value,

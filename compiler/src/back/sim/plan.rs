@@ -126,7 +126,7 @@ fn threads(run: Vec<(&Stmt, Span)>) -> Item<'_> {
 
 /// Whether `s` is or holds a warp operation.
 pub(super) fn has_warp(s: &Stmt) -> bool {
-    let warp = |s: &Stmt| matches!(s, Stmt::Warp { .. });
+    let warp = |s: &Stmt| s.is_warp_collective();
     warp(s) || s.blocks().any(|b| any_stmt(b, warp))
 }
 

@@ -23,7 +23,7 @@ const MAX_ELEMENTS: u64 = 64;
 
 /// Per array of `k`: kept in registers (a local array of at most [`MAX_ELEMENTS`] elements
 /// whose every load and store names its element with literal indices in range, and which no
-/// atomic touches).
+/// atomic or matrix multiply touches).
 pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
     let mut ok: Vec<bool> = k
         .arrays
@@ -49,6 +49,11 @@ pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
             ..
         } if flat_index(k, *array, index).is_none() => ok[array.index()] = false,
         Stmt::Atomic { array, .. } => ok[array.index()] = false,
+        Stmt::Mma { acc, a, b, .. } => {
+            for f in [acc, a, b] {
+                ok[f.array.index()] = false;
+            }
+        }
         _ => {}
     });
     ok

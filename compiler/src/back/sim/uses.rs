@@ -177,6 +177,12 @@ impl<'k> Uses<'k> {
                         let seg = self.segment();
                         self.writes[l.index()] += 1;
                         self.mark(l, seg);
+                    } else if matches!(s, Stmt::Mma { .. }) {
+                        // A matrix multiply reads its fragments' rows again where it stores.
+                        let seg = self.segment();
+                        for e in s.operands() {
+                            self.expr(e, seg);
+                        }
                     }
                 }
                 WItem::If {

@@ -48,7 +48,7 @@ impl Writer<'_> {
     }
 
     /// A loop over the live lanes of warp `__w` running `body` for each.
-    fn lane_loop(
+    pub(super) fn lane_loop(
         &self,
         split: &Split,
         used: Vec<bool>,
@@ -108,6 +108,7 @@ impl Writer<'_> {
                 let resolve = resolve_exits(&scope, quote!(__run.resolve_warp(__w)));
                 quote!(#each #resolve)
             }
+            WItem::Op(s @ Stmt::Mma { .. }, span) => self.mma_warp(split, s, *span),
             WItem::Op(s, span) => self.warp_op(split, s, *span),
             WItem::If {
                 cond,

@@ -339,6 +339,9 @@ impl Lowerer<'_> {
                     }
                     (Some(BuiltinFn::SyncBlockThreads), _) => "`sync_block_threads()` is a statement; it has no value".to_string(),
                     (Some(BuiltinFn::Shared), _) => "`shared::<[T; N]>()` must be bound with `let`: `let tile = shared::<[f32; 256]>();`".to_string(),
+                    (Some(BuiltinFn::Mma(_)), _) => {
+                        format!("`{n}(&mut acc, &a, &b)` is a statement: it adds into `acc` and has no value")
+                    }
                     (Some(BuiltinFn::Loop(_)), _) => {
                         format!("`{n}` is used as the range of a `for` loop")
                     }

@@ -24,6 +24,7 @@ mod inline;
 mod lets;
 mod local_arrays;
 mod memory;
+mod mma;
 mod option_methods;
 mod option_patterns;
 mod options;

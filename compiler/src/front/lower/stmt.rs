@@ -383,6 +383,9 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Mma(_))) => {
+                self.lower_mma(c, out, span);
+            }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Warp(WarpOp::Sync)) => {
                 self.lower_warp(c, WarpOp::Sync, out, span);
             }

@@ -1,0 +1,200 @@
+//! Matrix multiply-accumulate ([`Stmt::Mma`]) in the simulator's code.
+//!
+//! Phase-split code gathers the warp's fragments in one lane loop, computes the warp's `D`
+//! with the runtime's `mma` and stores each lane's part in another, as a warp operation does.
+//! One-future-a-thread code moves the elements of `A`'s rows and `B`'s columns each lane needs
+//! with shuffles (one per row half or column and `k`; the contract's `a_owner` and `b_owner`
+//! say from where) and computes its own elements with the runtime's `mma_dot`, which `mma`
+//! uses too. The fragments are never register arrays (`registers::register_arrays`): they
+//! are read and written whole, in memory the thread owns.
+//!
+//! Takes a [`Stmt::Mma`]; gives its Rust code for either form.
+
+use super::plan::{mark_expr, Split};
+use super::Writer;
+use crate::back::rust_types::{scalar_tokens, site};
+use crate::ir::*;
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{quote, quote_spanned};
+
+/// The operands of a [`Stmt::Mma`], or `None` for any other statement.
+fn parts(s: &Stmt) -> Option<(MmaShape, [Fragment; 3])> {
+    match s {
+        Stmt::Mma { shape, acc, a, b } => Some((*shape, [*acc, *a, *b])),
+        _ => None,
+    }
+}
+
+fn internal_error(span: Span) -> TokenStream {
+    quote_spanned!(site(span.lo)=> ::core::compile_error!("cuphase: not a matrix multiply (internal error of the simulator writer)");)
+}
+
+impl Writer<'_> {
+    /// Element `i` of fragment `f` as an `f32`.
+    fn fragment_value(&self, f: &Fragment, i: usize, span: Span) -> TokenStream {
+        let name = &self.array_names[f.array.index()];
+        let loc = self.loc(span);
+        let i = Literal::usize_suffixed(i);
+        let load = match f.row {
+            Some(r) => {
+                let r = self.expr(r);
+                quote!(#name.load2((#r) as usize, #i, #loc)?)
+            }
+            None => quote!(#name.load1(#i, #loc)?),
+        };
+        let elem = self.k.arrays.get(f.array).elem;
+        if elem.is_half() {
+            let t = scalar_tokens(elem, span);
+            return quote!(#t::to_f32(#load));
+        }
+        load
+    }
+
+    /// Stores `value` (an `f32`) into element `i` of accumulator fragment `f`.
+    fn fragment_store(
+        &self,
+        f: &Fragment,
+        i: usize,
+        value: TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        let name = &self.array_names[f.array.index()];
+        let loc = self.loc(span);
+        let i = Literal::usize_suffixed(i);
+        match f.row {
+            Some(r) => {
+                let r = self.expr(r);
+                quote!(#name.store2((#r) as usize, #i, #value, #loc)?;)
+            }
+            None => quote!(#name.store1(#i, #value, #loc)?;),
+        }
+    }
+
+    /// The `A` and `B` inputs of lane-local code: `(a_values, b_values)`, each an `f32`,
+    /// rounded to TF32 for that shape.
+    fn mma_inputs(
+        &self,
+        shape: MmaShape,
+        a: &Fragment,
+        b: &Fragment,
+        span: Span,
+    ) -> [Vec<TokenStream>; 2] {
+        let round = |v: TokenStream| match shape {
+            MmaShape::M16N8K8Tf32 => quote!(::cuphase::__private::sim::tf32(#v)),
+            _ => v,
+        };
+        [
+            (0..shape.a_len())
+                .map(|i| round(self.fragment_value(a, i, span)))
+                .collect(),
+            (0..shape.b_len())
+                .map(|i| round(self.fragment_value(b, i, span)))
+                .collect(),
+        ]
+    }
+
+    /// A matrix multiply-accumulate for warp `__w` of phase-split code: every lane's fragments
+    /// in, the warp's product computed, every lane's accumulator out.
+    pub(super) fn mma_warp(&self, split: &Split, s: &Stmt, span: Span) -> TokenStream {
+        let Some((shape, [acc, a, b])) = parts(s) else {
+            return internal_error(span);
+        };
+        let loc = self.loc(span);
+        let mut used = vec![false; self.k.locals.len()];
+        for e in s.operands() {
+            mark_expr(self.k, e, &mut used);
+        }
+        let none = vec![false; self.k.locals.len()];
+        let [av, bv] = self.mma_inputs(shape, &a, &b, span);
+        let cv: Vec<TokenStream> = (0..shape.c_len())
+            .map(|i| self.fragment_value(&acc, i, span))
+            .collect();
+        let (ia, ib, ic) = (0..av.len(), 0..bv.len(), 0..cv.len());
+        let gather = self.lane_loop(
+            split,
+            used.clone(),
+            &none,
+            quote! {
+                let __l = __t - 32 * __w;
+                #(__fa[__l][#ia] = #av;)*
+                #(__fb[__l][#ib] = #bv;)*
+                #(__fc[__l][#ic] = #cv;)*
+            },
+        );
+        let stores = (0..shape.c_len()).map(|i| {
+            let i_lit = Literal::usize_suffixed(i);
+            self.fragment_store(&acc, i, quote!(__fd[__l][#i_lit]), span)
+        });
+        let hand_out = self.lane_loop(
+            split,
+            used,
+            &none,
+            quote! {
+                let __l = __t - 32 * __w;
+                #(#stores)*
+            },
+        );
+        let variant = Ident::new(shape.variant(), site(span.lo));
+        quote_spanned!(site(span.lo)=> {
+            __run.check_warp(__w, #loc)?;
+            let mut __fa = [[0.0f32; 8]; 32];
+            let mut __fb = [[0.0f32; 4]; 32];
+            let mut __fc = [[0.0f32; 4]; 32];
+            #gather
+            let __fd = ::cuphase::__private::sim::mma(
+                ::cuphase::__private::sim::MmaShape::#variant, &__fa, &__fb, &__fc);
+            #hand_out
+        })
+    }
+
+    /// A matrix multiply-accumulate in one thread's future: the elements of `A`'s rows and
+    /// `B`'s columns this lane's accumulator needs arrive by shuffles, then each accumulator
+    /// element is one `mma_dot`.
+    pub(super) fn mma_thread(&self, s: &Stmt, span: Span) -> TokenStream {
+        let Some((shape, [acc, a, b])) = parts(s) else {
+            return internal_error(span);
+        };
+        let loc = self.loc(span);
+        let (_, _, k) = shape.mnk();
+        let [av, bv] = self.mma_inputs(shape, &a, &b, span);
+        let cv: Vec<TokenStream> = (0..shape.c_len())
+            .map(|i| self.fragment_value(&acc, i, span))
+            .collect();
+        let stores = (0..shape.c_len()).map(|i| {
+            let (i_lit, h, w) = (
+                Literal::usize_suffixed(i),
+                Literal::usize_suffixed(i >> 1),
+                Literal::usize_suffixed(i & 1),
+            );
+            let v =
+                quote!(::cuphase::__private::sim::mma_dot(__fc[#i_lit], &__rows[#h], &__cols[#w]));
+            self.fragment_store(&acc, i, v, span)
+        });
+        let variant = Ident::new(shape.variant(), site(span.lo));
+        let k = Literal::usize_suffixed(k);
+        let shuffle = quote!(::cuphase::__private::sim::WarpKind::Shuffle);
+        quote_spanned!(site(span.lo)=> {
+            let __shape = ::cuphase::__private::sim::MmaShape::#variant;
+            let __lane = __cx.lane_id() as usize;
+            let __fa = [#(#av),*];
+            let __fb = [#(#bv),*];
+            let __fc = [#(#cv),*];
+            // Rows `g` and `g + 8` of `A`, columns `2t` and `2t + 1` of `B`: what this lane's
+            // accumulator elements need. The element each owner sends is the same in every
+            // lane for a given step, so one shuffle moves them all.
+            let mut __rows = [[0.0f32; #k]; 2];
+            let mut __cols = [[0.0f32; #k]; 2];
+            for __k in 0..#k {
+                for __h in 0..2usize {
+                    let (__src, __j) = __shape.a_owner(__shape.c_at(__lane, 2 * __h).0, __k);
+                    let __v = __cx.warp(#shuffle, u64::from(__fa[__j].to_bits()), __src as u32, #loc).await;
+                    __rows[__h][__k] = f32::from_bits(__v as u32);
+                    let (__src, __j) = __shape.b_owner(__k, __shape.c_at(__lane, __h).1);
+                    let __v = __cx.warp(#shuffle, u64::from(__fb[__j].to_bits()), __src as u32, #loc).await;
+                    __cols[__h][__k] = f32::from_bits(__v as u32);
+                }
+            }
+            #(#stores)*
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! Warp-level matrix multiply-accumulate (`mma_m16n8k16`, `mma_m16n8k8_tf32`): one tile per
+//! warp with the fragments loaded by the documented layouts, a bf16 GEMM over shared-memory
+//! tiles with two-dimensional fragment arrays, and a kernel whose loop keeps the simulator on
+//! one future per thread (the shuffle form of the multiply).
+
+use cuphase::half::{bf16, f16};
+use cuphase::prelude::*;
+
+/// `d = a * b + c` for one 16x8 tile, `a` 16x16 and `b` 16x8 row-major bf16: one warp.
+#[kernel]
+pub fn mma_tile_bf16(d: &mut [f32], a: &[bf16], b: &[bf16], c: &[f32]) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let q = lane % 4;
+    let mut fa: [bf16; 8] = [bf16::ZERO; 8];
+    for e in 0..8 {
+        fa[e] = a[(g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
+    }
+    let mut fb: [bf16; 4] = [bf16::ZERO; 4];
+    for e in 0..4 {
+        fb[e] = b[(2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
+    }
+    let mut acc = [0.0f32; 4];
+    for e in 0..4 {
+        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+    }
+    mma_m16n8k16(&mut acc, &fa, &fb);
+    for e in 0..4 {
+        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+    }
+}
+
+/// The same tile with f16 inputs.
+#[kernel]
+pub fn mma_tile_f16(d: &mut [f32], a: &[f16], b: &[f16], c: &[f32]) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let q = lane % 4;
+    let mut fa: [f16; 8] = [f16::ZERO; 8];
+    for e in 0..8 {
+        fa[e] = a[(g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
+    }
+    let mut fb: [f16; 4] = [f16::ZERO; 4];
+    for e in 0..4 {
+        fb[e] = b[(2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
+    }
+    let mut acc = [0.0f32; 4];
+    for e in 0..4 {
+        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+    }
+    mma_m16n8k16(&mut acc, &fa, &fb);
+    for e in 0..4 {
+        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+    }
+}
+
+/// `d = a * b + c` for one 16x8 tile, `a` 16x8 and `b` 8x8 row-major `f32` rounded to TF32.
+#[kernel]
+pub fn mma_tile_tf32(d: &mut [f32], a: &[f32], b: &[f32], c: &[f32]) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let q = lane % 4;
+    let mut fa = [0.0f32; 4];
+    for e in 0..4 {
+        fa[e] = a[(g + 8 * (e & 1)) * 8 + q + 4 * (e >> 1)];
+    }
+    let mut fb = [0.0f32; 2];
+    for e in 0..2 {
+        fb[e] = b[(q + 4 * e) * 8 + g];
+    }
+    let mut acc = [0.0f32; 4];
+    for e in 0..4 {
+        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+    }
+    mma_m16n8k8_tf32(&mut acc, &fa, &fb);
+    for e in 0..4 {
+        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+    }
+}
+
+/// `d = a * b` repeated `rounds` times into one accumulator (`d = rounds * a * b`), in a loop
+/// whose exit leaves code with a warp-wide multiply for a loop that syncs: the simulator runs
+/// it as one future per thread, multiplying by shuffles.
+#[kernel]
+pub fn mma_rounds_bf16(d: &mut [f32], a: &[bf16], b: &[bf16], rounds: u32) {
+    let lane = lane_id() as usize;
+    let g = lane / 4;
+    let q = lane % 4;
+    let mut fa: [bf16; 8] = [bf16::ZERO; 8];
+    for e in 0..8 {
+        fa[e] = a[(g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
+    }
+    let mut fb: [bf16; 4] = [bf16::ZERO; 4];
+    for e in 0..4 {
+        fb[e] = b[(2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
+    }
+    let mut acc = [0.0f32; 4];
+    let mut r = 0u32;
+    loop {
+        mma_m16n8k16(&mut acc, &fa, &fb);
+        r += 1;
+        if r >= rounds {
+            break;
+        }
+        sync_block_threads();
+    }
+    for e in 0..4 {
+        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+    }
+}
+
+/// `c = a * b` for row-major bf16 `a` (`m x k`) and `b` (`k x n`), `f32` `c`; `m` and `n`
+/// multiples of 64, `k` of 32. A block of 4 warps computes a 64x64 tile through 64x32 and
+/// 32x64 tiles of shared memory; each warp a 32x32 part: 2 x 4 accumulators of 16x8.
+#[kernel(block = 128)]
+pub fn gemm_bf16(c: &mut [f32], a: &[bf16], b: &[bf16], n: u32, k: u32) {
+    let a_tile = shared::<[[bf16; 32]; 64]>();
+    let b_tile = shared::<[[bf16; 64]; 32]>();
+    let t = thread_idx().x as usize;
+    let warp = t / 32;
+    let lane = t % 32;
+    let g = lane / 4;
+    let q = lane % 4;
+    let wm = (warp / 2) * 32;
+    let wn = (warp % 2) * 32;
+    let row0 = block_idx().y as usize * 64;
+    let col0 = block_idx().x as usize * 64;
+    let n = n as usize;
+    let k = k as usize;
+    let mut acc = [[0.0f32; 4]; 8];
+    let mut fa: [[bf16; 8]; 2] = [[bf16::ZERO; 8]; 2];
+    let mut fb: [[bf16; 4]; 4] = [[bf16::ZERO; 4]; 4];
+    for k0 in (0..k).step_by(32) {
+        for e in 0..16 {
+            let idx = e * 128 + t;
+            a_tile[idx / 32][idx % 32] = a[(row0 + idx / 32) * k + k0 + idx % 32];
+            b_tile[idx / 64][idx % 64] = b[(k0 + idx / 64) * n + col0 + idx % 64];
+        }
+        sync_block_threads();
+        for kk in (0..32).step_by(16) {
+            for i in 0..2 {
+                for e in 0..8 {
+                    fa[i][e] = a_tile[wm + i * 16 + g + 8 * ((e >> 1) & 1)]
+                        [kk + 2 * q + (e & 1) + 8 * (e >> 2)];
+                }
+            }
+            for j in 0..4 {
+                for e in 0..4 {
+                    fb[j][e] = b_tile[kk + 2 * q + (e & 1) + 8 * (e >> 1)][wn + j * 8 + g];
+                }
+            }
+            for i in 0..2 {
+                for j in 0..4 {
+                    mma_m16n8k16(&mut acc[i * 4 + j], &fa[i], &fb[j]);
+                }
+            }
+        }
+        sync_block_threads();
+    }
+    for i in 0..2 {
+        for j in 0..4 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 4 + j][e];
+            }
+        }
+    }
+}
