@@ -36,7 +36,7 @@ pub mod collective {
 /// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
 pub mod sim {
     pub use cuphase_runtime::error::RaceSite;
-    pub use cuphase_runtime::sim::{SimOptions, ThreadOrder};
+    pub use cuphase_runtime::sim::{tf32, SimOptions, ThreadOrder};
 }
 
 /// The CUDA back end's tools that are useful on their own: compiling CUDA C with NVRTC.

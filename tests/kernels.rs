@@ -79,6 +79,11 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             half::half_math.name(),
             half::half_math.__full_warp_sources(),
         ),
+        (mma::gemm_bf16.name(), mma::gemm_bf16.__full_warp_sources()),
+        (
+            mma::mma_tile_tf32.name(),
+            mma::mma_tile_tf32.__full_warp_sources(),
+        ),
     ] {
         assert_eq!(
             full.len(),
@@ -149,6 +154,14 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             neighbor_reuse::neighbor_reuse.cuda_source(),
         ),
         (reverse::reverse.name(), reverse::reverse.cuda_source()),
+        (mma::mma_tile_bf16.name(), mma::mma_tile_bf16.cuda_source()),
+        (mma::mma_tile_f16.name(), mma::mma_tile_f16.cuda_source()),
+        (mma::mma_tile_tf32.name(), mma::mma_tile_tf32.cuda_source()),
+        (
+            mma::mma_rounds_bf16.name(),
+            mma::mma_rounds_bf16.cuda_source(),
+        ),
+        (mma::gemm_bf16.name(), mma::gemm_bf16.cuda_source()),
         (
             tiled_matmul::tiled_matmul.name(),
             tiled_matmul::tiled_matmul.cuda_source(),

@@ -25,9 +25,9 @@ fn randoms(n: usize, seed: u64) -> Vec<f32> {
 }
 
 /// Small integers in `-3..=3`: every product and sum of a tile is exact in `f32`.
-fn small_ints(n: usize, seed: usize) -> Vec<f32> {
+fn small_ints(n: usize, seed: u64) -> Vec<f32> {
     (0..n)
-        .map(|i| ((i * 7 + seed * 13) % 7) as f32 - 3.0)
+        .map(|i| ((i as u64 * 7 + seed * 13) % 7) as f32 - 3.0)
         .collect()
 }
 
@@ -91,41 +91,68 @@ fn through_tf32(v: &[f32]) -> Vec<f32> {
 /// result with the host's product of the inputs as the kernel sees them.
 type Tile = (&'static str, Vec<f32>, Vec<f64>, Vec<f64>);
 
+/// Tiles per launch: one a block.
+const TILES: usize = 3;
+
+/// The host's product of each tile: `a` holds `TILES` tiles of `m x k`, `b` of `k x 8`, `c`
+/// of `m x 8`.
+fn host_tiles(a: &[f32], b: &[f32], c: &[f32], k: usize) -> (Vec<f64>, Vec<f64>) {
+    let (mut want, mut mag) = (Vec::new(), Vec::new());
+    for t in 0..TILES {
+        let (w, m) = host(
+            &a[t * 16 * k..(t + 1) * 16 * k],
+            &b[t * k * 8..(t + 1) * k * 8],
+            &c[t * 128..(t + 1) * 128],
+            16,
+            8,
+            k,
+        );
+        want.extend(w);
+        mag.extend(m);
+    }
+    (want, mag)
+}
+
 fn tiles_on(dev: &Device, a: &[f32], b: &[f32], c: &[f32]) -> Result<Vec<Tile>, Error> {
-    let launch = Launch::new(1, 32);
+    let launch = Launch::new(TILES as u32, 32);
     let mut out = Vec::new();
     let cb = dev.upload(c)?;
+    let d_len = TILES * 128;
 
-    let mut d = dev.zeros::<f32>(128)?;
-    let (ab, bb) = (dev.upload(&to_bf16(a))?, dev.upload(&to_bf16(&b[..128]))?);
+    let mut d = dev.upload(&vec![f32::NAN; d_len])?;
+    let (ab, bb) = (dev.upload(&to_bf16(a))?, dev.upload(&to_bf16(b))?);
     mma_tile_bf16.launch(dev, launch, &mut d, &ab, &bb, &cb)?;
-    let (want, mag) = host(&through_bf16(a), &through_bf16(&b[..128]), c, 16, 8, 16);
+    let (want, mag) = host_tiles(&through_bf16(a), &through_bf16(b), c, 16);
     out.push(("bf16", d.to_vec()?, want, mag));
 
-    let mut d = dev.zeros::<f32>(128)?;
-    let (ah, bh) = (dev.upload(&to_f16(a))?, dev.upload(&to_f16(&b[..128]))?);
+    let mut d = dev.upload(&vec![f32::NAN; d_len])?;
+    let (ah, bh) = (dev.upload(&to_f16(a))?, dev.upload(&to_f16(b))?);
     mma_tile_f16.launch(dev, launch, &mut d, &ah, &bh, &cb)?;
-    let (want, mag) = host(&through_f16(a), &through_f16(&b[..128]), c, 16, 8, 16);
+    let (want, mag) = host_tiles(&through_f16(a), &through_f16(b), c, 16);
     out.push(("f16", d.to_vec()?, want, mag));
 
-    let mut d = dev.zeros::<f32>(128)?;
-    let (at, bt) = (dev.upload(&a[..128])?, dev.upload(&b[..64])?);
+    // TF32 tiles are 16x8 by 8x8: the first halves of the same inputs.
+    let (a8, b8) = (&a[..TILES * 128], &b[..TILES * 64]);
+    let mut d = dev.upload(&vec![f32::NAN; d_len])?;
+    let (at, bt) = (dev.upload(a8)?, dev.upload(b8)?);
     mma_tile_tf32.launch(dev, launch, &mut d, &at, &bt, &cb)?;
-    let (want, mag) = host(
-        &through_tf32(&a[..128]),
-        &through_tf32(&b[..64]),
-        c,
-        16,
-        8,
-        8,
-    );
+    let (want, mag) = host_tiles(&through_tf32(a8), &through_tf32(b8), c, 8);
     out.push(("tf32", d.to_vec()?, want, mag));
     Ok(out)
 }
 
+/// Inputs for [`tiles_on`]: `a`, `b`, `c`.
+fn tile_inputs(make: impl Fn(usize, u64) -> Vec<f32>) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    (
+        make(TILES * 256, 1),
+        make(TILES * 128, 2),
+        make(TILES * 128, 3),
+    )
+}
+
 #[test]
 fn tiles_of_small_integers_are_the_exact_product_in_every_thread_order() {
-    let (a, b, c) = (small_ints(256, 1), small_ints(128, 2), small_ints(128, 3));
+    let (a, b, c) = tile_inputs(small_ints);
     for order in [
         ThreadOrder::Forward,
         ThreadOrder::Reverse,
@@ -145,7 +172,7 @@ fn tiles_of_small_integers_are_the_exact_product_in_every_thread_order() {
 
 #[test]
 fn tiles_of_random_inputs_are_the_product_within_the_tolerance() {
-    let (a, b, c) = (randoms(256, 1), randoms(128, 2), randoms(128, 3));
+    let (a, b, c) = tile_inputs(randoms);
     let dev = Device::cpu().unwrap();
     for (what, got, want, mag) in tiles_on(&dev, &a, &b, &c).unwrap() {
         assert_close(what, &got, &want, &mag, 4.0);
@@ -215,11 +242,11 @@ fn a_bf16_gemm_over_shared_tiles_is_the_product() {
 #[test]
 fn a_partial_warp_is_refused_at_launch() {
     let dev = Device::cpu().unwrap();
-    let z = dev.zeros::<bf16>(256).unwrap();
-    let c = dev.zeros::<f32>(128).unwrap();
-    let mut d = dev.zeros::<f32>(128).unwrap();
-    let err = mma_tile_bf16
-        .launch(&dev, Launch::new(1, 16), &mut d, &z, &z, &c)
+    let mut out = dev.zeros::<f32>(128).unwrap();
+    mma_ones.launch(&dev, Launch::new(2, 64), &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![16.0; 128]);
+    let err = mma_ones
+        .launch(&dev, Launch::new(1, 48), &mut out)
         .unwrap_err();
     assert!(matches!(err, Error::InvalidLaunch { .. }), "{err}");
     assert!(err.to_string().contains("multiple of 32"), "{err}");
@@ -237,13 +264,13 @@ fn on_the_gpu_the_fragments_hold_what_the_simulator_says() {
     };
     let cpu = Device::cpu().unwrap();
     // Exact: bit-equal to the simulator.
-    let (a, b, c) = (small_ints(256, 1), small_ints(128, 2), small_ints(128, 3));
+    let (a, b, c) = tile_inputs(small_ints);
     let on_gpu = tiles_on(&gpu, &a, &b, &c).unwrap();
     let on_cpu = tiles_on(&cpu, &a, &b, &c).unwrap();
     for ((what, g, _, _), (_, s, _, _)) in on_gpu.iter().zip(&on_cpu) {
         assert_eq!(g, s, "{what}: GPU and simulator");
     }
-    let (a, b, c) = (randoms(256, 1), randoms(128, 2), randoms(128, 3));
+    let (a, b, c) = tile_inputs(randoms);
     for (what, got, want, mag) in tiles_on(&gpu, &a, &b, &c).unwrap() {
         assert_close(&format!("{what} on the GPU"), &got, &want, &mag, 4.0);
     }

@@ -24,8 +24,9 @@ pub struct KernelInfo {
     pub fast_math: bool,
     /// The barrier analyses' report.
     pub report: &'static str,
-    /// The kernel's warp operations were proven warp-uniform for blocks whose x extent is a
-    /// multiple of 32 (a condition like `thread_idx().x < 32`): launches must have such blocks.
+    /// The kernel's warp operations need whole warps: they were proven warp-uniform for blocks
+    /// whose x extent is a multiple of 32 (a condition like `thread_idx().x < 32`), or they
+    /// multiply matrix fragments, which take all 32 lanes. Launches must have such blocks.
     pub whole_warps: bool,
     /// `#[kernel(block = (x, y, z))]`: the only block shape the kernel launches with.
     pub block_shape: Option<[u32; 3]>,

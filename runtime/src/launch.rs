@@ -97,7 +97,7 @@ impl Launch {
             return Err(Error::InvalidLaunch {
                 kernel: info.name.to_string(),
                 reason: format!(
-                    "the block {b} does not fit the kernel: its warp operations were proven warp-uniform for blocks whose x extent is a multiple of 32"
+                    "the block {b} does not fit the kernel: its warp operations need whole warps (they were proven warp-uniform, or multiply matrices, for blocks whose x extent is a multiple of 32)"
                 ),
             });
         }

@@ -6,84 +6,90 @@
 use cuphase::half::{bf16, f16};
 use cuphase::prelude::*;
 
-/// `d = a * b + c` for one 16x8 tile, `a` 16x16 and `b` 16x8 row-major bf16: one warp.
-#[kernel]
+/// `d = a * b + c` for 16x8 tiles, `a` 16x16 and `b` 16x8 row-major bf16: block `i` (one
+/// warp) computes tile `i` of each slice.
+#[kernel(block = 32)]
 pub fn mma_tile_bf16(d: &mut [f32], a: &[bf16], b: &[bf16], c: &[f32]) {
-    let lane = lane_id() as usize;
+    let lane = thread_idx().x as usize;
+    let tile = block_idx().x as usize;
     let g = lane / 4;
     let q = lane % 4;
     let mut fa: [bf16; 8] = [bf16::ZERO; 8];
     for e in 0..8 {
-        fa[e] = a[(g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
+        fa[e] = a[tile * 256 + (g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
     }
     let mut fb: [bf16; 4] = [bf16::ZERO; 4];
     for e in 0..4 {
-        fb[e] = b[(2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
+        fb[e] = b[tile * 128 + (2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
     }
     let mut acc = [0.0f32; 4];
     for e in 0..4 {
-        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+        acc[e] = c[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
     }
     mma_m16n8k16(&mut acc, &fa, &fb);
     for e in 0..4 {
-        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+        d[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
     }
 }
 
-/// The same tile with f16 inputs.
-#[kernel]
+/// The same tiles with f16 inputs.
+#[kernel(block = 32)]
 pub fn mma_tile_f16(d: &mut [f32], a: &[f16], b: &[f16], c: &[f32]) {
-    let lane = lane_id() as usize;
+    let lane = thread_idx().x as usize;
+    let tile = block_idx().x as usize;
     let g = lane / 4;
     let q = lane % 4;
     let mut fa: [f16; 8] = [f16::ZERO; 8];
     for e in 0..8 {
-        fa[e] = a[(g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
+        fa[e] = a[tile * 256 + (g + 8 * ((e >> 1) & 1)) * 16 + 2 * q + (e & 1) + 8 * (e >> 2)];
     }
     let mut fb: [f16; 4] = [f16::ZERO; 4];
     for e in 0..4 {
-        fb[e] = b[(2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
+        fb[e] = b[tile * 128 + (2 * q + (e & 1) + 8 * (e >> 1)) * 8 + g];
     }
     let mut acc = [0.0f32; 4];
     for e in 0..4 {
-        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+        acc[e] = c[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
     }
     mma_m16n8k16(&mut acc, &fa, &fb);
     for e in 0..4 {
-        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+        d[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
     }
 }
 
-/// `d = a * b + c` for one 16x8 tile, `a` 16x8 and `b` 8x8 row-major `f32` rounded to TF32.
-#[kernel]
+/// `d = a * b + c` for 16x8 tiles, `a` 16x8 and `b` 8x8 row-major `f32` rounded to TF32.
+#[kernel(block = 32)]
 pub fn mma_tile_tf32(d: &mut [f32], a: &[f32], b: &[f32], c: &[f32]) {
-    let lane = lane_id() as usize;
+    let lane = thread_idx().x as usize;
+    let tile = block_idx().x as usize;
     let g = lane / 4;
     let q = lane % 4;
     let mut fa = [0.0f32; 4];
     for e in 0..4 {
-        fa[e] = a[(g + 8 * (e & 1)) * 8 + q + 4 * (e >> 1)];
+        fa[e] = a[tile * 128 + (g + 8 * (e & 1)) * 8 + q + 4 * (e >> 1)];
     }
     let mut fb = [0.0f32; 2];
     for e in 0..2 {
-        fb[e] = b[(q + 4 * e) * 8 + g];
+        fb[e] = b[tile * 64 + (q + 4 * e) * 8 + g];
     }
     let mut acc = [0.0f32; 4];
     for e in 0..4 {
-        acc[e] = c[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
+        acc[e] = c[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)];
     }
     mma_m16n8k8_tf32(&mut acc, &fa, &fb);
     for e in 0..4 {
-        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+        d[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
     }
 }
 
-/// `d = a * b` repeated `rounds` times into one accumulator (`d = rounds * a * b`), in a loop
+/// `d = a * b` repeated `rounds` times into one accumulator (`d = rounds * a * b`, tile `i`
+/// of `d` by block `i`), in a loop
 /// whose exit leaves code with a warp-wide multiply for a loop that syncs: the simulator runs
 /// it as one future per thread, multiplying by shuffles.
-#[kernel]
+#[kernel(block = 32)]
 pub fn mma_rounds_bf16(d: &mut [f32], a: &[bf16], b: &[bf16], rounds: u32) {
-    let lane = lane_id() as usize;
+    let lane = thread_idx().x as usize;
+    let tile = block_idx().x as usize;
     let g = lane / 4;
     let q = lane % 4;
     let mut fa: [bf16; 8] = [bf16::ZERO; 8];
@@ -105,7 +111,7 @@ pub fn mma_rounds_bf16(d: &mut [f32], a: &[bf16], b: &[bf16], rounds: u32) {
         sync_block_threads();
     }
     for e in 0..4 {
-        d[(g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
+        d[tile * 128 + (g + 8 * (e >> 1)) * 8 + 2 * q + (e & 1)] = acc[e];
     }
 }
 
@@ -165,5 +171,19 @@ pub fn gemm_bf16(c: &mut [f32], a: &[bf16], b: &[bf16], n: u32, k: u32) {
                 c[r * n + col] = acc[i * 4 + j][e];
             }
         }
+    }
+}
+
+/// Every thread's first accumulator element after multiplying fragments of ones: 16. No block
+/// shape is declared, so the launch checks that blocks are whole warps.
+#[kernel]
+pub fn mma_ones(out: &mut [f32]) {
+    let i = global_idx().x as usize;
+    let fa: [bf16; 8] = [bf16::ONE; 8];
+    let fb: [bf16; 4] = [bf16::ONE; 4];
+    let mut acc = [0.0f32; 4];
+    mma_m16n8k16(&mut acc, &fa, &fb);
+    if i < out.len() {
+        out[i] = acc[0];
     }
 }

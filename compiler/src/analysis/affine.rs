@@ -321,12 +321,15 @@ fn fourier_motzkin(mut ges: Vec<Affine>) -> bool {
 }
 
 /// Looks for a small integer solution, for messages ("thread 1 and thread 0 collide").
-/// Variables in `small` range over 0..=bound; the rest over -bound..=bound.
+/// Variables in `small` range over 0..=bound; the rest over -bound..=bound. `budget` is the
+/// most search steps in all, shared by the three searches below: where no solution exists
+/// (a pair the proof could not separate but that never collides), every step is spent.
 pub fn witness(
     constraints: &[Constraint],
     bound: i128,
     budget: usize,
 ) -> Option<BTreeMap<Var, i128>> {
+    let budget = budget / 3;
     let mut vars: Vec<Var> = constraints.iter().flat_map(|c| c.vars()).collect();
     vars.sort();
     vars.dedup();
@@ -344,15 +347,7 @@ pub fn witness(
             vars.sort_by_key(|v| !in_eq(v));
         }
         let mut values = BTreeMap::new();
-        let mut steps = 0usize;
-        let mut search = Search {
-            cs: constraints,
-            vars: &vars,
-            bound,
-            steps: &mut steps,
-            budget,
-            guided,
-        };
+        let mut search = Search::new(constraints, &vars, bound, budget, guided);
         if search.run(0, &mut values) {
             return Some(values);
         }
@@ -365,15 +360,7 @@ pub fn witness(
     free.sort();
     free.dedup();
     let mut values = BTreeMap::new();
-    let mut steps = 0usize;
-    let mut search = Search {
-        cs: &rest,
-        vars: &free,
-        bound,
-        steps: &mut steps,
-        budget,
-        guided: true,
-    };
+    let mut search = Search::new(&rest, &free, bound, budget, true);
     if !search.run(0, &mut values) {
         return None;
     }
@@ -428,35 +415,89 @@ struct Search<'a> {
     cs: &'a [Constraint],
     vars: &'a [Var],
     bound: i128,
-    steps: &'a mut usize,
+    steps: usize,
     budget: usize,
     guided: bool,
+    /// `due[i]`: the constraints whose last variable (in `vars` order) is `vars[i - 1]`, so
+    /// that `run(i)` checks just those (the others were checked higher up, or still have an
+    /// unassigned variable); `due[0]` holds those without variables.
+    due: Vec<Vec<usize>>,
+    /// `mentions[i]`: the constraints over `vars[i]`, in order (what the guided search reads
+    /// to choose its values).
+    mentions: Vec<Vec<usize>>,
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    fn new(
+        cs: &'a [Constraint],
+        vars: &'a [Var],
+        bound: i128,
+        budget: usize,
+        guided: bool,
+    ) -> Self {
+        let pos: std::collections::HashMap<Var, usize> =
+            vars.iter().enumerate().map(|(i, v)| (*v, i + 1)).collect();
+        let mut due = vec![Vec::new(); vars.len() + 1];
+        let mut mentions = vec![Vec::new(); vars.len()];
+        for (ci, c) in cs.iter().enumerate() {
+            for v in c.vars() {
+                if let Some(p) = pos.get(&v) {
+                    mentions[p - 1].push(ci);
+                }
+            }
+            // A constraint over a variable outside `vars` is never fully assigned.
+            let at = c
+                .vars()
+                .map(|v| pos.get(&v).copied())
+                .try_fold(0, |m, p| p.map(|p| m.max(p)));
+            if let Some(at) = at {
+                due[at].push(ci);
+            }
+        }
+        Search {
+            cs,
+            vars,
+            bound,
+            steps: 0,
+            budget,
+            guided,
+            due,
+            mentions,
+        }
+    }
+
     fn run(&mut self, i: usize, values: &mut BTreeMap<Var, i128>) -> bool {
-        *self.steps += 1;
-        if *self.steps > self.budget {
+        self.steps += 1;
+        if self.steps > self.budget {
             return false;
         }
-        // Check every constraint whose variables are all assigned.
-        for c in self.cs {
-            if c.vars().all(|v| values.contains_key(&v)) && !c.holds(values) {
-                return false;
-            }
+        // Check the constraints the last assignment completed.
+        if self.due[i].iter().any(|&c| !self.cs[c].holds(values)) {
+            return false;
         }
         let Some(&v) = self.vars.get(i) else {
             return true;
         };
-        let candidates = if self.guided {
-            match self.guided_candidates(v, values) {
-                Some(c) => c,
-                None => return false,
-            }
-        } else {
-            self.small_values()
-        };
-        for x in candidates {
+        if !self.guided {
+            // (The plain search's hot path: no candidate list is allocated.)
+            let bound = self.bound;
+            return self.try_each(i, v, (0..=bound).chain((1..=bound).map(|x| -x)), values);
+        }
+        match self.guided_candidates(i, values) {
+            Some(c) => self.try_each(i, v, c.into_iter(), values),
+            None => false,
+        }
+    }
+
+    /// Tries each of `xs` for `v = vars[i]` and searches on.
+    fn try_each(
+        &mut self,
+        i: usize,
+        v: Var,
+        xs: impl Iterator<Item = i128>,
+        values: &mut BTreeMap<Var, i128>,
+    ) -> bool {
+        for x in xs {
             values.insert(v, x);
             if self.run(i + 1, values) {
                 return true;
@@ -472,12 +513,15 @@ impl Search<'_> {
             .collect()
     }
 
-    /// The values worth trying for `v` given the assigned ones; `None` when none can work.
-    fn guided_candidates(&self, v: Var, values: &BTreeMap<Var, i128>) -> Option<Vec<i128>> {
+    /// The values worth trying for `vars[i]` given the assigned ones; `None` when none can
+    /// work.
+    fn guided_candidates(&self, i: usize, values: &BTreeMap<Var, i128>) -> Option<Vec<i128>> {
+        let v = self.vars[i];
+        let over_v = || self.mentions[i].iter().map(|&c| &self.cs[c]);
         let assigned_but = |a: &Affine| a.terms.keys().all(|w| *w == v || values.contains_key(w));
         let rest_of =
             |a: &Affine, k: i128| a.eval(values) - k * values.get(&v).copied().unwrap_or(0);
-        for c in self.cs {
+        for c in over_v() {
             if let Constraint::Eq(a) = c {
                 if let Some(&k) = a.terms.get(&v) {
                     if assigned_but(a) {
@@ -488,7 +532,7 @@ impl Search<'_> {
             }
         }
         let (mut lo, mut hi) = (None::<i128>, None::<i128>);
-        for c in self.cs {
+        for c in over_v() {
             if let Constraint::Ge(a) = c {
                 let Some(&k) = a.terms.get(&v) else { continue };
                 if !assigned_but(a) {

@@ -16,8 +16,9 @@ pub struct Report {
     /// Every shared-memory access is covered by the hazard proof (none sits in `unsafe`), so
     /// the simulator may skip its shared-memory race detection.
     pub shared_proven: bool,
-    /// The kernel's warp operations were proven warp-uniform for blocks whose x extent is a
-    /// multiple of 32: launches must have such blocks.
+    /// The kernel's warp operations need whole warps: they were proven warp-uniform for blocks
+    /// whose x extent is a multiple of 32 (a condition like `thread_idx().x < 32`), or they
+    /// multiply matrix fragments, which take all 32 lanes. Launches must have such blocks.
     pub whole_warps: bool,
     /// The `&mut` buffers each thread of a one-dimensional launch owns one element of (see
     /// [`super::exclusive`]): the simulator detects no races on them in such launches.
