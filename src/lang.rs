@@ -213,6 +213,66 @@ pub fn warp_any(p: bool) -> bool {
     unreachable!("{TRANSLATED}")
 }
 
+/// Warp-level matrix multiply-accumulate on the tensor cores (PTX's `mma.sync.m16n8k16` with
+/// `f32` accumulators): `acc += a * b` for a 16x16 `A` and a 16x8 `B` of `bf16` or `f16`,
+/// spread over the 32 lanes of the warp as fragments. Each lane holds 8 elements of `A`, 4 of
+/// `B` and 4 of the 16x8 accumulator, in PTX's layouts (`g = lane_id() / 4`,
+/// `q = lane_id() % 4`):
+///
+/// - `a[e]` is `A[g + 8 * ((e >> 1) & 1)][2 * q + (e & 1) + 8 * (e >> 2)]`;
+/// - `b[e]` is `B[2 * q + (e & 1) + 8 * (e >> 1)][g]`;
+/// - `acc[e]` is `C[g + 8 * (e >> 1)][2 * q + (e & 1)]`.
+///
+/// The fragments are thread-local arrays, or rows of two-dimensional ones (`&mut acc[i]`,
+/// `&fa[i]`). Every thread of the warp must reach the call (warp-uniform control flow, checked
+/// at compile time), and the kernel launches only with blocks whose x extent is a multiple of
+/// 32 (checked at launch). Needs sm_80 or later on a GPU. The simulator rounds each element of
+/// the result once (exact products, summed in `f64`); the tensor cores' rounding inside a step
+/// is NVIDIA's, so a GPU's result may differ in the last bits (see the README).
+///
+/// ```
+/// use cuphase::half::bf16;
+/// use cuphase::prelude::*;
+///
+/// // A warp a block: A is all ones, B holds k + 1 in row k, so every element of A * B is
+/// // 1 + 2 + ... + 16 = 136.
+/// #[kernel(block = 32)]
+/// fn ones_times_rows(out: &mut [f32]) {
+///     let lane = thread_idx().x as usize;
+///     let i = global_idx().x as usize;
+///     let q = lane % 4;
+///     let a: [bf16; 8] = [bf16::ONE; 8];
+///     let mut b: [bf16; 4] = [bf16::ZERO; 4];
+///     for e in 0..4 {
+///         b[e] = bf16::from_f32((2 * q + (e & 1) + 8 * (e >> 1) + 1) as f32);
+///     }
+///     let mut acc = [0.0f32; 4];
+///     mma_m16n8k16(&mut acc, &a, &b);
+///     for e in 0..4 {
+///         out[i * 4 + e] = acc[e];
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let mut out = dev.zeros::<f32>(256)?;
+/// ones_times_rows.launch(&dev, Launch::new(2, 32), &mut out)?;
+/// assert_eq!(out.to_vec()?, vec![136.0; 256]);
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn mma_m16n8k16<T: Copy>(acc: &mut [f32; 4], a: &[T; 8], b: &[T; 4]) {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Warp-level matrix multiply-accumulate in TF32 (PTX's `mma.sync.m16n8k8.tf32`): `acc +=
+/// a * b` for a 16x8 `A` and an 8x8 `B` of `f32`, each input rounded to TF32 first (10
+/// mantissa bits, to nearest, ties away from zero: [`crate::sim::tf32`]). Each lane holds 4
+/// elements of `A`, 2 of `B` and 4 of the accumulator (`g = lane_id() / 4`, `q = lane_id() %
+/// 4`): `a[e]` is `A[g + 8 * (e & 1)][q + 4 * (e >> 1)]`, `b[e]` is `B[q + 4 * e][g]`, and
+/// `acc` is laid out as for [`mma_m16n8k16`], whose rules it shares.
+pub fn mma_m16n8k8_tf32(acc: &mut [f32; 4], a: &[f32; 4], b: &[f32; 2]) {
+    unreachable!("{TRANSLATED}")
+}
+
 /// The strided loop of alpaka's style: `for i in threads_in_block(a..b)` gives thread `t` the
 /// values `a + t`, `a + t + block_dim().x`, ... (also `.step_by(s)` and `a..=b`).
 pub fn threads_in_block(range: std::ops::Range<u32>) -> std::ops::Range<u32> {

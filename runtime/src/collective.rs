@@ -102,6 +102,9 @@ pub struct Group {
     /// NCCL's communicators, where every rank is a GPU and the group was made with `new` or
     /// `process_rank`.
     nccl: Option<Arc<Comms>>,
+    /// Made with [`Group::process_rank`]: one rank per process, so no host path, even where
+    /// the group has one rank (a program tried on one GPU gets the errors it would on two).
+    processes: bool,
 }
 
 /// What the processes of one group share (NCCL's unique id): made by one process with
@@ -178,6 +181,7 @@ impl Group {
             first: 0,
             world: devices.len(),
             nccl: None,
+            processes: false,
         })
     }
 
@@ -210,6 +214,7 @@ impl Group {
             first: rank,
             world,
             nccl: Some(Arc::new(comms)),
+            processes: true,
         })
     }
 
@@ -237,7 +242,7 @@ impl Group {
 
     /// Whether the group spans processes (made with [`Group::process_rank`]).
     fn spans_processes(&self) -> bool {
-        self.devices.len() != self.world
+        self.processes
     }
 
     /// The path of a reduction over `T`: NCCL's type, or `None` for the host's; `Err` where

@@ -16,6 +16,8 @@ use cuphase_contract::MmaShape;
 
 /// `x` rounded to TF32 as `cvt.rna.tf32.f32` rounds it: 10 mantissa bits, to nearest, ties
 /// away from zero (the low 13 bits of the result are zero). Infinities and NaN pass unchanged.
+/// This is what `mma_m16n8k8_tf32` does to its inputs on the GPU and on the simulator, so a
+/// host reference rounds its inputs with it.
 #[inline]
 pub fn tf32(x: f32) -> f32 {
     if !x.is_finite() {
