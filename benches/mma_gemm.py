@@ -1,5 +1,6 @@
-"""The bf16 GEMM of tests/in/mma.rs (`gemm_bf16`: mma.sync m16n8k16, 64x64 block tiles, 4 warps,
-no asynchronous copies yet) as cuphase generated it (tests/out/cuda/mma.cu, the variant without
+"""The bf16 GEMMs of tests/in/mma.rs (`gemm_bf16`: mma.sync m16n8k16, 64x64 block tiles, 4 warps;
+`gemm_bf16_128`: 128x128 tiles, 8 warps, 16-byte loads, padded shared rows; no `ldmatrix`, no
+asynchronous copies yet) as cuphase generated it (tests/out/cuda/mma.cu, the variant without
 bounds checks), compiled by the GPU machine's NVRTC through CuPy and timed against
 torch.matmul (cuBLAS) in bf16 in the same process: CUDA events around batches of launches,
 warm-up, median of many, random inputs checked against cuBLAS's product first, output poisoned.
@@ -43,33 +44,41 @@ def time_ms(f, warmup=3, reps=20):
 
 
 def main():
-    mod = cp.RawModule(code=kernel_source("gemm_bf16"), options=("--std=c++17",))
-    gemm = mod.get_function("gemm_bf16")
-    print("| bf16 GEMM, f32 accumulate | cuphase gemm_bf16 | cuBLAS (torch) | ratio |")
-    print("|---|---|---|---|")
+    kernels = {}
+    for name in ("gemm_bf16", "gemm_bf16_128"):
+        mod = cp.RawModule(code=kernel_source(name), options=("--std=c++17",))
+        kernels[name] = mod.get_function(name)
+    print("| bf16 GEMM, f32 accumulate | kernel | cuphase | cuBLAS (torch, bf16 out) | ratio |")
+    print("|---|---|---|---|---|")
     for n in (2048, 4096, 8192):
         m = k = n
         g = torch.Generator(device="cuda").manual_seed(n)
         a = torch.randn(m, k, device="cuda", generator=g).to(torch.bfloat16)
         b = torch.randn(k, n, device="cuda", generator=g).to(torch.bfloat16)
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-        ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), b.view(torch.int16), c))
-        args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k), cb, cp.uint64(k * n),
-                cp.uint32(n), cp.uint32(k))
-        grid, block = (n // 64, m // 64), (128,)
-        run = lambda: gemm(grid, block, args)
-        run()
-        torch.cuda.synchronize()
         ref = a.float() @ b.float()
-        err = ((c - ref).abs().max() / ref.abs().max()).item()
-        # A few f32 ulps per 16-deep step of K, relative to the largest result.
-        assert err < 4e-7 * (k // 16), f"n={n}: max relative error {err}"
-        ms = time_ms(run)
         ms_ref = time_ms(lambda: a @ b)
-        tf = 2 * m * n * k / ms / 1e9
         tf_ref = 2 * m * n * k / ms_ref / 1e9
-        print(f"| {n}^3 | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s "
-              f"| {tf / tf_ref:.2f} |", flush=True)
+        for name, f in kernels.items():
+            # gemm_bf16_128 reads rows as 16-byte chunks: its lengths count chunks.
+            chunk = 8 if name == "gemm_bf16_128" else 1
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), b.view(torch.int16), c))
+            args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // chunk), cb,
+                    cp.uint64(k * n // chunk), cp.uint32(n), cp.uint32(k))
+            if chunk == 8:
+                grid, block = (n // 128, m // 128), (32, 4, 2)
+            else:
+                grid, block = (n // 64, m // 64), (128,)
+            run = lambda: f(grid, block, args)
+            run()
+            torch.cuda.synchronize()
+            err = ((c - ref).abs().max() / ref.abs().max()).item()
+            # A few f32 ulps per 16-deep step of K, relative to the largest result.
+            assert err < 4e-7 * (k // 16), f"{name} n={n}: max relative error {err}"
+            ms = time_ms(run)
+            tf = 2 * m * n * k / ms / 1e9
+            print(f"| {n}^3 | {name} | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, "
+                  f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -231,11 +231,43 @@ fn gemm_on(
     Ok((c.to_vec()?, want, mag))
 }
 
+/// The 128x128-tile GEMM (`gemm_bf16_128`, 16-byte chunks of the rows) on `dev`.
+fn gemm_128_on(
+    dev: &Device,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(Vec<f32>, Vec<f64>, Vec<f64>), Error> {
+    let (a, b) = (
+        through_bf16(&randoms(m * k, 10)),
+        through_bf16(&randoms(k * n, 11)),
+    );
+    let (ah, bh) = (to_bf16(&a), to_bf16(&b));
+    let ab = dev.upload(ah.as_chunks::<8>().0)?;
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
+        Dim3::new(32, 4, 2),
+    );
+    gemm_bf16_128.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
 #[test]
 fn a_bf16_gemm_over_shared_tiles_is_the_product() {
     let dev = Device::cpu().unwrap();
     let (got, want, mag) = gemm_on(&dev, 128, 128, 96).unwrap();
     assert_close("gemm_bf16 128x128x96", &got, &want, &mag, 4.0 * 96.0 / 16.0);
+    let (got, want, mag) = gemm_128_on(&dev, 128, 256, 64).unwrap();
+    assert_close(
+        "gemm_bf16_128 128x256x64",
+        &got,
+        &want,
+        &mag,
+        4.0 * 64.0 / 16.0,
+    );
 }
 
 /// A block that is not a whole number of warps along x cannot multiply: an `Err` at launch.
@@ -282,8 +314,16 @@ fn on_the_gpu_the_fragments_hold_what_the_simulator_says() {
         &mag,
         4.0 * 160.0 / 16.0,
     );
+    let (got, want, mag) = gemm_128_on(&gpu, 256, 384, 160).unwrap();
+    assert_close(
+        "gemm_bf16_128 on the GPU",
+        &got,
+        &want,
+        &mag,
+        4.0 * 160.0 / 16.0,
+    );
     println!(
-        "mma: tiles and a 256x192x160 bf16 GEMM agree on {} and the simulator",
+        "mma: tiles and two bf16 GEMMs agree on {} and the simulator",
         gpu.name()
     );
 }

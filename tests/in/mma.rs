@@ -187,3 +187,72 @@ pub fn mma_ones(out: &mut [f32]) {
         out[i] = acc[0];
     }
 }
+
+/// The bf16 GEMM with larger tiles: `m` and `n` multiples of 128, `k` of 32, rows of `a` and
+/// `b` read as 16-byte chunks (`[bf16; 8]`). A block of 8 warps computes a 128x128 tile through
+/// a 128x32 tile of `a` (rows of 4 chunks, padded to 5) and a 32x128 tile of `b` (pairs of rows,
+/// 32 chunks padded to 33) in shared memory, laid out so that the fragments' loads meet no
+/// bank conflicts; warp `(y, z)` computes the 64x32 part at rows `64 z`, columns `32 y`: 4 x 4
+/// accumulators. The block's three axes make each thread's chunk of the tiles an affine index,
+/// which the hazard proof separates.
+#[kernel(block = (32, 4, 2))]
+pub fn gemm_bf16_128(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    let a_tile = shared::<[[bf16; 8]; 640]>();
+    let b_tile = shared::<[[bf16; 8]; 528]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let g = tx / 4;
+    let q = tx % 4;
+    let wm = tz * 64;
+    let wn = ty * 32;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let mut acc = [[0.0f32; 4]; 16];
+    let mut fa: [[bf16; 8]; 4] = [[bf16::ZERO; 8]; 4];
+    let mut fb: [[bf16; 4]; 4] = [[bf16::ZERO; 4]; 4];
+    for k0 in (0..k).step_by(32) {
+        for e in 0..2 {
+            // Row `64 z + 32 e + x` of the a tile, chunk `y`; row pair `4 y + 2 z + e` of the
+            // b tile, chunk `x` of its two rows' 32.
+            let r = tz * 64 + e * 32 + tx;
+            a_tile[r * 5 + ty] = a[(row0 + r) * (k / 8) + k0 / 8 + ty];
+            let d = ty * 4 + tz * 2 + e;
+            b_tile[d * 33 + tx] = b[(k0 + 2 * d + tx / 16) * (n / 8) + col0 / 8 + tx % 16];
+        }
+        sync_block_threads();
+        for kk in (0..32).step_by(16) {
+            for i in 0..4 {
+                for e in 0..8 {
+                    let r = wm + i * 16 + g + 8 * ((e >> 1) & 1);
+                    let col = kk + 2 * q + (e & 1) + 8 * (e >> 2);
+                    fa[i][e] = a_tile[r * 5 + col / 8][col % 8];
+                }
+            }
+            for j in 0..4 {
+                for e in 0..4 {
+                    let r = kk + 2 * q + (e & 1) + 8 * (e >> 1);
+                    let col = wn + j * 8 + g;
+                    fb[j][e] = b_tile[r / 2 * 33 + r % 2 * 16 + col / 8][col % 8];
+                }
+            }
+            for i in 0..4 {
+                for j in 0..4 {
+                    mma_m16n8k16(&mut acc[i * 4 + j], &fa[i], &fb[j]);
+                }
+            }
+        }
+        sync_block_threads();
+    }
+    for i in 0..4 {
+        for j in 0..4 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 4 + j][e];
+            }
+        }
+    }
+}

@@ -455,12 +455,19 @@ impl Writer<'_> {
         }
     }
 
-    /// A matrix fragment as the MMA functions take it: the array, or its row.
+    /// A matrix fragment as the MMA functions take it (a pointer to its first element): the
+    /// array, or its row; where the rows are a vector record (`bf16x8 fa[4]`, see
+    /// [`super::writer::Writer::rows`]), the record's elements (`fa[i].v`).
     fn fragment(&mut self, f: &Fragment) -> String {
         let name = self.array_names[f.array.index()].clone();
+        let member = if self.lane_index(f.array).is_some() {
+            ".v"
+        } else {
+            ""
+        };
         match f.row {
-            Some(r) => format!("{name}[{}]", self.expr(r).text),
-            None => name,
+            Some(r) => format!("{name}[{}]{member}", self.expr(r).text),
+            None => format!("{name}{member}"),
         }
     }
 
