@@ -212,13 +212,11 @@ fn the_shuffle_form_gives_the_gathered_forms_bits() {
     assert_eq!(rounds.to_vec().unwrap(), want);
 }
 
+/// A GEMM's result on a device, the host's product and the terms' magnitudes.
+type Gemm = (Vec<f32>, Vec<f64>, Vec<f64>);
+
 /// A GEMM of `m x k` by `k x n` on `dev`, with the host's product and magnitudes.
-fn gemm_on(
-    dev: &Device,
-    m: usize,
-    n: usize,
-    k: usize,
-) -> Result<(Vec<f32>, Vec<f64>, Vec<f64>), Error> {
+fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (a, b) = (
         through_bf16(&randoms(m * k, 8)),
         through_bf16(&randoms(k * n, 9)),
@@ -232,12 +230,7 @@ fn gemm_on(
 }
 
 /// The 128x128-tile GEMM (`gemm_bf16_128`, 16-byte chunks of the rows) on `dev`.
-fn gemm_128_on(
-    dev: &Device,
-    m: usize,
-    n: usize,
-    k: usize,
-) -> Result<(Vec<f32>, Vec<f64>, Vec<f64>), Error> {
+fn gemm_128_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (a, b) = (
         through_bf16(&randoms(m * k, 10)),
         through_bf16(&randoms(k * n, 11)),

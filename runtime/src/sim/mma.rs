@@ -100,27 +100,27 @@ mod tests {
             let mut a = [[0.0f32; 8]; 32];
             let mut b = [[0.0f32; 4]; 32];
             let mut c = [[0.0f32; 4]; 32];
-            for lane in 0..32 {
-                for i in 0..s.a_len() {
+            for (lane, ((fa, fb), fc)) in a.iter_mut().zip(&mut b).zip(&mut c).enumerate() {
+                for (i, x) in fa.iter_mut().enumerate().take(s.a_len()) {
                     let (r, kk) = s.a_at(lane, i);
-                    a[lane][i] = am(r, kk);
+                    *x = am(r, kk);
                 }
-                for i in 0..s.b_len() {
+                for (i, x) in fb.iter_mut().enumerate().take(s.b_len()) {
                     let (kk, col) = s.b_at(lane, i);
-                    b[lane][i] = bm(kk, col);
+                    *x = bm(kk, col);
                 }
-                for i in 0..s.c_len() {
+                for (i, x) in fc.iter_mut().enumerate().take(s.c_len()) {
                     let (r, col) = s.c_at(lane, i);
-                    c[lane][i] = cm(r, col);
+                    *x = cm(r, col);
                 }
             }
             let d = mma(s, &a, &b, &c);
-            for lane in 0..32 {
-                for i in 0..4 {
+            for (lane, out) in d.iter().enumerate() {
+                for (i, got) in out.iter().enumerate() {
                     let (r, col) = s.c_at(lane, i);
                     assert!(r < m && col < n);
                     let want = cm(r, col) + (0..k).map(|kk| am(r, kk) * bm(kk, col)).sum::<f32>();
-                    assert_eq!(d[lane][i], want, "{s:?} lane {lane} element {i}");
+                    assert_eq!(*got, want, "{s:?} lane {lane} element {i}");
                 }
             }
         }
