@@ -1,6 +1,7 @@
 """The bf16 GEMMs of tests/in/mma.rs (`gemm_bf16`: mma.sync m16n8k16, 64x64 block tiles, 4 warps;
-`gemm_bf16_128`: 128x128 tiles, 8 warps, 16-byte loads, padded shared rows; no `ldmatrix`, no
-asynchronous copies yet) as cuphase generated it (tests/out/cuda/mma.cu, the variant without
+`gemm_bf16_128`: 128x128 tiles, 8 warps, 16-byte loads, padded shared rows;
+`gemm_bf16_128_k64`: 64-deep tiles, the next tiles loaded into registers during the multiplies;
+no `ldmatrix`, no asynchronous copies yet) as cuphase generated it (tests/out/cuda/mma.cu, the variant without
 bounds checks), compiled by the GPU machine's NVRTC through CuPy and timed against
 torch.matmul (cuBLAS) in bf16 in the same process: CUDA events around batches of launches,
 warm-up, median of many, random inputs checked against cuBLAS's product first, output poisoned.
@@ -45,7 +46,7 @@ def time_ms(f, warmup=3, reps=20):
 
 def main():
     kernels = {}
-    for name in ("gemm_bf16", "gemm_bf16_128"):
+    for name in ("gemm_bf16", "gemm_bf16_128", "gemm_bf16_128_k64"):
         mod = cp.RawModule(code=kernel_source(name), options=("--std=c++17",))
         kernels[name] = mod.get_function(name)
     print("| bf16 GEMM, f32 accumulate | kernel | cuphase | cuBLAS (torch, bf16 out) | ratio |")
@@ -60,7 +61,7 @@ def main():
         tf_ref = 2 * m * n * k / ms_ref / 1e9
         for name, f in kernels.items():
             # gemm_bf16_128 reads rows as 16-byte chunks: its lengths count chunks.
-            chunk = 8 if name == "gemm_bf16_128" else 1
+            chunk = 8 if name.startswith("gemm_bf16_128") else 1
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), b.view(torch.int16), c))
             args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // chunk), cb,

@@ -164,6 +164,10 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         (mma::gemm_bf16.name(), mma::gemm_bf16.cuda_source()),
         (mma::gemm_bf16_128.name(), mma::gemm_bf16_128.cuda_source()),
         (
+            mma::gemm_bf16_128_k64.name(),
+            mma::gemm_bf16_128_k64.cuda_source(),
+        ),
+        (
             tiled_matmul::tiled_matmul.name(),
             tiled_matmul::tiled_matmul.cuda_source(),
         ),

@@ -256,3 +256,94 @@ pub fn gemm_bf16_128(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k:
         }
     }
 }
+
+/// [`gemm_bf16_128`] with 64-deep tiles (half the barriers) and the next tiles' chunks loaded
+/// into registers while the warps multiply the current ones (`k` a multiple of 64).
+#[kernel(block = (32, 4, 2))]
+pub fn gemm_bf16_128_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    // 128 rows of 8 chunks (and one of padding); 32 pairs of rows of 32 chunks (and one).
+    let a_tile = shared::<[[bf16; 8]; 1152]>();
+    let b_tile = shared::<[[bf16; 8]; 1056]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let g = tx / 4;
+    let q = tx % 4;
+    let wm = tz * 64;
+    let wn = ty * 32;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let mut acc = [[0.0f32; 4]; 16];
+    let mut fa: [[bf16; 8]; 4] = [[bf16::ZERO; 8]; 4];
+    let mut fb: [[bf16; 4]; 4] = [[bf16::ZERO; 4]; 4];
+    // This thread's chunks of the next tiles: a rows `64 z + 32 e1 + x`, chunks `y + 4 e2`;
+    // b row pairs `8 y + 4 z + e`, chunk `x` of the pair's 32.
+    let mut next_a: [[bf16; 8]; 4] = [[bf16::ZERO; 8]; 4];
+    let mut next_b: [[bf16; 8]; 4] = [[bf16::ZERO; 8]; 4];
+    for e1 in 0..2 {
+        for e2 in 0..2 {
+            next_a[e1 * 2 + e2] = a[(row0 + tz * 64 + e1 * 32 + tx) * (k / 8) + ty + 4 * e2];
+        }
+    }
+    for e in 0..4 {
+        let d = ty * 8 + tz * 4 + e;
+        next_b[e] = b[(2 * d + tx / 16) * (n / 8) + col0 / 8 + tx % 16];
+    }
+    for k0 in (0..k).step_by(64) {
+        for e1 in 0..2 {
+            let r = tz * 64 + e1 * 32 + tx;
+            a_tile[r * 9 + ty] = next_a[e1 * 2];
+            a_tile[r * 9 + ty + 4] = next_a[e1 * 2 + 1];
+        }
+        for e in 0..4 {
+            b_tile[(ty * 8 + tz * 4 + e) * 33 + tx] = next_b[e];
+        }
+        sync_block_threads();
+        if k0 + 64 < k {
+            let k1 = k0 + 64;
+            for e1 in 0..2 {
+                for e2 in 0..2 {
+                    let r = row0 + tz * 64 + e1 * 32 + tx;
+                    next_a[e1 * 2 + e2] = a[r * (k / 8) + k1 / 8 + ty + 4 * e2];
+                }
+            }
+            for e in 0..4 {
+                let d = ty * 8 + tz * 4 + e;
+                next_b[e] = b[(k1 + 2 * d + tx / 16) * (n / 8) + col0 / 8 + tx % 16];
+            }
+        }
+        for kk in (0..64).step_by(16) {
+            for i in 0..4 {
+                for e in 0..8 {
+                    let r = wm + i * 16 + g + 8 * ((e >> 1) & 1);
+                    let col = kk + 2 * q + (e & 1) + 8 * (e >> 2);
+                    fa[i][e] = a_tile[r * 9 + col / 8][col % 8];
+                }
+            }
+            for j in 0..4 {
+                for e in 0..4 {
+                    let r = kk + 2 * q + (e & 1) + 8 * (e >> 1);
+                    let col = wn + j * 8 + g;
+                    fb[j][e] = b_tile[r / 2 * 33 + r % 2 * 16 + col / 8][col % 8];
+                }
+            }
+            for i in 0..4 {
+                for j in 0..4 {
+                    mma_m16n8k16(&mut acc[i * 4 + j], &fa[i], &fb[j]);
+                }
+            }
+        }
+        sync_block_threads();
+    }
+    for i in 0..4 {
+        for j in 0..4 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 4 + j][e];
+            }
+        }
+    }
+}
