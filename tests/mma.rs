@@ -244,7 +244,7 @@ fn gemm_128_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error
         Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
         Dim3::new(32, 4, 2),
     );
-    if k % 64 == 0 {
+    if k.is_multiple_of(64) {
         gemm_bf16_128_k64.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
         let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
         let steps = (k / 16) as f64;
