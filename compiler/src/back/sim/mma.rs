@@ -70,26 +70,27 @@ impl Writer<'_> {
         }
     }
 
-    /// The `A` and `B` inputs of lane-local code: `(a_values, b_values)`, each an `f32`,
-    /// rounded to TF32 for that shape.
+    /// The values a lane brings to a multiply, each an `f32`: its elements of `A` and `B`
+    /// (rounded to TF32 for that shape) and of the accumulator.
     fn mma_inputs(
         &self,
         shape: MmaShape,
-        a: &Fragment,
-        b: &Fragment,
+        [acc, a, b]: &[Fragment; 3],
         span: Span,
-    ) -> [Vec<TokenStream>; 2] {
+    ) -> [Vec<TokenStream>; 3] {
         let round = |v: TokenStream| match shape {
             MmaShape::M16N8K8Tf32 => quote!(::cuphase::__private::sim::tf32(#v)),
             _ => v,
         };
+        let values = |f: &Fragment, len: usize, round: &dyn Fn(TokenStream) -> TokenStream| {
+            (0..len)
+                .map(|i| round(self.fragment_value(f, i, span)))
+                .collect()
+        };
         [
-            (0..shape.a_len())
-                .map(|i| round(self.fragment_value(a, i, span)))
-                .collect(),
-            (0..shape.b_len())
-                .map(|i| round(self.fragment_value(b, i, span)))
-                .collect(),
+            values(a, shape.a_len(), &round),
+            values(b, shape.b_len(), &round),
+            values(acc, shape.c_len(), &|v| v),
         ]
     }
 
@@ -105,10 +106,7 @@ impl Writer<'_> {
             mark_expr(self.k, e, &mut used);
         }
         let none = vec![false; self.k.locals.len()];
-        let [av, bv] = self.mma_inputs(shape, &a, &b, span);
-        let cv: Vec<TokenStream> = (0..shape.c_len())
-            .map(|i| self.fragment_value(&acc, i, span))
-            .collect();
+        let [av, bv, cv] = self.mma_inputs(shape, &[acc, a, b], span);
         let (ia, ib, ic) = (0..av.len(), 0..bv.len(), 0..cv.len());
         let gather = self.lane_loop(
             split,
@@ -156,10 +154,7 @@ impl Writer<'_> {
         };
         let loc = self.loc(span);
         let (_, _, k) = shape.mnk();
-        let [av, bv] = self.mma_inputs(shape, &a, &b, span);
-        let cv: Vec<TokenStream> = (0..shape.c_len())
-            .map(|i| self.fragment_value(&acc, i, span))
-            .collect();
+        let [av, bv, cv] = self.mma_inputs(shape, &[acc, a, b], span);
         let stores = (0..shape.c_len()).map(|i| {
             let (i_lit, h, w) = (
                 Literal::usize_suffixed(i),
