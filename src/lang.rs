@@ -273,6 +273,73 @@ pub fn mma_m16n8k8_tf32(acc: &mut [f32; 4], a: &[f32; 4], b: &[f32; 2]) {
     unreachable!("{TRANSLATED}")
 }
 
+/// Starts an asynchronous copy of one element of a slice in global memory into shared memory
+/// (CUDA's `cp.async`, sm_80 and later): `dst` is an element of a shared array, or a row
+/// `tile[r]` of a two-dimensional one, of the type of `src`'s element, 4, 8 or 16 bytes in all
+/// (`f32`, `[f32; 4]`, `[bf16; 8]`, ...). The copy belongs to the thread's current group:
+/// [`cp_async_commit`] closes the group, [`cp_async_wait`] waits for groups. Until the thread
+/// waits for it, the copy is in flight: `dst` may hold its old value or the new one.
+///
+/// The compiler checks the pipeline: an access to `dst`, by any thread (this one included),
+/// while the copy may be in flight is a compile error that names the copy and the
+/// `cp_async_wait` that lands it; other threads see the copied value only after a barrier that
+/// follows the wait. `sync = "auto"` places the waits and barriers. The simulator reads `src`
+/// at the copy and writes `dst` at the wait, so a read before the wait sees the old value,
+/// and its race detection reports it.
+///
+/// ```
+/// use cuphase::prelude::*;
+///
+/// // Two stages: the copy of the next slice of `x` overlaps the sum of the current one.
+/// #[kernel(block = 64)]
+/// fn sum_slices(out: &mut [f32], x: &[f32], slices: u32) {
+///     let tile = shared::<[[f32; 64]; 2]>();
+///     let t = thread_idx().x as usize;
+///     let n = slices as usize;
+///     let mut acc = 0.0f32;
+///     cp_async(&mut tile[0][t], &x[t]);
+///     cp_async_commit();
+///     for s in 0..n {
+///         if s + 1 < n {
+///             cp_async(&mut tile[(s + 1) % 2][t], &x[(s + 1) * 64 + t]);
+///         }
+///         cp_async_commit();
+///         cp_async_wait(1); // all but the latest group have landed: slice `s` has
+///         sync_block_threads(); // every thread's copies of slice `s` are visible
+///         acc += tile[s % 2][63 - t];
+///         sync_block_threads(); // every thread is done with slice `s` before its refill
+///     }
+///     out[t] = acc;
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let x: Vec<f32> = (0..64 * 3).map(|i| i as f32).collect();
+/// let x = dev.upload(&x)?;
+/// let mut out = dev.zeros::<f32>(64)?;
+/// sum_slices.launch(&dev, Launch::new(1, 64), &mut out, &x, 3)?;
+/// // Thread t sums x[63 - t], x[127 - t], x[191 - t].
+/// assert_eq!(out.to_vec()?[0], 63.0 + 127.0 + 191.0);
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn cp_async<T: Copy>(dst: &mut T, src: &T) {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Closes the thread's current group of asynchronous copies ([`cp_async`]): the copies issued
+/// since its last commit (possibly none) become one group, which [`cp_async_wait`] counts.
+pub fn cp_async_commit() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Waits until at most the `n` latest groups the thread committed may still be in flight: the
+/// copies of every earlier group have landed in shared memory (CUDA's `cp.async.wait_group`).
+/// Copies not committed yet are not waited for. `n` is an integer literal or a constant (0 to
+/// 255); `cp_async_wait(0)` waits for every committed group. Only the thread's own copies
+/// land: other threads read them after a barrier that follows their wait.
+pub fn cp_async_wait(n: u32) {
+    unreachable!("{TRANSLATED}")
+}
+
 /// The strided loop of alpaka's style: `for i in threads_in_block(a..b)` gives thread `t` the
 /// values `a + t`, `a + t + block_dim().x`, ... (also `.step_by(s)` and `a..=b`).
 pub fn threads_in_block(range: std::ops::Range<u32>) -> std::ops::Range<u32> {

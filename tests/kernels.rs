@@ -2,6 +2,8 @@
 
 #[path = "in/arithmetic.rs"]
 pub mod arithmetic;
+#[path = "in/async_copy.rs"]
+pub mod async_copy;
 #[path = "in/auto.rs"]
 pub mod auto;
 #[path = "in/block_reduce.rs"]
@@ -81,6 +83,10 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
         ),
         (mma::gemm_bf16.name(), mma::gemm_bf16.__full_warp_sources()),
         (
+            async_copy::gemm_bf16_128_async.name(),
+            async_copy::gemm_bf16_128_async.__full_warp_sources(),
+        ),
+        (
             mma::mma_tile_tf32.name(),
             mma::mma_tile_tf32.__full_warp_sources(),
         ),
@@ -106,6 +112,22 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             helpers::generic_axpy::<f64>.cuda_source(),
         ),
         (half::half_math.name(), half::half_math.cuda_source()),
+        (
+            async_copy::reverse_async.name(),
+            async_copy::reverse_async.cuda_source(),
+        ),
+        (
+            async_copy::sum_slices.name(),
+            async_copy::sum_slices.cuda_source(),
+        ),
+        (
+            async_copy::swap_rows_async.name(),
+            async_copy::swap_rows_async.cuda_source(),
+        ),
+        (
+            async_copy::read_before_wait.name(),
+            async_copy::read_before_wait.cuda_source(),
+        ),
         (
             helpers::const_block_sum::<64>.name(),
             helpers::const_block_sum::<64>.cuda_source(),

@@ -19,6 +19,7 @@ macro_rules! skip {
 mod apps;
 mod array_fields;
 mod arrays;
+mod async_copy;
 mod blocks;
 mod cases;
 mod cfgs;

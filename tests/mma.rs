@@ -229,8 +229,9 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     Ok((c.to_vec()?, want, mag))
 }
 
-/// The 128x128-tile GEMM (`gemm_bf16_128`, 16-byte chunks of the rows) on `dev`; where `k`
-/// allows, its 64-deep pipelined form first, checked here.
+/// The 128x128-tile GEMM (`gemm_bf16_128`, 16-byte chunks of the rows) on `dev`; first, where
+/// `k` allows, its 64-deep pipelined form, and its form double-buffered through `cp_async`
+/// (`tests/in/async_copy.rs`), checked here.
 fn gemm_128_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (a, b) = (
         through_bf16(&randoms(m * k, 10)),
@@ -244,15 +245,25 @@ fn gemm_128_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error
         Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
         Dim3::new(32, 4, 2),
     );
+    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    let steps = (k / 16) as f64;
     if k.is_multiple_of(64) {
         gemm_bf16_128_k64.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
-        let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
-        let steps = (k / 16) as f64;
         assert_close("gemm_bf16_128_k64", &c.to_vec()?, &want, &mag, 4.0 * steps);
         c.copy_from_host(&vec![f32::NAN; m * n])?;
     }
+    // The tiles double-buffered through `cp_async`.
+    crate::kernels::async_copy::gemm_bf16_128_async
+        .launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    assert_close(
+        "gemm_bf16_128_async",
+        &c.to_vec()?,
+        &want,
+        &mag,
+        4.0 * steps,
+    );
+    c.copy_from_host(&vec![f32::NAN; m * n])?;
     gemm_bf16_128.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
-    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
     Ok((c.to_vec()?, want, mag))
 }
 

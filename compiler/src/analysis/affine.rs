@@ -177,7 +177,7 @@ pub fn feasible(constraints: &[Constraint]) -> bool {
     if let Some(known) = ANSWERS.with(|a| a.borrow().get(&key).copied()) {
         return known;
     }
-    let answer = split(key.clone(), 0);
+    let answer = bounds_allow(&key) && split(key.clone(), 0);
     ANSWERS.with(|a| {
         let mut a = a.borrow_mut();
         if a.len() >= MAX_ANSWERS {
@@ -186,6 +186,102 @@ pub fn feasible(constraints: &[Constraint]) -> bool {
         a.insert(key, answer);
     });
     answer
+}
+
+/// Rounds of [`bounds_allow`]'s propagation.
+const BOUND_ROUNDS: usize = 12;
+
+/// Interval propagation over the integers: each constraint bounds each of its variables by
+/// the others' bounds (rounded inwards), a few rounds over all. `false` is a proof that the
+/// constraints have no common integer solution (some constraint cannot hold within the
+/// bounds). A cheap test before elimination: an index `640 * stage + r` with `r` in
+/// `0..640` against one with another stage is decided here, where elimination of the
+/// definitions of `r`'s parts may grow past its limit.
+fn bounds_allow(cs: &[Constraint]) -> bool {
+    // Every constraint as forms `>= 0` (an equality as two).
+    let mut all: Vec<Affine> = Vec::new();
+    for c in cs {
+        match c {
+            Constraint::Eq(a) => {
+                all.push(a.clone());
+                all.push(a.scale(-1));
+            }
+            Constraint::Ge(a) => all.push(a.clone()),
+            Constraint::Ne(_) => {}
+        }
+    }
+    // Per variable: the least and the greatest value it may take, where known.
+    let mut lo: HashMap<Var, i128> = HashMap::new();
+    let mut hi: HashMap<Var, i128> = HashMap::new();
+    // The greatest value of `k * v`, if bounded.
+    let top = |lo: &HashMap<Var, i128>, hi: &HashMap<Var, i128>, v: Var, k: i128| {
+        if k > 0 {
+            hi.get(&v).and_then(|h| h.checked_mul(k))
+        } else {
+            lo.get(&v).and_then(|l| l.checked_mul(k))
+        }
+    };
+    for _ in 0..BOUND_ROUNDS {
+        let mut changed = false;
+        for a in &all {
+            // a = c + Σ k v >= 0.
+            let tops: Vec<Option<i128>> =
+                a.terms.iter().map(|(v, k)| top(&lo, &hi, *v, *k)).collect();
+            let unbounded = tops.iter().filter(|t| t.is_none()).count();
+            let sum: Option<i128> = tops
+                .iter()
+                .flatten()
+                .try_fold(a.c, |acc, t| acc.checked_add(*t));
+            let Some(sum) = sum else {
+                continue;
+            };
+            if unbounded == 0 && sum < 0 {
+                return false;
+            }
+            for ((v, k), t) in a.terms.iter().zip(&tops) {
+                // k v >= -(the rest's greatest value).
+                let rest = match (unbounded, t) {
+                    (0, Some(t)) => sum - t,
+                    (1, None) => sum,
+                    _ => continue,
+                };
+                let need = -rest;
+                if *k > 0 {
+                    let b = need.div_euclid(*k) + i128::from(need.rem_euclid(*k) != 0);
+                    if lo.get(v).is_none_or(|l| b > *l) {
+                        lo.insert(*v, b);
+                        changed = true;
+                    }
+                } else {
+                    // k < 0: v <= need / k, rounded down.
+                    let b = floor_div(need, *k);
+                    if hi.get(v).is_none_or(|h| b < *h) {
+                        hi.insert(*v, b);
+                        changed = true;
+                    }
+                }
+                if let (Some(l), Some(h)) = (lo.get(v), hi.get(v)) {
+                    if l > h {
+                        return false;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    true
+}
+
+/// `a / b` rounded towards negative infinity.
+fn floor_div(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
 }
 
 fn split(mut cs: Vec<Constraint>, depth: usize) -> bool {

@@ -58,6 +58,30 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
                 ""
             }
         );
+        // A copy in flight lands at a wait of this thread's (placed where the barrier would
+        // go), after a commit where its group is still open; the barrier then shows it to the
+        // other threads (one that orders nothing is removed later).
+        if let Some(f) = h.in_flight {
+            let mut stmts = Vec::new();
+            if f.wait_arg().is_none() {
+                stmts.push(Stmt::AsyncCommit);
+            }
+            stmts.push(Stmt::AsyncWait {
+                pending: f.wait_arg().map_or(0, u32::from),
+            });
+            for s in stmts {
+                if checked.kernel.insert_before(p.stmt, s, p.before).is_none() {
+                    cx.error(
+                        h.second.span,
+                        "internal error: the wait's place was not found",
+                    );
+                    return Err(std::mem::take(cx).into_errors());
+                }
+            }
+            if f.same_thread {
+                continue;
+            }
+        }
         let index = checked.kernel.barriers.len();
         checked.kernel.barriers.push(Barrier {
             span: p.before,

@@ -22,6 +22,9 @@ pub(super) fn access_word(write: bool, atomic: bool) -> &'static str {
 }
 
 pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
+    if let Some(f) = h.in_flight {
+        return in_flight_diagnostic(k, h, f);
+    }
     let name = &k.arrays.get(h.array).name;
     let array = match k.arrays.get(h.array).kind {
         ArrayKind::Global { .. } => format!("`{name}` (global memory)"),
@@ -99,6 +102,75 @@ pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
         None => d.note(
             "no single barrier at a point every thread reaches orders these accesses (they sit under divergent control flow): restructure so that the accesses are separated by a barrier outside the branch, or use atomics",
         ),
+    };
+    d
+}
+
+/// The code that lands a copy in flight: `cp_async_wait(n);`, after a commit where its group
+/// is not committed yet.
+pub(super) fn landing_code(f: hazard::InFlight) -> String {
+    match f.wait_arg() {
+        Some(n) => format!("cp_async_wait({n});"),
+        None => "cp_async_commit(); cp_async_wait(0);".to_string(),
+    }
+}
+
+/// An access that meets an asynchronous copy still in flight: the read of a stage before its
+/// wait, or a refill of one that other threads may still read.
+fn in_flight_diagnostic(k: &Kernel, h: &Hazard, f: hazard::InFlight) -> Diagnostic {
+    let arr = k.arrays.get(h.array);
+    let name = &arr.name;
+    let rank = hazard::thread_rank(k);
+    let second = access_word(h.second.write, h.second.atomic);
+    let headline = if h.witness.is_some() {
+        format!("data race on shared array `{name}`: a {second} while an asynchronous copy into it may be in flight")
+    } else {
+        format!("cannot prove that an asynchronous copy into shared array `{name}` has landed before this {second}")
+    };
+    let mut d = Diagnostic::new(h.second.span, headline);
+    let when = if h.loop_carried {
+        ", in an earlier iteration of the loop"
+    } else {
+        ""
+    };
+    d = d.label(
+        h.first.span,
+        format!("the copy into `{name}`{when}: it lands at a `cp_async_wait` that covers its group, and no such wait comes before the {second}"),
+    );
+    if let Some(w) = &h.witness {
+        let elem: String = w.element.iter().map(|i| format!("[{i}]")).collect();
+        let who = if w.first_thread == w.second_thread {
+            format!(
+                "{} copies into and then does the {second} of",
+                thread_name(&w.first_thread, rank)
+            )
+        } else {
+            format!(
+                "{} copies into and {} does the {second} of",
+                thread_name(&w.first_thread, rank),
+                thread_name(&w.second_thread, rank)
+            )
+        };
+        d = d.label(
+            h.second.span,
+            format!("for example, {who} `{}`", arr.element_text(&elem)),
+        );
+    }
+    let land = landing_code(f);
+    let publish = if f.same_thread {
+        String::new()
+    } else {
+        " sync_block_threads();".to_string()
+    };
+    d = match &h.fix {
+        Some(p) => d.note(format!(
+            "insert `{land}{publish}` before line {} (the wait lands this thread's copies; {}), or let the compiler place them: `#[kernel(sync = \"auto\")]`",
+            p.before.start().line,
+            if f.same_thread { "each thread reads only what it copied" } else { "the barrier then shows them to the other threads" }
+        )),
+        None => d.note(format!(
+            "land the copy (`{land}`) and, where other threads read it, `sync_block_threads();` at a point every thread of the block reaches before this {second}"
+        )),
     };
     d
 }

@@ -39,7 +39,7 @@ pub(super) fn unsafe_shared_access(k: &Kernel) -> bool {
     visit::for_each_stmt(&k.body, false, &mut |s, in_unsafe| {
         found |= in_unsafe
             && (s.operands().into_iter().any(reads_shared)
-                || matches!(s, Stmt::Assign { place: Place::Element { array, .. }, .. } | Stmt::Atomic { array, .. } if shared(*array)));
+                || matches!(s, Stmt::Assign { place: Place::Element { array, .. }, .. } | Stmt::Atomic { array, .. } | Stmt::AsyncCopy { dst: array, .. } if shared(*array)));
     });
     found
 }

@@ -33,6 +33,12 @@ pub enum BuiltinFn {
     /// `mma_m16n8k16(&mut acc, &a, &b)`, `mma_m16n8k8_tf32(..)`: the fragments' element type
     /// picks the [`MmaShape`].
     Mma(&'static str),
+    /// `cp_async(&mut tile[i], &src[j])`.
+    AsyncCopy,
+    /// `cp_async_commit()`.
+    AsyncCommit,
+    /// `cp_async_wait(n)`.
+    AsyncWait,
 }
 
 /// Every builtin function with its Rust name.
@@ -52,6 +58,9 @@ const TABLE: &[(&str, BuiltinFn)] = &[
     ("fence_block", BuiltinFn::Fence(FenceScope::Block)),
     ("fence_device", BuiltinFn::Fence(FenceScope::Device)),
     ("fence_system", BuiltinFn::Fence(FenceScope::System)),
+    ("cp_async", BuiltinFn::AsyncCopy),
+    ("cp_async_commit", BuiltinFn::AsyncCommit),
+    ("cp_async_wait", BuiltinFn::AsyncWait),
 ];
 
 impl BuiltinFn {

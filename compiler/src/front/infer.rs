@@ -446,10 +446,18 @@ impl Infer<'_, '_> {
                     self.require_index(row);
                 }
             }
+            // (The source's loads are expressions, typed with the others.)
+            Stmt::AsyncCopy { dst_index, .. } => {
+                for ix in dst_index {
+                    self.require_index(*ix);
+                }
+            }
             Stmt::Eval(_)
             | Stmt::Print { .. }
             | Stmt::Panic { .. }
             | Stmt::Fence(_)
+            | Stmt::AsyncCommit
+            | Stmt::AsyncWait { .. }
             | Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return

@@ -719,6 +719,24 @@ pub enum Stmt {
         a: Fragment,
         b: Fragment,
     },
+    /// `cp_async(&mut dst[i], &src[j])`: an asynchronous copy of one element of a global
+    /// slice into shared memory (4, 8 or 16 bytes: CUDA's `cp.async`). `src` holds the element's
+    /// loads, one per lane (one for a scalar, the lanes of a vector record in order); `dst` is
+    /// written at `dst_index` (a scalar element), or, when `row`, at `[dst_index[0], lane]`, the
+    /// lanes of a row of a two-dimensional array. The write is in flight until this thread's
+    /// [`Stmt::AsyncWait`] that covers its group: the analyses and the simulator treat it so.
+    AsyncCopy {
+        dst: Handle<Array>,
+        dst_index: Vec<Handle<Expr>>,
+        row: bool,
+        src: Vec<Handle<Expr>>,
+    },
+    /// `cp_async_commit()`: closes this thread's group of asynchronous copies issued since the
+    /// last commit.
+    AsyncCommit,
+    /// `cp_async_wait(n)`: waits until at most the `n` most recent committed groups of this
+    /// thread are in flight (every earlier group's copies have landed).
+    AsyncWait { pending: u32 },
     /// A nested scope `{ .. }`.
     Block(Block),
     /// An expression evaluated for its faults only (`a[i];`).

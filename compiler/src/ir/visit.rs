@@ -81,6 +81,9 @@ impl Stmt {
             Stmt::Atomic { index, value, .. } => vec![*index, *value],
             Stmt::Warp { value, lane, .. } => value.iter().chain(lane.iter()).copied().collect(),
             Stmt::Mma { acc, a, b, .. } => [acc.row, a.row, b.row].into_iter().flatten().collect(),
+            Stmt::AsyncCopy { dst_index, src, .. } => {
+                dst_index.iter().chain(src).copied().collect()
+            }
             Stmt::Eval(e) | Stmt::Check { index: e, .. } => vec![*e],
             Stmt::Print { pieces, .. } => pieces
                 .iter()
@@ -94,6 +97,8 @@ impl Stmt {
             | Stmt::Return
             | Stmt::Barrier { .. }
             | Stmt::Fence(_)
+            | Stmt::AsyncCommit
+            | Stmt::AsyncWait { .. }
             | Stmt::Block(_)
             | Stmt::Panic { .. } => Vec::new(),
         }

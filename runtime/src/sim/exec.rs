@@ -244,6 +244,13 @@ impl ThreadCtx {
         }
     }
 
+    /// The thread's linear index in its block (x fastest).
+    #[inline(always)]
+    pub fn linear(&self) -> u32 {
+        (self.thread_idx.z * self.block_dim.y + self.thread_idx.y) * self.block_dim.x
+            + self.thread_idx.x
+    }
+
     /// The thread's index in its warp of 32 consecutive linear thread ids.
     #[inline(always)]
     pub fn lane_id(&self) -> u32 {

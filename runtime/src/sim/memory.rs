@@ -207,6 +207,36 @@ pub struct Shared<T: Scalar> {
     cols: usize,
     name: &'static str,
     shadow: Option<SharedShadow>,
+    /// The asynchronous copies into the array not yet landed, and each thread's count of
+    /// committed groups.
+    copies: std::cell::RefCell<Copies<T>>,
+}
+
+/// The asynchronous copies in flight into one shared array (see [`Shared::copy_async`]).
+struct Copies<T> {
+    /// Per thread (linear index in the block): the groups it has committed.
+    committed: Vec<u32>,
+    /// The copies not landed yet, in issue order.
+    flying: Vec<Flying<T>>,
+}
+
+impl<T> Default for Copies<T> {
+    fn default() -> Self {
+        Copies {
+            committed: Vec::new(),
+            flying: Vec::new(),
+        }
+    }
+}
+
+/// One asynchronous copy in flight: its value was read at the issue; it is written at the
+/// wait that covers its group.
+struct Flying<T> {
+    thread: u32,
+    group: u32,
+    index: usize,
+    value: T,
+    loc: &'static Loc,
 }
 
 impl<T: Scalar> Shared<T> {
@@ -222,7 +252,67 @@ impl<T: Scalar> Shared<T> {
             cols,
             name,
             shadow,
+            copies: std::cell::RefCell::default(),
         }
+    }
+    /// `cp_async` into element `(r, c)` (`c` is 0 for a one-dimensional array) by thread
+    /// `thread` (linear in its block): `value` was read from the source now; it is written
+    /// when the thread waits for the copy's group ([`Self::wait_async`]). Until then the
+    /// element keeps its old value, and with race detection any access to it is a fault.
+    pub fn copy_async(
+        &self,
+        r: usize,
+        c: usize,
+        value: T,
+        thread: u32,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        let i = self.view().flat(r, c, loc)?;
+        if let Some(sh) = &self.shadow {
+            sh.issue(self.name, i, loc)?;
+        }
+        let mut copies = self.copies.borrow_mut();
+        let group = copies.committed.get(thread as usize).copied().unwrap_or(0);
+        copies.flying.push(Flying {
+            thread,
+            group,
+            index: i,
+            value,
+            loc,
+        });
+        Ok(())
+    }
+    /// `cp_async_commit()` by `thread`: its copies issued since its last commit form a group.
+    pub fn commit_async(&self, thread: u32) {
+        let mut copies = self.copies.borrow_mut();
+        let t = thread as usize;
+        if copies.committed.len() <= t {
+            copies.committed.resize(t + 1, 0);
+        }
+        copies.committed[t] = copies.committed[t].saturating_add(1);
+    }
+    /// `cp_async_wait(pending)` by `thread`: its copies of every committed group but the
+    /// `pending` latest land, in issue order.
+    pub fn wait_async(&self, thread: u32, pending: u32) -> Result<(), Fault> {
+        let landing: Vec<Flying<T>> = {
+            let mut copies = self.copies.borrow_mut();
+            let committed = copies.committed.get(thread as usize).copied().unwrap_or(0);
+            let below = committed.saturating_sub(pending);
+            let (now, later) = std::mem::take(&mut copies.flying)
+                .into_iter()
+                .partition(|f| f.thread == thread && f.group < below);
+            copies.flying = later;
+            now
+        };
+        for f in landing {
+            if let Some(sh) = &self.shadow {
+                sh.land(self.name, f.index, f.loc)?;
+            }
+            if let Some(cell) = self.cells.get(f.index) {
+                cell.set(f.value);
+            }
+        }
+        Ok(())
     }
     /// The array as the accessors see it.
     #[inline(always)]
@@ -409,7 +499,7 @@ impl<T: Scalar> ArrayRef<'_, T> {
         }
     }
     #[inline(always)]
-    fn flat(self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {
+    pub(crate) fn flat(self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {
         if r >= self.rows {
             return Err(self.oob(r, self.rows, loc));
         }

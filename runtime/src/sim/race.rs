@@ -137,6 +137,11 @@ pub enum RaceKind {
     WriteAfterRead,
     /// Two writes in the same phase.
     WriteAfterWrite,
+    /// A read of an element an asynchronous copy is still writing (its issuer has not waited
+    /// for it).
+    ReadBeforeWait,
+    /// A write of an element an asynchronous copy is still writing.
+    WriteBeforeWait,
 }
 
 impl RaceKind {
@@ -146,6 +151,8 @@ impl RaceKind {
             RaceKind::ReadAfterWrite => "read-after-write",
             RaceKind::WriteAfterRead => "write-after-read",
             RaceKind::WriteAfterWrite => "write-after-write",
+            RaceKind::ReadBeforeWait => "read-before-wait (of an asynchronous copy in flight)",
+            RaceKind::WriteBeforeWait => "write-before-wait (of an asynchronous copy in flight)",
         }
     }
 }
@@ -185,6 +192,10 @@ fn race(
     }
 }
 
+/// The asynchronous copy in flight into one element: its issuer's record (0: none) and where
+/// it was issued.
+type InFlight = (Cell<u64>, Cell<Option<&'static Loc>>);
+
 /// The shadow of a block's shared array.
 pub struct SharedShadow {
     writer: Box<[Cell<u64>]>,
@@ -193,6 +204,11 @@ pub struct SharedShadow {
     /// found even if the writer read first.
     readers: Box<[[Cell<u64>; 2]]>,
     reader_loc: Box<[[Cell<Option<&'static Loc>>; 2]]>,
+    /// The asynchronous copy in flight into each element (its issuer and where), from its
+    /// issue to its issuer's wait; allocated by the first copy.
+    in_flight: std::cell::OnceCell<Box<[InFlight]>>,
+    /// How many copies are in flight (accesses look at `in_flight` only when some are).
+    flying: Cell<usize>,
 }
 
 impl SharedShadow {
@@ -205,7 +221,66 @@ impl SharedShadow {
             reader_loc: (0..len)
                 .map(|_| [Cell::new(None), Cell::new(None)])
                 .collect(),
+            in_flight: std::cell::OnceCell::new(),
+            flying: Cell::new(0),
         }
+    }
+
+    /// A fault if an asynchronous copy into element `i` is in flight (its own issuer's access
+    /// too: the copy lands at the wait, not before).
+    #[inline(always)]
+    fn check_in_flight(
+        &self,
+        array: &'static str,
+        i: usize,
+        write: bool,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        if self.flying.get() == 0 {
+            return Ok(());
+        }
+        let Some((who, at)) = self.in_flight.get().and_then(|f| f.get(i)) else {
+            return Ok(());
+        };
+        match unpack(who.get()) {
+            Some(w) => {
+                let kind = if write {
+                    RaceKind::WriteBeforeWait
+                } else {
+                    RaceKind::ReadBeforeWait
+                };
+                Err(race(array, i, kind, w, at.get(), loc))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Records the issue of an asynchronous copy into element `i`: a write of this phase (a
+    /// fault if it races with another thread's access), in flight until [`Self::land`].
+    pub fn issue(&self, array: &'static str, i: usize, loc: &'static Loc) -> Result<(), Fault> {
+        self.write(array, i, false, loc)?;
+        let len = self.writer.len();
+        let slots = self
+            .in_flight
+            .get_or_init(|| (0..len).map(|_| (Cell::new(0), Cell::new(None))).collect());
+        if let Some((who, at)) = slots.get(i) {
+            who.set(pack(current(), false));
+            at.set(Some(loc));
+            self.flying.set(self.flying.get() + 1);
+        }
+        Ok(())
+    }
+
+    /// Records the landing of the copy in flight into element `i`, at its issuer's wait: a
+    /// write of the wait's phase.
+    pub fn land(&self, array: &'static str, i: usize, loc: &'static Loc) -> Result<(), Fault> {
+        if let Some((who, _)) = self.in_flight.get().and_then(|f| f.get(i)) {
+            if unpack(who.get()).is_some() {
+                who.set(0);
+                self.flying.set(self.flying.get().saturating_sub(1));
+            }
+        }
+        self.write(array, i, false, loc)
     }
 
     /// Records a read of element `i`; a fault if it races with a write.
@@ -217,6 +292,7 @@ impl SharedShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
+        self.check_in_flight(array, i, false, loc)?;
         let me = current();
         if let Some(w) = unpack(self.writer[i].get()) {
             if conflicts(w, me, atomic, false) {
@@ -260,6 +336,7 @@ impl SharedShadow {
         atomic: bool,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
+        self.check_in_flight(array, i, true, loc)?;
         let me = current();
         if let Some(w) = unpack(self.writer[i].get()) {
             if conflicts(w, me, atomic, false) {

@@ -159,6 +159,28 @@ pub struct Hazard {
     /// Where there is no witness: a per-thread value in an index that the proof could not
     /// model (so it could not decide the pair), if there is one.
     pub unmodelled: Option<Span>,
+    /// The first access is an asynchronous copy's write that may still be in flight at the
+    /// second (no barrier orders them: a `cp_async_wait` must land the copy first).
+    pub in_flight: Option<InFlight>,
+}
+
+/// What lands an asynchronous copy in flight at an access (see [`Hazard::in_flight`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    /// At the fix point (or, without one, at the second access): the fewest groups the
+    /// thread has committed since the copy. 0: the copy's group is not committed yet.
+    pub commits: u8,
+    /// The two accesses may be one thread's (its own read of the copy's element before the
+    /// wait): no barrier is needed once the copy has landed, for that pair.
+    pub same_thread: bool,
+}
+
+impl InFlight {
+    /// The `cp_async_wait` argument that lands the copy (`None`: its group must be committed
+    /// first).
+    pub fn wait_arg(self) -> Option<u8> {
+        self.commits.checked_sub(1)
+    }
 }
 
 /// How many thread dimensions a kernel's indices use (1 to 3): the block rank its
@@ -218,6 +240,8 @@ pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, query: Quer
         pending_new: Vec::new(),
         witnesses: query.witnesses,
         ordering: query.ordering,
+        commits_at: HashMap::new(),
+        counter_steps: HashMap::new(),
         label_loops: HashMap::new(),
         loop_stmts: HashSet::new(),
     };

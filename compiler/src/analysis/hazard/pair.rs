@@ -12,6 +12,11 @@ use std::rc::Rc;
 /// 65 values).
 const MAX_ENUMERATED_FACTORS: usize = 2;
 
+/// A remainder with fewer values than this (`x % 2`, `x % 4`) is enumerated in a pair ...
+const MAX_SMALL_VALUES: i128 = 4;
+/// ... up to this many remainders in one pair.
+const MAX_SMALL_SYMBOLS: usize = 3;
+
 /// A product symbol of one of the two threads: `var == factor * of`.
 pub(super) struct Product {
     var: Var,
@@ -74,6 +79,25 @@ impl Walker<'_> {
         cs.extend(a.guards.iter().map(|c| c.map_vars(&fa)));
         cs.extend(p.exit.iter().map(|c| c.map_vars(&fa)));
         cs.extend(x.guards.iter().map(|c| c.map_vars(&fx)));
+        // A copy still in flight from the previous iteration of a loop, past a barrier since:
+        // every thread was in that iteration when it passed the barrier, so the copy's
+        // counter is this one's less a step (for a loop not inside another one it is carried
+        // across, whose new run counts again).
+        if p.in_flight.is_some() && p.synced {
+            for l in carried {
+                let Some(cnt) = self.counter_steps.get(l) else {
+                    continue;
+                };
+                let once = p.laps.get(l) == Some(&1);
+                if once && cnt.uniform && !cnt.enclosing.iter().any(|m| carried.contains(m)) {
+                    let (before, now) = (Affine::var(fa(cnt.sym)), Affine::var(fx(cnt.sym)));
+                    cs.push(Constraint::eq(
+                        &before.add(&Affine::constant(cnt.step)),
+                        &now,
+                    ));
+                }
+            }
+        }
         for (d, (ia, ix)) in a.index.iter().zip(&x.index).enumerate() {
             let (ia, ix) = (ia.aff.map_vars(&fa), ix.aff.map_vars(&fx));
             let len = i128::from(dims.get(d).copied().unwrap_or(u64::MAX).min(u64::MAX >> 1));
@@ -179,6 +203,53 @@ impl Walker<'_> {
             }
         }
         let _ = tid_vars;
+        // A copy in flight also meets its own thread's accesses: the same thread, in one
+        // iteration of each thread-distributed loop unless carried across it.
+        let mut same_thread = false;
+        if !any && p.in_flight.is_some() {
+            let mut case = cs.clone();
+            for axis in 0..3 {
+                let (t1, t2) = (2 * self.tid_sym(axis) + 1, 2 * self.tid_sym(axis));
+                case.push(Constraint::eq(&Affine::var(t1), &Affine::var(t2)));
+                case.push(Constraint::le(&Affine::constant(0), &Affine::var(t2)));
+                case.push(Constraint::lt(
+                    &Affine::var(t2),
+                    &Affine::var(2 * self.bdim_sym(axis)),
+                ));
+                case.extend(self.extent_bounds(axis));
+            }
+            // One thread's accesses carried across a sequential loop are from another of its
+            // iterations (while no loop around that one is carried too: a new run of the loop
+            // counts again): another value of the counter.
+            for l in carried {
+                let Some(cnt) = self.counter_steps.get(l) else {
+                    continue;
+                };
+                if cnt.enclosing.iter().any(|m| carried.contains(m)) {
+                    continue;
+                }
+                let (before, now) = (Affine::var(fa(cnt.sym)), Affine::var(fx(cnt.sym)));
+                case.push(Constraint::ne(&before, &now));
+            }
+            for (s, pair) in &dist_pairs {
+                if let [Some(d1), Some(d2)] = pair {
+                    let across = self.sym_keys.iter().any(|(k, v)| {
+                        *v == *s && matches!(k, SymKey::LoopIteration(l) if carried.contains(l))
+                    });
+                    let (d1, d2) = (Affine::var(*d1), Affine::var(*d2));
+                    case.push(if across {
+                        Constraint::ne(&d1, &d2)
+                    } else {
+                        Constraint::eq(&d1, &d2)
+                    });
+                }
+            }
+            if let Some(case) = self.feasible_case(case, &products) {
+                any = true;
+                same_thread = true;
+                witness_cs = Some(case);
+            }
+        }
         if !any {
             return;
         }
@@ -338,11 +409,22 @@ impl Walker<'_> {
         };
         // Two threads running one access in one phase: no barrier between them can exist.
         let same_site = a.id == x.id && carried.is_empty();
-        let fix = if same_site {
+        let fix = if same_site && p.in_flight.is_none() {
             None
         } else {
-            self.fix_point(a, carried, x)
+            self.fix_point(a, carried, x, p.in_flight.is_some())
         };
+        // What a wait at the fix point (or at the second access) must allow in flight.
+        let in_flight = p.in_flight.map(|at_x| {
+            let commits = match &fix {
+                Some(f) => self.commits_at.get(&(f.stmt, a.id)).copied().unwrap_or(0),
+                None => at_x,
+            };
+            super::InFlight {
+                commits: commits.min(at_x),
+                same_thread,
+            }
+        });
         self.found.push(Hazard {
             array: x.array,
             first: AccessSite {
@@ -359,9 +441,10 @@ impl Walker<'_> {
             loop_carried: !carried.is_empty(),
             witness,
             fix,
-            same_site,
+            same_site: same_site && p.in_flight.is_none(),
             same_statement: carried.is_empty() && a.path == x.path,
             unmodelled,
+            in_flight,
         });
     }
 
@@ -377,13 +460,50 @@ impl Walker<'_> {
             .collect();
         factors.sort();
         factors.dedup();
-        if !affine::feasible(&cs) {
-            return None;
+        // A remainder by a small constant (a pipeline's stage, `step % 2`) takes each of its
+        // values in turn: the relaxation over the rationals cannot tell `step % 2` from
+        // `(step + 1) % 2`, one value at a time the divisibility test can (and each case,
+        // with fewer unknowns, is quicker to decide than the whole).
+        let mut small: Vec<(Var, i128, i128)> = Vec::new();
+        for c in &cs {
+            let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
+            for v in f.terms.keys() {
+                let info = &self.syms[(*v / 2) as usize];
+                if let (SymKind::Other, Some((lo, hi))) = (info.kind, info.range) {
+                    if hi - lo < MAX_SMALL_VALUES && !small.iter().any(|(w, ..)| w == v) {
+                        small.push((*v, lo, hi));
+                    }
+                }
+            }
         }
+        small.truncate(MAX_SMALL_SYMBOLS);
+        let cs = if small.is_empty() {
+            affine::feasible(&cs).then_some(cs)?
+        } else {
+            Self::small_values(cs, &small)?
+        };
         if factors.len() > MAX_ENUMERATED_FACTORS {
             return Some(cs);
         }
         self.enumerate(cs, products, &factors)
+    }
+
+    /// `cs` with each of `small` fixed to one of its values, for the first assignment that
+    /// may hold; `None` when none may.
+    fn small_values(cs: Vec<Constraint>, small: &[(Var, i128, i128)]) -> Option<Vec<Constraint>> {
+        let Some((&(v, lo, hi), rest)) = small.split_first() else {
+            return Some(cs);
+        };
+        for value in lo..=hi {
+            let mut case = cs.clone();
+            case.push(Constraint::eq(&Affine::var(v), &Affine::constant(value)));
+            if affine::feasible(&case) {
+                if let Some(c) = Self::small_values(case, rest) {
+                    return Some(c);
+                }
+            }
+        }
+        None
     }
 
     fn enumerate(
@@ -478,11 +598,14 @@ impl Walker<'_> {
     /// Where one barrier orders the pair: a point before `x` on every path from `a`, where
     /// control flow is uniform. Of those, the one inside the fewest loops (a barrier hoisted out
     /// of a loop that does not need it runs once instead of every iteration), then the latest.
+    /// For a copy in flight (`landing`), the latest: the wait placed there lets the most
+    /// groups stay in flight, which is what keeps a pipeline's copies overlapping its work.
     pub(super) fn fix_point(
         &self,
         a: &Access,
         carried: &BTreeSet<StmtId>,
         x: &Access,
+        landing: bool,
     ) -> Option<InsertPoint> {
         let mut best: Option<(usize, usize)> = None; // (loop depth, level)
         for level in (0..x.path.len()).rev() {
@@ -520,7 +643,10 @@ impl Walker<'_> {
                     .iter()
                     .filter(|(_, _, s)| self.is_loop(*s))
                     .count();
-                if best.is_none_or(|(d, _)| depth < d) {
+                if landing {
+                    // (Levels go from the innermost out: the first valid one is the latest.)
+                    best = best.or(Some((depth, level)));
+                } else if best.is_none_or(|(d, _)| depth < d) {
                     best = Some((depth, level));
                 }
             }

@@ -24,7 +24,11 @@ impl Walker<'_> {
             }
             pend.items
                 .retain(|p| !(p.acc.id == acc.id && p.carried.is_empty()));
-            pend.items.push(Pending::new(acc));
+            let in_flight = acc.async_copy.then_some(0);
+            pend.items.push(Pending {
+                in_flight,
+                ..Pending::new(acc)
+            });
         }
     }
 
@@ -49,6 +53,14 @@ impl Walker<'_> {
 
     pub(super) fn stmt(&mut self, s: &Stmt, span: Span, pend: &mut Pend) {
         let here = self.current_stmt();
+        for p in &pend.items {
+            if let Some(c) = p.in_flight {
+                self.commits_at
+                    .entry((here, p.acc.id))
+                    .and_modify(|m| *m = (*m).min(c))
+                    .or_insert(c);
+            }
+        }
         match s {
             Stmt::Let { local, init } => {
                 if let Some(e) = init {
@@ -191,19 +203,72 @@ impl Walker<'_> {
                 }
                 self.flush(pend);
             }
+            Stmt::AsyncCopy {
+                dst,
+                dst_index,
+                row,
+                src,
+            } => {
+                let idx: Vec<Val> = dst_index.iter().map(|i| self.eval(*i)).collect();
+                for e in src {
+                    let _ = self.eval(*e);
+                }
+                self.flush(pend);
+                // A row is one access whose last index is any of its lanes (one pair for all).
+                let mut at = idx;
+                if *row {
+                    let lane = self.sym(SymKey::CopyLane(here), true, true, SymKind::Other);
+                    at.push(Val {
+                        aff: Affine::var(lane),
+                        exact: true,
+                    });
+                }
+                self.access(AccessKey::AsyncCopy(here), *dst, true, false, at, span);
+                self.flush(pend);
+            }
+            // Per-thread: where only some threads commit or wait, the others' copies are
+            // counted as not committed, not landed.
+            Stmt::AsyncCommit => {
+                if self.uni.is_uniform_at(here) {
+                    for p in &mut pend.items {
+                        if let Some(c) = &mut p.in_flight {
+                            *c = (*c + 1).min(COMMITS_KNOWN);
+                        }
+                    }
+                }
+            }
+            Stmt::AsyncWait { pending } => {
+                if self.uni.is_uniform_at(here) {
+                    for p in &mut pend.items {
+                        if p.in_flight.is_some_and(|c| u32::from(c) > *pending) {
+                            p.in_flight = None;
+                        }
+                    }
+                    // (Two records of one access may now be the same.)
+                    let items = std::mem::take(&mut pend.items);
+                    pend.union(&Pend { items });
+                }
+            }
+            // A barrier ends the phase of every access but the asynchronous copies in flight.
             Stmt::Barrier { .. } => {
                 self.flush(pend);
-                pend.items.clear();
+                pend.items.retain(|p| p.in_flight.is_some());
+                for p in &mut pend.items {
+                    p.synced = true;
+                }
             }
             Stmt::Fence(_) => {}
             // The threads that leave here stop with what holds here: for the accesses of this
             // iteration (of every loop around), the guards of this point are facts of their
             // way (so a uniform `if n == 0 { return; }` keeps them from what follows it).
             Stmt::Return | Stmt::Panic { .. } => {
+                // (A thread that left passes no more barriers: its copies in flight keep no
+                // iteration in step with the others'.)
                 let (now, earlier): (Vec<Pending>, Vec<Pending>) = pend
                     .items
                     .iter()
                     .cloned()
+                    .map(|p| Pending { synced: false, ..p })
                     .partition(|p| p.carried.is_empty());
                 self.returned
                     .union(&Pend { items: now }.with_exit(&self.guards.clone()));
@@ -353,6 +418,7 @@ impl Walker<'_> {
             .iter()
             .map(|i| self.env[i.local.index()].clone())
             .collect();
+        let waits = visit::any_stmt(body, |s| matches!(s, Stmt::AsyncWait { .. }));
         let entry = pend.clone();
         let mut head = entry.clone();
         let mut last = (Pend::default(), Vec::new(), Pend::default());
@@ -371,6 +437,9 @@ impl Walker<'_> {
             // the loop counts up by a constant; whether the range is uniform.
             let mut tie: Option<CounterTie> = None;
             let mut counter_uniform = true;
+            // Where a uniform counter counts up from a start it knows: "this is the first
+            // iteration", which holds for what reaches the body from before the loop.
+            let mut first_iteration: Option<Constraint> = None;
             if let (
                 LoopKind::For {
                     var,
@@ -392,6 +461,27 @@ impl Walker<'_> {
                 // down from the end, `last - step * k`) for `k >= 0`, not every value of the range.
                 let stride = match (step, sp) {
                     (Some(_), Some(v)) => v.aff.as_constant().filter(|c| *c > 1),
+                    _ => None,
+                };
+                // How the counter's symbol moves from one iteration to the next (what relates
+                // a copy in flight from the previous iteration to this one's accesses).
+                let unit_step = match (step, sp) {
+                    (None, _) => true,
+                    (Some(_), Some(v)) => v.aff.as_constant() == Some(1),
+                    _ => false,
+                };
+                let delta = match (distribution, stride, reverse) {
+                    (Distribution::Sequential, Some(_), None) if st.exact => Some(1),
+                    (Distribution::Sequential, Some(_), Some(Reverse::Stepped)) if st.exact => {
+                        Some(-1)
+                    }
+                    (Distribution::Sequential, Some(_), Some(Reverse::FromEnd)) if en.exact => {
+                        Some(1)
+                    }
+                    (Distribution::Sequential, Some(c), None) => Some(c),
+                    (Distribution::Sequential, Some(c), Some(_)) => Some(-c),
+                    (Distribution::Sequential, None, None) if unit_step => Some(1),
+                    (Distribution::Sequential, None, Some(_)) if unit_step => Some(-1),
                     _ => None,
                 };
                 let value = match (distribution, stride, reverse) {
@@ -450,6 +540,21 @@ impl Walker<'_> {
                     }
                 };
                 counter_uniform = range_uniform;
+                if let (Some(d), Some(&k)) = (
+                    delta,
+                    self.sym_keys.get(&SymKey::LoopCounter(id, !range_uniform)),
+                ) {
+                    let enclosing = self.loops[..self.loops.len().saturating_sub(1)].to_vec();
+                    self.counter_steps.insert(
+                        id,
+                        Counter {
+                            sym: k,
+                            step: d,
+                            uniform: range_uniform,
+                            enclosing,
+                        },
+                    );
+                }
                 // (A step that is neither one nor a constant leaves the counter a plain symbol.)
                 let unit = match (step, sp) {
                     (None, _) => true,
@@ -459,6 +564,9 @@ impl Walker<'_> {
                 let counts_up = *distribution == Distribution::Sequential && reverse.is_none();
                 if counts_up && st.exact && (unit || stride.is_some()) {
                     tie = Some((value.clone(), st.aff.clone(), stride.unwrap_or(1)));
+                    if range_uniform {
+                        first_iteration = Some(Constraint::eq(&value, &st.aff));
+                    }
                 }
                 if st.exact && en.exact {
                     self.guards.push(Constraint::le(&st.aff, &value));
@@ -475,6 +583,19 @@ impl Walker<'_> {
             }
             self.induction_values(id, &inductions, &starts, tie.as_ref(), counter_uniform);
             let mut cur = head.clone();
+            // A copy in flight from before the loop, not carried around it, meets this
+            // iteration's accesses only in the first (later ones see it carried, or landed).
+            // (Only in a loop that waits: in another, every copy comes around the back edge in
+            // flight, and the fact would split one pair into two.)
+            if let (Some(first), true) = (&first_iteration, waits) {
+                for p in &mut cur.items {
+                    if p.in_flight.is_some() && !p.carried.contains(&id) {
+                        let mut exit = (*p.exit).clone();
+                        exit.push(first.clone());
+                        p.exit = std::rc::Rc::new(exit);
+                    }
+                }
+            }
             if let LoopKind::While { cond } = kind {
                 let _ = self.eval(*cond);
                 self.flush(&mut cur);
@@ -502,7 +623,18 @@ impl Walker<'_> {
                 back.union(b);
             }
             let mut new_head = entry.clone();
-            new_head.union(&back.carry(id));
+            let syms = &self.syms;
+            let of_loop = |f: &Constraint| {
+                let (Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a)) = f;
+                a.terms
+                    .keys()
+                    .any(|v| syms[*v as usize].defined_in.contains(&id))
+            };
+            new_head.union(&back.carry(id, |p| {
+                p.in_flight.is_some()
+                    && !p.acc.path.iter().any(|(_, _, s)| *s == id)
+                    && !p.exit.iter().any(of_loop)
+            }));
             new_head.refresh(&back);
             let stable = new_head.keys() == head.keys();
             head = new_head;
@@ -529,6 +661,7 @@ impl Walker<'_> {
         let mut stripped = Pend::default();
         for mut p in after.items {
             p.carried.remove(&id);
+            p.laps.remove(&id);
             stripped.union(&Pend { items: vec![p] });
         }
         let after = stripped;

@@ -444,6 +444,7 @@ impl Walker<'_> {
         ];
         self.syms[q as usize].facts = facts.clone();
         self.syms[r as usize].facts = facts;
+        self.syms[r as usize].range = Some((0, c - 1));
         (q, r)
     }
 
@@ -583,6 +584,7 @@ impl Walker<'_> {
             write,
             atomic,
             unsafe_: self.unsafe_depth > 0,
+            async_copy: matches!(site, AccessKey::AsyncCopy(..)),
             index,
             guards: self.guards.clone(),
             path: self.path.clone(),

@@ -9,7 +9,7 @@ use super::super::affine::{Affine, Constraint, Var};
 use super::super::uniformity::UniformityInfo;
 use super::Hazard;
 use crate::ir::*;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,9 @@ pub(super) enum SymKey {
     AtomicResult(StmtId),
     /// The result of a warp operation.
     WarpResult(StmtId),
+    /// The lane of a row that an asynchronous copy writes (any of them: the array's last
+    /// dimension bounds it).
+    CopyLane(StmtId),
     /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by a constant, per thread or
     /// not.
     Quotient(OpSite, Affine, bool),
@@ -141,6 +144,8 @@ pub(super) enum AccessKey {
     Store(StmtId),
     /// An atomic.
     Atomic(StmtId),
+    /// An asynchronous copy's write.
+    AsyncCopy(StmtId),
 }
 
 #[derive(Debug)]
@@ -150,6 +155,8 @@ pub(super) struct Access {
     pub(super) write: bool,
     pub(super) atomic: bool,
     pub(super) unsafe_: bool,
+    /// The write of an asynchronous copy: in flight from its issue to this thread's wait.
+    pub(super) async_copy: bool,
     pub(super) index: Vec<Val>,
     pub(super) guards: Vec<Constraint>,
     pub(super) path: Vec<PathStep>,
@@ -164,7 +171,21 @@ pub(super) struct Pending {
     /// times after it, or the exit condition after its last iteration (over the accessing
     /// thread's symbols).
     pub(super) exit: Rc<Vec<Constraint>>,
+    /// For an asynchronous copy's write not yet waited for: how many groups this thread has
+    /// committed since it was issued, at least (saturating at [`COMMITS_KNOWN`]). Until its
+    /// wait, the write may land at any moment, so it conflicts with every access to its
+    /// element, the issuing thread's own included, and barriers do not end it.
+    pub(super) in_flight: Option<u8>,
+    /// For a copy in flight: a barrier has been passed since its issue (so the issuing
+    /// thread's iteration of each loop is the one every thread was in there).
+    pub(super) synced: bool,
+    /// For a copy in flight: per loop it is carried across, how many of its back edges it
+    /// went over (saturating at 2): 1 is the previous iteration.
+    pub(super) laps: BTreeMap<StmtId, u8>,
 }
+
+/// The most commits since an asynchronous copy the analysis counts (more is "at least this").
+pub(super) const COMMITS_KNOWN: u8 = 8;
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pend {
@@ -173,7 +194,14 @@ pub(super) struct Pend {
 
 /// What identifies a pending access: the access, the loops it was carried across, and what
 /// held on its way here.
-pub(super) type PendKey = (usize, BTreeSet<StmtId>, Rc<Vec<Constraint>>);
+pub(super) type PendKey = (
+    usize,
+    BTreeSet<StmtId>,
+    Rc<Vec<Constraint>>,
+    Option<u8>,
+    bool,
+    BTreeMap<StmtId, u8>,
+);
 
 impl Pending {
     /// A pending access of the current iteration, with nothing known of its way.
@@ -182,10 +210,20 @@ impl Pending {
             acc,
             carried: BTreeSet::new(),
             exit: Rc::default(),
+            in_flight: None,
+            synced: false,
+            laps: BTreeMap::new(),
         }
     }
     fn key(&self) -> PendKey {
-        (self.acc.id, self.carried.clone(), self.exit.clone())
+        (
+            self.acc.id,
+            self.carried.clone(),
+            self.exit.clone(),
+            self.in_flight,
+            self.synced,
+            self.laps.clone(),
+        )
     }
 }
 
@@ -201,7 +239,12 @@ impl Pend {
             if keys.contains(&p.key()) {
                 continue;
             }
-            let same = |q: &Pending| q.acc.id == p.acc.id && q.carried == p.carried;
+            let same = |q: &Pending| {
+                q.acc.id == p.acc.id
+                    && q.carried == p.carried
+                    && (q.in_flight, q.synced) == (p.in_flight, p.synced)
+                    && q.laps == p.laps
+            };
             if p.exit.is_empty() {
                 self.items.retain(|q| !same(q));
             } else if self.items.iter().any(|q| same(q) && q.exit.is_empty()) {
@@ -215,6 +258,15 @@ impl Pend {
     /// The same accesses, each with `facts` added to what held on its way.
     pub(super) fn with_exit(&self, facts: &[Constraint]) -> Pend {
         let mut out = Pend::default();
+        // A way that cannot be taken (a loop over a literal, non-empty range that runs zero
+        // times) keeps nothing.
+        let impossible = facts.iter().any(|f| {
+            let (Constraint::Eq(a) | Constraint::Ge(a) | Constraint::Ne(a)) = f;
+            a.terms.is_empty() && !f.holds(&BTreeMap::new())
+        });
+        if impossible {
+            return out;
+        }
         for p in &self.items {
             let mut exit = (*p.exit).clone();
             exit.extend(facts.iter().cloned());
@@ -239,23 +291,49 @@ impl Pend {
             }
         }
     }
-    pub(super) fn carry(&self, loop_id: StmtId) -> Pend {
+    /// The accesses as they reach the head of loop `loop_id` over its back edge: carried
+    /// across it. `stationary` says which stay as they are: copies in flight from before the
+    /// loop whose facts name none of its symbols, the same pair with every access of any
+    /// iteration (carrying them would only check each pair again).
+    pub(super) fn carry(&self, loop_id: StmtId, stationary: impl Fn(&Pending) -> bool) -> Pend {
         Pend {
             items: self
                 .items
                 .iter()
                 .map(|p| {
+                    if stationary(p) {
+                        return p.clone();
+                    }
                     let mut c = p.carried.clone();
                     c.insert(loop_id);
                     Pending {
                         acc: p.acc.clone(),
                         carried: c,
                         exit: p.exit.clone(),
+                        in_flight: p.in_flight,
+                        synced: p.synced,
+                        laps: {
+                            let mut laps = p.laps.clone();
+                            if p.in_flight.is_some() {
+                                let n = laps.entry(loop_id).or_insert(0);
+                                *n = (*n + 1).min(2);
+                            }
+                            laps
+                        },
                     }
                 })
                 .collect(),
         }
     }
+}
+
+/// A sequential loop's counter (see [`Walker::counter_steps`]).
+#[derive(Clone, Debug)]
+pub(super) struct Counter {
+    pub(super) sym: Var,
+    pub(super) step: i128,
+    pub(super) uniform: bool,
+    pub(super) enclosing: Vec<StmtId>,
 }
 
 pub(super) struct Walker<'a> {
@@ -281,6 +359,13 @@ pub(super) struct Walker<'a> {
     pub(super) witnesses: bool,
     /// Count unsafe and global accesses too ([`super::Query::ordering`]).
     pub(super) ordering: bool,
+    /// Per statement and asynchronous copy (its access id): the fewest groups committed since
+    /// the copy when the statement starts, where the copy may be in flight there (what a
+    /// `cp_async_wait` placed there must allow, see [`super::Hazard::in_flight`]).
+    pub(super) commits_at: HashMap<(StmtId, usize), u8>,
+    /// Per sequential loop with a counter: its symbol, how much it moves from one iteration
+    /// to the next, whether it is uniform, and the loops around the loop.
+    pub(super) counter_steps: HashMap<StmtId, Counter>,
     pub(super) label_loops: HashMap<Handle<Label>, StmtId>,
     pub(super) loop_stmts: HashSet<StmtId>,
 }

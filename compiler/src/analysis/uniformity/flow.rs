@@ -119,7 +119,7 @@ impl Analyzer<'_, '_> {
                 self.uniform_load_check(*e, st);
                 Flow::default()
             }
-            Stmt::Print { .. } => {
+            Stmt::Print { .. } | Stmt::AsyncCopy { .. } => {
                 for e in s.operands() {
                     self.uniform_load_check(e, st);
                 }
@@ -177,7 +177,8 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
-            Stmt::Fence(_) => Flow::default(),
+            // Per-thread operations: no thread waits for another.
+            Stmt::Fence(_) | Stmt::AsyncCommit | Stmt::AsyncWait { .. } => Flow::default(),
             Stmt::Return => self.jump(Target::Return, span, cf, st),
             Stmt::Panic { .. } => self.jump(Target::Panic, span, cf, st),
             Stmt::Break { label } => {

@@ -22,9 +22,11 @@
 //! - `stmt`: the kernel's signature, declarations and statements; `loops`: `for` headers;
 //! - `expr`, `methods`: expressions;
 //! - `vector_loads`: a whole element of a vector slice read in one access;
+//! - `async_copy`: `cp_async` as one `cp.async`;
 //! - `checks`: bounds, division, `step_by` and `clamp` checks, the fault prelude;
 //! - `preludes`: the header before the kernel.
 
+mod async_copy;
 mod checked;
 mod checks;
 mod expr;

@@ -162,6 +162,26 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const
 }  // namespace cuphase
 "#;
 
+/// Asynchronous copies global -> shared (`cp.async`, sm_80 and later): `N` bytes (4, 8 or
+/// 16; 16-byte copies bypass L1), grouped by commits, waited for by group.
+const ASYNC_COPY_PRELUDE: &str = r#"
+namespace cuphase {
+template <int N>
+__device__ __forceinline__ void cp_async(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    if (N == 16) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
+    } else {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
+    }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+}  // namespace cuphase
+"#;
+
 /// The function of [`MMA_PRELUDE`] that runs `shape`.
 pub(super) fn mma_function(shape: MmaShape) -> &'static str {
     match shape {
@@ -212,6 +232,9 @@ impl Writer<'_> {
         }
         if self.uses_mma {
             head.push_str(MMA_PRELUDE);
+        }
+        if self.uses_async_copy {
+            head.push_str(ASYNC_COPY_PRELUDE);
         }
         if self.uses_dynamic_shared {
             head.push_str(DYNAMIC_SHARED_PRELUDE);

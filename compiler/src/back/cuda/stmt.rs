@@ -407,6 +407,26 @@ impl Writer<'_> {
                     super::preludes::mma_function(*shape)
                 ));
             }
+            Stmt::AsyncCopy {
+                dst,
+                dst_index,
+                src,
+                ..
+            } => {
+                self.map_to(span);
+                self.uses_async_copy = true;
+                self.async_copy(*dst, dst_index, src, span);
+            }
+            Stmt::AsyncCommit => {
+                self.map_to(span);
+                self.uses_async_copy = true;
+                self.line("cuphase::cp_async_commit();");
+            }
+            Stmt::AsyncWait { pending } => {
+                self.map_to(span);
+                self.uses_async_copy = true;
+                self.line(&format!("cuphase::cp_async_wait<{pending}>();"));
+            }
             Stmt::Panic {
                 message,
                 debug_only,

@@ -97,6 +97,8 @@ pub(super) struct Writer<'a> {
     pub(super) uses_warp: bool,
     /// The kernel multiplies matrix fragments (`mma_*`).
     pub(super) uses_mma: bool,
+    /// The kernel copies into shared memory asynchronously (the `cp.async` prelude).
+    pub(super) uses_async_copy: bool,
     /// The kernel reads `lane_id()` (its helper is written).
     pub(super) uses_lane: bool,
     /// The loop being written is inside one that `#pragma unroll` unrolls whole.
@@ -194,6 +196,7 @@ impl<'a> Writer<'a> {
             uses_record: false,
             uses_warp: false,
             uses_mma: false,
+            uses_async_copy: false,
             full_warps,
             uses_dynamic_shared: false,
             uses_half: false,

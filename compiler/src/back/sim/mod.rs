@@ -275,6 +275,20 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// The shared arrays the kernel copies into asynchronously (each keeps its copies in
+    /// flight and the threads' group counts: a commit or a wait goes to each).
+    fn async_destinations(&self) -> Vec<Handle<Array>> {
+        let mut out = Vec::new();
+        visit::for_each_stmt(&self.k.body, false, &mut |s, _| {
+            if let Stmt::AsyncCopy { dst, .. } = s {
+                out.push(*dst);
+            }
+        });
+        out.sort_by_key(|a| a.index());
+        out.dedup();
+        out
+    }
+
     /// The runtime's `Loc` of `span`, for fault messages.
     fn loc(&self, span: Span) -> TokenStream {
         let start = span.start();
@@ -573,6 +587,57 @@ impl<'a> Writer<'a> {
                 })
             }
             Stmt::Mma { .. } => self.mma_thread(s, span),
+            Stmt::AsyncCopy {
+                dst,
+                dst_index,
+                row,
+                src,
+            } => {
+                let name = &self.array_names[dst.index()];
+                let loc = self.loc(span);
+                let idx: Vec<TokenStream> = dst_index
+                    .iter()
+                    .map(|i| {
+                        let e = self.expr(*i);
+                        quote!((#e) as usize)
+                    })
+                    .collect();
+                let values: Vec<TokenStream> = src.iter().map(|e| self.expr(*e)).collect();
+                let lanes: Vec<Ident> = (0..src.len())
+                    .map(|l| Ident::new(&format!("__v{l}"), site(span.lo)))
+                    .collect();
+                // The place's row and each lane's column (0 in a one-dimensional array).
+                let (r, cols): (TokenStream, Vec<TokenStream>) = match (row, idx.as_slice()) {
+                    (true, [r]) => (r.clone(), (0..src.len()).map(|l| quote!(#l)).collect()),
+                    (false, [i]) => (i.clone(), vec![quote!(0usize)]),
+                    (false, [r, c]) => (r.clone(), vec![c.clone()]),
+                    _ => {
+                        return quote!(::core::compile_error!("cuphase: an asynchronous copy's place (internal error of the simulator writer)");)
+                    }
+                };
+                // The place, then the value (read now), as Rust evaluates the arguments.
+                quote_spanned! {site(span.lo)=> {
+                    let __row = #r;
+                    #(let #lanes = #values;)*
+                    let __me = __cx.linear();
+                    #(#name.copy_async(__row, #cols, #lanes, __me, #loc)?;)*
+                }}
+            }
+            Stmt::AsyncCommit | Stmt::AsyncWait { .. } => {
+                let calls = self.async_destinations().into_iter().map(|a| {
+                    let name = &self.array_names[a.index()];
+                    match s {
+                        Stmt::AsyncWait { pending } => {
+                            quote!(#name.wait_async(__me, #pending)?;)
+                        }
+                        _ => quote!(#name.commit_async(__me);),
+                    }
+                });
+                quote_spanned! {site(span.lo)=> {
+                    let __me = __cx.linear();
+                    #(#calls)*
+                }}
+            }
             Stmt::Warp {
                 op,
                 value,

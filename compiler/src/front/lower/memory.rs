@@ -594,7 +594,7 @@ impl Lowerer<'_> {
 
 /// The value of an array length written with integer literals and arithmetic (`2 * 64`,
 /// `(256 + 2 * 4) as usize`), if it has one.
-fn literal_len(e: &syn::Expr) -> Option<u64> {
+pub(super) fn literal_len(e: &syn::Expr) -> Option<u64> {
     match e {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),

@@ -16,6 +16,7 @@
 
 mod array_fields;
 mod array_values;
+mod async_copy;
 mod calls;
 mod control;
 mod cx;

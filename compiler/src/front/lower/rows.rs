@@ -12,7 +12,7 @@ use crate::ir::*;
 impl Lowerer<'_> {
     /// The two-dimensional shared or thread-local array that `e` indexes with one index
     /// (`tile[r]`), and that index.
-    fn row_of<'e>(&self, e: &'e syn::Expr) -> Option<(Handle<Array>, &'e syn::Expr)> {
+    pub(super) fn row_of<'e>(&self, e: &'e syn::Expr) -> Option<(Handle<Array>, &'e syn::Expr)> {
         let syn::Expr::Index(ix) = strip_parens(e) else {
             return None;
         };

@@ -386,6 +386,18 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Mma(_))) => {
                 self.lower_mma(c, out, span);
             }
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::AsyncCopy) => {
+                self.lower_async_copy(c, out, span);
+            }
+            syn::Expr::Call(c)
+                if matches!(
+                    builtin_of(c),
+                    Some(BuiltinFn::AsyncCommit | BuiltinFn::AsyncWait)
+                ) =>
+            {
+                let wait = builtin_of(c) == Some(BuiltinFn::AsyncWait);
+                self.lower_async_group(c, wait, out, span);
+            }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Warp(WarpOp::Sync)) => {
                 self.lower_warp(c, WarpOp::Sync, out, span);
             }
