@@ -38,9 +38,21 @@ fn outputs_on(dev: &Device) -> Result<Outputs, Error> {
     let mut out = dev.upload(&vec![f32::NAN; 512])?;
     reverse_async.launch(dev, Launch::new(2, 256), &mut out, &xb)?;
     let reversed = out.to_vec()?;
+    // The same with the wait and the barrier placed by `sync = "auto"`.
+    out.copy_from_host(&vec![f32::NAN; 512])?;
+    reverse_async_auto.launch(dev, Launch::new(2, 256), &mut out, &xb)?;
+    assert_eq!(
+        out.to_vec()?,
+        reversed,
+        "reverse_async_auto on {}",
+        dev.name()
+    );
     let mut sums = dev.upload(&vec![f32::NAN; 64])?;
     sum_slices.launch(dev, Launch::new(1, 64), &mut sums, &xb, 5)?;
     let sums = sums.to_vec()?;
+    let mut placed = dev.upload(&vec![f32::NAN; 64])?;
+    sum_slices_auto.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;
+    assert_eq!(placed.to_vec()?, sums, "sum_slices_auto on {}", dev.name());
     let rows: Vec<[f32; 4]> = (0..256)
         .map(|i| std::array::from_fn(|l| (i * 4 + l) as f32))
         .collect();

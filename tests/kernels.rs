@@ -117,8 +117,16 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             async_copy::reverse_async.cuda_source(),
         ),
         (
+            async_copy::reverse_async_auto.name(),
+            async_copy::reverse_async_auto.cuda_source(),
+        ),
+        (
             async_copy::sum_slices.name(),
             async_copy::sum_slices.cuda_source(),
+        ),
+        (
+            async_copy::sum_slices_auto.name(),
+            async_copy::sum_slices_auto.cuda_source(),
         ),
         (
             async_copy::swap_rows_async.name(),

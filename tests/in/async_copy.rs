@@ -19,6 +19,18 @@ pub fn reverse_async(out: &mut [f32], x: &[f32]) {
     out[i] = tile[255 - t];
 }
 
+/// [`reverse_async`] without its wait and barrier: `sync = "auto"` places both (the report
+/// says so).
+#[kernel(block = 256, sync = "auto")]
+pub fn reverse_async_auto(out: &mut [f32], x: &[f32]) {
+    let tile = shared::<[f32; 256]>();
+    let t = thread_idx().x as usize;
+    let i = global_idx().x as usize;
+    cp_async(&mut tile[t], &x[i]);
+    cp_async_commit();
+    out[i] = tile[255 - t];
+}
+
 /// Thread `t` sums `x[s * 64 + 63 - t]` over the slices `s`: the next slice is copied into the
 /// other stage while the current one is read.
 #[kernel(block = 64)]
@@ -38,6 +50,26 @@ pub fn sum_slices(out: &mut [f32], x: &[f32], slices: u32) {
         sync_block_threads();
         acc += tile[s % 2][63 - t];
         sync_block_threads();
+    }
+    out[t] = acc;
+}
+
+/// [`sum_slices`] without its waits and barriers: `sync = "auto"` places them, leaving the
+/// next slice's copy in flight while the current one is read.
+#[kernel(block = 64, sync = "auto")]
+pub fn sum_slices_auto(out: &mut [f32], x: &[f32], slices: u32) {
+    let tile = shared::<[[f32; 64]; 2]>();
+    let t = thread_idx().x as usize;
+    let n = slices as usize;
+    let mut acc = 0.0f32;
+    cp_async(&mut tile[0][t], &x[t]);
+    cp_async_commit();
+    for s in 0..n {
+        if s + 1 < n {
+            cp_async(&mut tile[(s + 1) % 2][t], &x[(s + 1) * 64 + t]);
+        }
+        cp_async_commit();
+        acc += tile[s % 2][63 - t];
     }
     out[t] = acc;
 }

@@ -47,8 +47,15 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
             cx.push(d);
             return Err(std::mem::take(cx).into_errors());
         };
+        let landing = match h.in_flight {
+            Some(f) => format!(
+                "after `{}` placed there for the asynchronous copy: ",
+                super::diagnose::landing_code(f).trim_end_matches(';')
+            ),
+            None => String::new(),
+        };
         let why = format!(
-            "{} on `{name}` between line {} and line {}{}",
+            "{landing}{} on `{name}` between line {} and line {}{}",
             h.kind.name(),
             h.first.span.start().line,
             h.second.span.start().line,

@@ -140,8 +140,13 @@ fn in_flight_diagnostic(k: &Kernel, h: &Hazard, f: hazard::InFlight) -> Diagnost
     if let Some(w) = &h.witness {
         let elem: String = w.element.iter().map(|i| format!("[{i}]")).collect();
         let who = if w.first_thread == w.second_thread {
+            let then = if h.second.write && !h.second.atomic {
+                "then writes (or copies into) again".to_string()
+            } else {
+                format!("then does the {second} of")
+            };
             format!(
-                "{} copies into and then does the {second} of",
+                "{} copies into and {then}",
                 thread_name(&w.first_thread, rank)
             )
         } else {

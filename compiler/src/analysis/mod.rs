@@ -20,6 +20,8 @@ mod report;
 pub mod uniformity;
 
 #[cfg(test)]
+mod async_tests;
+#[cfg(test)]
 mod gpuverify_tests;
 #[cfg(test)]
 mod induction_tests;
@@ -66,13 +68,15 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
         SyncMode::Check => {
             if !hazards.is_empty() {
                 // One error per pair of source locations: the first found, or the first with a
-                // pair of threads to show.
+                // pair of threads to show (for copies in flight, one per access that meets any:
+                // the one wait that fixes it lands them all).
                 let mut chosen: Vec<(String, String, &hazard::Hazard)> = Vec::new();
                 for h in &hazards {
-                    let key = (
-                        format!("{:?}", h.first.span.lo),
-                        format!("{:?}", h.second.span.lo),
-                    );
+                    let first = match h.in_flight {
+                        Some(_) => "a copy in flight".to_string(),
+                        None => format!("{:?}", h.first.span.lo),
+                    };
+                    let key = (first, format!("{:?}", h.second.span.lo));
                     match chosen
                         .iter_mut()
                         .find(|(a, b, _)| (a, b) == (&key.0, &key.1))

@@ -79,20 +79,21 @@ impl Walker<'_> {
         cs.extend(a.guards.iter().map(|c| c.map_vars(&fa)));
         cs.extend(p.exit.iter().map(|c| c.map_vars(&fa)));
         cs.extend(x.guards.iter().map(|c| c.map_vars(&fx)));
-        // A copy still in flight from the previous iteration of a loop, past a barrier since:
-        // every thread was in that iteration when it passed the barrier, so the copy's
-        // counter is this one's less a step (for a loop not inside another one it is carried
-        // across, whose new run counts again).
+        // A copy still in flight from `laps` iterations ago of a loop, past a barrier since:
+        // every thread was in the copy's iteration when it passed the barrier, so the copy's
+        // counter is this one's less `laps` steps (for a loop not inside another one it is
+        // carried across, whose new run counts again).
         if p.in_flight.is_some() && p.synced {
             for l in carried {
                 let Some(cnt) = self.counter_steps.get(l) else {
                     continue;
                 };
-                let once = p.laps.get(l) == Some(&1);
-                if once && cnt.uniform && !cnt.enclosing.iter().any(|m| carried.contains(m)) {
+                let laps = p.laps.get(l).copied().unwrap_or(0);
+                let known = (1..super::walker::LAPS_KNOWN).contains(&laps);
+                if known && cnt.uniform && !cnt.enclosing.iter().any(|m| carried.contains(m)) {
                     let (before, now) = (Affine::var(fa(cnt.sym)), Affine::var(fx(cnt.sym)));
                     cs.push(Constraint::eq(
-                        &before.add(&Affine::constant(cnt.step)),
+                        &before.add(&Affine::constant(cnt.step * i128::from(laps))),
                         &now,
                     ));
                 }

@@ -6,6 +6,7 @@ use super::pow2::value_bits;
 use super::walker::*;
 use crate::analysis::affine::{Affine, Constraint};
 use crate::ir::*;
+use std::rc::Rc;
 
 impl Walker<'_> {
     /// Checks the accesses the last evaluations made against the pending ones, then adds them.
@@ -239,11 +240,14 @@ impl Walker<'_> {
             }
             Stmt::AsyncWait { pending } => {
                 if self.uni.is_uniform_at(here) {
-                    for p in &mut pend.items {
+                    let mut items = std::mem::take(&mut pend.items);
+                    for p in &mut items {
                         if p.in_flight.is_some_and(|c| u32::from(c) > *pending) {
                             p.in_flight = None;
+                            p.acc = self.landed(&p.acc, here);
                         }
                     }
+                    pend.items = items;
                     // (Two records of one access may now be the same.)
                     let items = std::mem::take(&mut pend.items);
                     pend.union(&Pend { items });
@@ -706,6 +710,20 @@ impl Walker<'_> {
                 exact: true,
             });
         }
+    }
+
+    /// The record of copy `acc` landing at wait `at`: the same write, placed at the wait.
+    fn landed(&mut self, acc: &Rc<Access>, at: StmtId) -> Rc<Access> {
+        let key = (AccessKey::Landed(acc.id, at), true);
+        let id = *self.access_ids.entry(key).or_insert_with(|| {
+            self.next_access += 1;
+            self.next_access
+        });
+        Rc::new(Access {
+            id,
+            path: self.path.clone(),
+            ..(**acc).clone()
+        })
     }
 
     /// The constraints of `cond` (`positive` or not) without recording its loads as accesses

@@ -146,9 +146,12 @@ pub(super) enum AccessKey {
     Atomic(StmtId),
     /// An asynchronous copy's write.
     AsyncCopy(StmtId),
+    /// The copy of access `id` as it lands at a wait: a write there (so a barrier that
+    /// publishes it goes after the wait).
+    Landed(usize, StmtId),
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Access {
     pub(super) id: usize,
     pub(super) array: Handle<Array>,
@@ -180,9 +183,14 @@ pub(super) struct Pending {
     /// thread's iteration of each loop is the one every thread was in there).
     pub(super) synced: bool,
     /// For a copy in flight: per loop it is carried across, how many of its back edges it
-    /// went over (saturating at 2): 1 is the previous iteration.
+    /// went over (saturating at [`LAPS_KNOWN`], "that many or more"): 1 is the previous
+    /// iteration.
     pub(super) laps: BTreeMap<StmtId, u8>,
 }
+
+/// The most back edges of one loop the analysis counts for a copy in flight (more is "at
+/// least this"): a pipeline of up to this many stages keeps its copies' iterations exact.
+pub(super) const LAPS_KNOWN: u8 = 4;
 
 /// The most commits since an asynchronous copy the analysis counts (more is "at least this").
 pub(super) const COMMITS_KNOWN: u8 = 8;
@@ -316,7 +324,7 @@ impl Pend {
                             let mut laps = p.laps.clone();
                             if p.in_flight.is_some() {
                                 let n = laps.entry(loop_id).or_insert(0);
-                                *n = (*n + 1).min(2);
+                                *n = (*n + 1).min(LAPS_KNOWN);
                             }
                             laps
                         },

@@ -343,7 +343,7 @@ impl Lowerer<'_> {
                         format!("`{n}(&mut acc, &a, &b)` is a statement: it adds into `acc` and has no value")
                     }
                     (Some(BuiltinFn::AsyncCopy | BuiltinFn::AsyncCommit | BuiltinFn::AsyncWait), _) => {
-                        format!("`{n}(..)` is a statement; it has no value")
+                        format!("`{n}` is a statement; it has no value")
                     }
                     (Some(BuiltinFn::Loop(_)), _) => {
                         format!("`{n}` is used as the range of a `for` loop")
