@@ -276,7 +276,9 @@ pub fn mma_m16n8k8_tf32(acc: &mut [f32; 4], a: &[f32; 4], b: &[f32; 2]) {
 /// Starts an asynchronous copy of one element of a slice in global memory into shared memory
 /// (CUDA's `cp.async`, sm_80 and later): `dst` is an element of a shared array, or a row
 /// `tile[r]` of a two-dimensional one, of the type of `src`'s element, 4, 8 or 16 bytes in all
-/// (`f32`, `[f32; 4]`, `[bf16; 8]`, ...). The copy belongs to the thread's current group:
+/// (`f32`, `[f32; 4]`, `[bf16; 8]`, ...), from a read-only slice (`&[T]`: an element of a
+/// `&mut` slice could change while the copy is in flight). The copy belongs to the thread's
+/// current group:
 /// [`cp_async_commit`] closes the group, [`cp_async_wait`] waits for groups. Until the thread
 /// waits for it, the copy is in flight: `dst` may hold its old value or the new one.
 ///

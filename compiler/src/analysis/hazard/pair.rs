@@ -197,7 +197,7 @@ impl Walker<'_> {
                     }
                 }
             }
-            if let Some(case) = self.feasible_case(case, &products) {
+            if let Some(case) = self.feasible_case(case, &products, p.in_flight.is_some()) {
                 any = true;
                 witness_cs = Some(case);
                 break;
@@ -245,7 +245,7 @@ impl Walker<'_> {
                     });
                 }
             }
-            if let Some(case) = self.feasible_case(case, &products) {
+            if let Some(case) = self.feasible_case(case, &products, p.in_flight.is_some()) {
                 any = true;
                 same_thread = true;
                 witness_cs = Some(case);
@@ -453,7 +453,12 @@ impl Walker<'_> {
     /// factor that is zero or a power of two are decided exactly, by each value the factor
     /// can take (the system is linear once it is fixed); the others stay symbols of their own
     /// (a relaxation). The feasible case, for the witness search.
-    fn feasible_case(&self, cs: Vec<Constraint>, products: &[Product]) -> Option<Vec<Constraint>> {
+    fn feasible_case(
+        &self,
+        cs: Vec<Constraint>,
+        products: &[Product],
+        small_remainders: bool,
+    ) -> Option<Vec<Constraint>> {
         let mut factors: Vec<Var> = products
             .iter()
             .map(|p| p.factor)
@@ -461,12 +466,13 @@ impl Walker<'_> {
             .collect();
         factors.sort();
         factors.dedup();
-        // A remainder by a small constant (a pipeline's stage, `step % 2`) takes each of its
-        // values in turn: the relaxation over the rationals cannot tell `step % 2` from
-        // `(step + 1) % 2`, one value at a time the divisibility test can (and each case,
-        // with fewer unknowns, is quicker to decide than the whole).
+        // For a copy in flight (`small_remainders`), a remainder by a small constant (a
+        // pipeline's stage, `step % 2`) takes each of its values in turn, where the whole may
+        // hold: the relaxation over the rationals cannot tell `step % 2` from `(step + 1) % 2`,
+        // one value at a time the divisibility test can. (Elsewhere, where barriers separate
+        // the stages, the cases would double the time of the GEMMs' proofs for nothing.)
         let mut small: Vec<(Var, i128, i128)> = Vec::new();
-        for c in &cs {
+        for c in cs.iter().filter(|_| small_remainders) {
             let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
             for v in f.terms.keys() {
                 let info = &self.syms[(*v / 2) as usize];
@@ -478,11 +484,10 @@ impl Walker<'_> {
             }
         }
         small.truncate(MAX_SMALL_SYMBOLS);
-        let cs = if small.is_empty() {
-            affine::feasible(&cs).then_some(cs)?
-        } else {
-            Self::small_values(cs, &small)?
-        };
+        if !affine::feasible(&cs) {
+            return None;
+        }
+        let cs = Self::small_values(cs, &small)?;
         if factors.len() > MAX_ENUMERATED_FACTORS {
             return Some(cs);
         }

@@ -115,6 +115,19 @@ impl Lowerer<'_> {
             );
             return;
         }
+        // The copy reads its source at some moment before its wait: a slice other threads may
+        // write meanwhile would race with it in ways the proof does not model.
+        let writable = loads.iter().any(|l| {
+            matches!(self.exprs.get(*l), Expr::Load { array, .. }
+                if matches!(self.arrays.get(*array).kind, ArrayKind::Global { mutable: true }))
+        });
+        if writable {
+            self.err(
+                src.src(),
+                "`cp_async` copies from a read-only slice (`&[T]`): an element of a `&mut` slice could change while the copy is in flight",
+            );
+            return;
+        }
         let from = self.types_of_loads(&loads);
         if from != arr.elem {
             self.err(
