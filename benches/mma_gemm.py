@@ -7,7 +7,8 @@ without bounds checks), compiled by the GPU machine's NVRTC through CuPy and tim
 torch.matmul (cuBLAS) and a Triton GEMM (`tl.dot`, the tutorial's structure, f32 out) in bf16 in
 the same process: CUDA events around batches of launches, warm-up, median of many, random
 inputs checked against the f32 product first, output poisoned.
-Run there: `python3 benches/mma_gemm.py`."""
+Then the TF32 GEMM of tests/in/async_copy.rs (`gemm_tf32_128_async`, mma.sync m16n8k8) against
+cuBLAS TF32 and Triton. Run there: `python3 benches/mma_gemm.py`."""
 
 import os
 import re
@@ -151,5 +152,56 @@ def main():
                   f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
 
 
+def main_tf32():
+    """`gemm_tf32_128_async` against cuBLAS TF32 (torch with TF32 allowed) and Triton's `tl.dot`
+    on f32 inputs (TF32 by default), f32 out."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    mod = cp.RawModule(code=kernel_source("gemm_tf32_128_async"), options=("--std=c++17",))
+    f = mod.get_function("gemm_tf32_128_async")
+    tri = triton_gemm()
+    print("| TF32 GEMM, f32 accumulate | kernel | cuphase | cuBLAS TF32 (torch) | ratio |")
+    print("|---|---|---|---|---|")
+    for n in (2048, 4096, 8192):
+        m = k = n
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.randn(m, k, device="cuda", generator=g)
+        b = torch.randn(k, n, device="cuda", generator=g)
+        ref = (a.double() @ b.double()).float()
+        ms_ref = time_ms(lambda: a @ b)
+        tf_ref = 2 * m * n * k / ms_ref / 1e9
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+        ca, cb, cc = (cp.from_dlpack(t) for t in (a, b, c))
+        args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 4), cb, cp.uint64(k * n // 4),
+                cp.uint32(n), cp.uint32(k))
+        run = lambda: f((n // 128, m // 128), (32, 4, 2), args)
+        run()
+        torch.cuda.synchronize()
+        err = ((c - ref).abs().max() / ref.abs().max()).item()
+        # TF32 keeps 10 mantissa bits: the inputs' rounding dominates.
+        assert err < 2e-3, f"gemm_tf32_128_async n={n}: max relative error {err}"
+        ms = time_ms(run)
+        tf = 2 * m * n * k / ms / 1e9
+        print(f"| {n}^3 | gemm_tf32_128_async | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, "
+              f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
+        if tri is not None:
+            best = None
+            for cfg in ((128, 128, 32, 4, 3), (128, 128, 32, 8, 3), (128, 256, 32, 8, 3)):
+                c2 = torch.empty((m, n), device="cuda", dtype=torch.float32)
+                try:
+                    tri(a, b, c2, cfg)
+                    torch.cuda.synchronize()
+                except Exception as e:  # a configuration this GPU cannot run
+                    print(f"triton tf32 {cfg}: {e}", file=sys.stderr)
+                    continue
+                ms = time_ms(lambda: tri(a, b, c2, cfg))
+                if best is None or ms < best[0]:
+                    best = (ms, cfg)
+            if best is not None:
+                tf = 2 * m * n * k / best[0] / 1e9
+                print(f"| {n}^3 | Triton tl.dot {best[1]} | {best[0]:.3f} ms, {tf:.1f} TFLOP/s | "
+                      f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
+
+
 if __name__ == "__main__":
     main()
+    main_tf32()

@@ -87,6 +87,10 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
             async_copy::gemm_bf16_128_async.__full_warp_sources(),
         ),
         (
+            async_copy::gemm_tf32_128_async.name(),
+            async_copy::gemm_tf32_128_async.__full_warp_sources(),
+        ),
+        (
             mma::mma_tile_tf32.name(),
             mma::mma_tile_tf32.__full_warp_sources(),
         ),

@@ -267,6 +267,41 @@ fn gemm_128_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error
     Ok((c.to_vec()?, want, mag))
 }
 
+/// The TF32 GEMM double-buffered through `cp_async` (`tests/in/async_copy.rs`) on `dev`, with
+/// the host's product of the inputs rounded to TF32 as the tensor cores round them.
+fn gemm_tf32_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
+    let (a, b) = (randoms(m * k, 12), randoms(k * n, 13));
+    let ab = dev.upload(a.as_chunks::<4>().0)?;
+    let bb = dev.upload(b.as_chunks::<4>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
+        Dim3::new(32, 4, 2),
+    );
+    crate::kernels::async_copy::gemm_tf32_128_async
+        .launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let round = |v: &[f32]| {
+        v.iter()
+            .map(|x| cuphase::sim::tf32(*x))
+            .collect::<Vec<f32>>()
+    };
+    let (want, mag) = host(&round(&a), &round(&b), &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
+#[test]
+fn a_tf32_gemm_through_asynchronous_copies_is_the_product() {
+    let dev = Device::cpu().unwrap();
+    let (got, want, mag) = gemm_tf32_on(&dev, 128, 256, 48).unwrap();
+    assert_close(
+        "gemm_tf32_128_async 128x256x48",
+        &got,
+        &want,
+        &mag,
+        4.0 * 48.0 / 8.0,
+    );
+}
+
 #[test]
 fn a_bf16_gemm_over_shared_tiles_is_the_product() {
     let dev = Device::cpu().unwrap();
@@ -334,8 +369,16 @@ fn on_the_gpu_the_fragments_hold_what_the_simulator_says() {
         &mag,
         4.0 * 160.0 / 16.0,
     );
+    let (got, want, mag) = gemm_tf32_on(&gpu, 256, 384, 160).unwrap();
+    assert_close(
+        "gemm_tf32_128_async on the GPU",
+        &got,
+        &want,
+        &mag,
+        4.0 * 160.0 / 8.0,
+    );
     println!(
-        "mma: tiles and two bf16 GEMMs agree on {} and the simulator",
+        "mma: tiles, the bf16 GEMMs and the TF32 GEMM agree on {} and the simulator",
         gpu.name()
     );
 }

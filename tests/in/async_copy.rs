@@ -194,3 +194,89 @@ pub fn gemm_bf16_128_async(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u
         }
     }
 }
+
+/// `c = a * b` in TF32 (`f32` inputs rounded to TF32, `f32` accumulation) for row-major `a`
+/// (`m x k`) and `b` (`k x n`) read as 16-byte chunks (`[f32; 4]`), `m` and `n` multiples of
+/// 128, `k` of 16: 128x128 block tiles of 8 warps (`(32, 4, 2)`), each warp 64x32 through 4 x 4
+/// accumulators of `mma_m16n8k8_tf32`, the 16-deep tiles of `a` (rows of 4 chunks, padded to
+/// 5) and `b` (rows of 32 chunks, padded to 33) double-buffered through `cp_async`.
+#[kernel(block = (32, 4, 2))]
+pub fn gemm_tf32_128_async(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: u32) {
+    let a_tile = shared::<[[f32; 4]; 1280]>();
+    let b_tile = shared::<[[f32; 4]; 1056]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let g = tx / 4;
+    let q = tx % 4;
+    let wm = tz * 64;
+    let wn = ty * 32;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 16;
+    let mut acc = [[0.0f32; 4]; 16];
+    let mut fa = [[0.0f32; 4]; 4];
+    let mut fb = [[0.0f32; 2]; 4];
+    for e in 0..2 {
+        let r = tz * 64 + e * 32 + tx;
+        cp_async(&mut a_tile[r * 5 + ty], &a[(row0 + r) * (k / 4) + ty]);
+        let br = ty * 4 + tz * 2 + e;
+        cp_async(&mut b_tile[br * 33 + tx], &b[br * (n / 4) + col0 / 4 + tx]);
+    }
+    cp_async_commit();
+    for step in 0..steps {
+        if step + 1 < steps {
+            let s1 = (step + 1) % 2;
+            let k1 = (step + 1) * 16;
+            for e in 0..2 {
+                let r = tz * 64 + e * 32 + tx;
+                cp_async(
+                    &mut a_tile[s1 * 640 + r * 5 + ty],
+                    &a[(row0 + r) * (k / 4) + k1 / 4 + ty],
+                );
+                let br = ty * 4 + tz * 2 + e;
+                cp_async(
+                    &mut b_tile[s1 * 528 + br * 33 + tx],
+                    &b[(k1 + br) * (n / 4) + col0 / 4 + tx],
+                );
+            }
+        }
+        cp_async_commit();
+        cp_async_wait(1);
+        sync_block_threads();
+        let s = step % 2;
+        for kk in (0..16).step_by(8) {
+            for i in 0..4 {
+                for e in 0..4 {
+                    let r = wm + i * 16 + g + 8 * (e & 1);
+                    let col = kk + q + 4 * (e >> 1);
+                    fa[i][e] = a_tile[s * 640 + r * 5 + col / 4][col % 4];
+                }
+            }
+            for j in 0..4 {
+                for e in 0..2 {
+                    let r = kk + q + 4 * e;
+                    let col = wn + j * 8 + g;
+                    fb[j][e] = b_tile[s * 528 + r * 33 + col / 4][col % 4];
+                }
+            }
+            for i in 0..4 {
+                for j in 0..4 {
+                    mma_m16n8k8_tf32(&mut acc[i * 4 + j], &fa[i], &fb[j]);
+                }
+            }
+        }
+        sync_block_threads();
+    }
+    for i in 0..4 {
+        for j in 0..4 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 4 + j][e];
+            }
+        }
+    }
+}
