@@ -253,8 +253,8 @@ fn bounds_allow(cs: &[Constraint]) -> bool {
                         changed = true;
                     }
                 } else {
-                    // k < 0: v <= need / k, rounded down.
-                    let b = floor_div(need, *k);
+                    // k < 0: v <= need / k, rounded down (a Euclidean quotient by -k > 0).
+                    let b = (-need).div_euclid(-*k);
                     if hi.get(v).is_none_or(|h| b < *h) {
                         hi.insert(*v, b);
                         changed = true;
@@ -272,16 +272,6 @@ fn bounds_allow(cs: &[Constraint]) -> bool {
         }
     }
     true
-}
-
-/// `a / b` rounded towards negative infinity.
-fn floor_div(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
-        q - 1
-    } else {
-        q
-    }
 }
 
 fn split(mut cs: Vec<Constraint>, depth: usize) -> bool {

@@ -213,20 +213,12 @@ pub struct Shared<T: Scalar> {
 }
 
 /// The asynchronous copies in flight into one shared array (see [`Shared::copy_async`]).
+#[derive(Default)]
 struct Copies<T> {
     /// Per thread (linear index in the block): the groups it has committed.
     committed: Vec<u32>,
     /// The copies not landed yet, in issue order.
     flying: Vec<Flying<T>>,
-}
-
-impl<T> Default for Copies<T> {
-    fn default() -> Self {
-        Copies {
-            committed: Vec::new(),
-            flying: Vec::new(),
-        }
-    }
 }
 
 /// One asynchronous copy in flight: its value was read at the issue; it is written at the

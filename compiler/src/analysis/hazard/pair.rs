@@ -245,7 +245,7 @@ impl Walker<'_> {
                     });
                 }
             }
-            if let Some(case) = self.feasible_case(case, &products, p.in_flight.is_some()) {
+            if let Some(case) = self.feasible_case(case, &products, true) {
                 any = true;
                 same_thread = true;
                 witness_cs = Some(case);
@@ -408,9 +408,10 @@ impl Walker<'_> {
             (false, true) => HazardKind::WriteAfterRead,
             _ => HazardKind::WriteAfterWrite,
         };
-        // Two threads running one access in one phase: no barrier between them can exist.
-        let same_site = a.id == x.id && carried.is_empty();
-        let fix = if same_site && p.in_flight.is_none() {
+        // Two threads running one access in one phase: no barrier between them can exist
+        // (a copy in flight is landed by a wait instead).
+        let same_site = a.id == x.id && carried.is_empty() && p.in_flight.is_none();
+        let fix = if same_site {
             None
         } else {
             self.fix_point(a, carried, x, p.in_flight.is_some())
@@ -442,7 +443,7 @@ impl Walker<'_> {
             loop_carried: !carried.is_empty(),
             witness,
             fix,
-            same_site: same_site && p.in_flight.is_none(),
+            same_site,
             same_statement: carried.is_empty() && a.path == x.path,
             unmodelled,
             in_flight,
@@ -471,21 +472,23 @@ impl Walker<'_> {
         // hold: the relaxation over the rationals cannot tell `step % 2` from `(step + 1) % 2`,
         // one value at a time the divisibility test can. (Elsewhere, where barriers separate
         // the stages, the cases would double the time of the GEMMs' proofs for nothing.)
+        if !affine::feasible(&cs) {
+            return None;
+        }
         let mut small: Vec<(Var, i128, i128)> = Vec::new();
-        for c in cs.iter().filter(|_| small_remainders) {
-            let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
-            for v in f.terms.keys() {
-                let info = &self.syms[(*v / 2) as usize];
-                if let (SymKind::Other, Some((lo, hi))) = (info.kind, info.range) {
-                    if hi - lo < MAX_SMALL_VALUES && !small.iter().any(|(w, ..)| w == v) {
-                        small.push((*v, lo, hi));
+        if small_remainders {
+            for c in &cs {
+                let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
+                for v in f.terms.keys() {
+                    let info = &self.syms[(*v / 2) as usize];
+                    if let (SymKind::Other, Some((lo, hi))) = (info.kind, info.range) {
+                        if hi - lo < MAX_SMALL_VALUES && !small.iter().any(|(w, ..)| w == v) {
+                            small.push((*v, lo, hi));
+                        }
                     }
                 }
             }
-        }
-        small.truncate(MAX_SMALL_SYMBOLS);
-        if !affine::feasible(&cs) {
-            return None;
+            small.truncate(MAX_SMALL_SYMBOLS);
         }
         let cs = Self::small_values(cs, &small)?;
         if factors.len() > MAX_ENUMERATED_FACTORS {

@@ -240,14 +240,12 @@ impl Walker<'_> {
             }
             Stmt::AsyncWait { pending } => {
                 if self.uni.is_uniform_at(here) {
-                    let mut items = std::mem::take(&mut pend.items);
-                    for p in &mut items {
+                    for p in &mut pend.items {
                         if p.in_flight.is_some_and(|c| u32::from(c) > *pending) {
                             p.in_flight = None;
                             p.acc = self.landed(&p.acc, here);
                         }
                     }
-                    pend.items = items;
                     // (Two records of one access may now be the same.)
                     let items = std::mem::take(&mut pend.items);
                     pend.union(&Pend { items });
@@ -467,13 +465,14 @@ impl Walker<'_> {
                     (Some(_), Some(v)) => v.aff.as_constant().filter(|c| *c > 1),
                     _ => None,
                 };
-                // How the counter's symbol moves from one iteration to the next (what relates
-                // a copy in flight from the previous iteration to this one's accesses).
-                let unit_step = match (step, sp) {
+                // (A step that is neither one nor a constant leaves the counter a plain symbol.)
+                let unit = match (step, sp) {
                     (None, _) => true,
                     (Some(_), Some(v)) => v.aff.as_constant() == Some(1),
                     _ => false,
                 };
+                // How the counter's symbol moves from one iteration to the next (what relates
+                // a copy in flight from the previous iteration to this one's accesses).
                 let delta = match (distribution, stride, reverse) {
                     (Distribution::Sequential, Some(_), None) if st.exact => Some(1),
                     (Distribution::Sequential, Some(_), Some(Reverse::Stepped)) if st.exact => {
@@ -484,8 +483,8 @@ impl Walker<'_> {
                     }
                     (Distribution::Sequential, Some(c), None) => Some(c),
                     (Distribution::Sequential, Some(c), Some(_)) => Some(-c),
-                    (Distribution::Sequential, None, None) if unit_step => Some(1),
-                    (Distribution::Sequential, None, Some(_)) if unit_step => Some(-1),
+                    (Distribution::Sequential, None, None) if unit => Some(1),
+                    (Distribution::Sequential, None, Some(_)) if unit => Some(-1),
                     _ => None,
                 };
                 let value = match (distribution, stride, reverse) {
@@ -559,12 +558,6 @@ impl Walker<'_> {
                         },
                     );
                 }
-                // (A step that is neither one nor a constant leaves the counter a plain symbol.)
-                let unit = match (step, sp) {
-                    (None, _) => true,
-                    (Some(_), Some(v)) => v.aff.as_constant() == Some(1),
-                    _ => false,
-                };
                 let counts_up = *distribution == Distribution::Sequential && reverse.is_none();
                 if counts_up && st.exact && (unit || stride.is_some()) {
                     tie = Some((value.clone(), st.aff.clone(), stride.unwrap_or(1)));
@@ -596,7 +589,7 @@ impl Walker<'_> {
                     if p.in_flight.is_some() && !p.carried.contains(&id) {
                         let mut exit = (*p.exit).clone();
                         exit.push(first.clone());
-                        p.exit = std::rc::Rc::new(exit);
+                        p.exit = Rc::new(exit);
                     }
                 }
             }

@@ -101,34 +101,39 @@ impl Lowerer<'_> {
             return;
         };
         // Every lane is a load of an element of a slice in global memory (the lanes of one
-        // element of a slice of arrays, as its lowering gives them).
-        let from_global = loads.iter().all(|l| match self.exprs.get(*l) {
-            Expr::Load { array, index } => {
-                matches!(self.arrays.get(*array).kind, ArrayKind::Global { .. }) && index.len() == 1
-            }
-            _ => false,
-        });
-        if !from_global || loads.len() as u64 != lanes {
+        // element of a slice of arrays, as its lowering gives them): each slice's element
+        // type and whether it is `&mut`.
+        let sources: Option<Vec<(Scalar, bool)>> = loads
+            .iter()
+            .map(|l| match self.exprs.get(*l) {
+                Expr::Load { array, index } if index.len() == 1 => {
+                    let a = self.arrays.get(*array);
+                    match a.kind {
+                        ArrayKind::Global { mutable } => Some((a.elem, mutable)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect();
+        let Some(sources) = sources.filter(|s| s.len() as u64 == lanes) else {
             self.err(
                 src.src(),
                 format!("`cp_async` copies from an element of a slice in global memory (`&src[j]`, of type `{ty}`)"),
             );
             return;
-        }
+        };
         // The copy reads its source at some moment before its wait: a slice other threads may
         // write meanwhile would race with it in ways the proof does not model.
-        let writable = loads.iter().any(|l| {
-            matches!(self.exprs.get(*l), Expr::Load { array, .. }
-                if matches!(self.arrays.get(*array).kind, ArrayKind::Global { mutable: true }))
-        });
-        if writable {
+        if sources.iter().any(|(_, mutable)| *mutable) {
             self.err(
                 src.src(),
                 "`cp_async` copies from a read-only slice (`&[T]`): an element of a `&mut` slice could change while the copy is in flight",
             );
             return;
         }
-        let from = self.types_of_loads(&loads);
+        // (The lanes of one element share its type.)
+        let from = sources[0].0;
         if from != arr.elem {
             self.err(
                 src.src(),
@@ -152,14 +157,6 @@ impl Lowerer<'_> {
             },
             span,
         );
-    }
-
-    /// The element type the loads read (their arrays'); the first one's.
-    fn types_of_loads(&self, loads: &[Handle<Expr>]) -> Scalar {
-        match loads.first().map(|l| self.exprs.get(*l)) {
-            Some(Expr::Load { array, .. }) => self.arrays.get(*array).elem,
-            _ => Scalar::Bool,
-        }
     }
 
     /// `cp_async_commit()` or `cp_async_wait(n)` (`n` an integer literal or a constant).
