@@ -44,5 +44,6 @@ mod samples;
 pub mod sim;
 mod snapshots;
 mod specialize;
+mod straight;
 mod structs;
 mod vectors;

@@ -297,7 +297,7 @@ impl<T: Element> Buffer<T> {
         sim: &SimBackend,
         name: &'static str,
     ) -> Result<SimArg<'_, T>, Error> {
-        self.sim_arg(sim, name, true)
+        self.sim_arg(sim, name, true, false)
     }
 
     /// The simulator's argument for a `&mut [T]` parameter each thread accesses only at its
@@ -314,7 +314,8 @@ impl<T: Element> Buffer<T> {
         let (g, b) = (launch.grid, launch.block);
         let one_dimensional = g.y == 1 && g.z == 1 && b.y == 1 && b.z == 1;
         let distinct = u64::from(g.x) * u64::from(b.x) <= 1 << 32;
-        self.sim_arg(sim, name, !(one_dimensional && distinct))
+        let exclusive = one_dimensional && distinct;
+        self.sim_arg(sim, name, !exclusive, exclusive)
     }
 
     /// The simulator's argument for a read-only (`&[T]`) parameter: nothing writes it during
@@ -325,14 +326,19 @@ impl<T: Element> Buffer<T> {
         sim: &SimBackend,
         name: &'static str,
     ) -> Result<SimArg<'_, T>, Error> {
-        self.sim_arg(sim, name, false)
+        self.sim_arg(sim, name, false, true)
     }
 
+    /// `written`: whether threads may race on it (it gets a shadow with race detection on);
+    /// `plain`: whether no two CPU threads of the launch ever touch one element while one of
+    /// them writes it (a read-only buffer, or an exclusive one in a launch that keeps it so),
+    /// so the simulator may access it with plain loads and stores.
     fn sim_arg(
         &self,
         sim: &SimBackend,
         name: &'static str,
         written: bool,
+        plain: bool,
     ) -> Result<SimArg<'_, T>, Error> {
         match &self.storage {
             Storage::Sim(cells) if self.device.same_as_sim(sim) => {
@@ -347,6 +353,7 @@ impl<T: Element> Buffer<T> {
                     cells,
                     name,
                     shadow,
+                    plain,
                 })
             }
             _ => Err(self.wrong("CPU simulator")),
@@ -483,12 +490,22 @@ pub struct SimArg<'a, T: Element> {
     cells: &'a [T::Cell],
     name: &'static str,
     shadow: Option<&'a GlobalShadow>,
+    plain: bool,
 }
 
 impl<T: Element> SimArg<'_, T> {
     /// The kernel's view.
     pub fn view(&self) -> Global<'_, T> {
-        Global::new(self.cells, self.name, self.shadow)
+        let g = Global::new(self.cells, self.name, self.shadow);
+        if self.plain {
+            // SAFETY: `plain` is set only for a read-only buffer (nothing writes it during the
+            // launch: the launch borrows it shared, and every write needs it borrowed
+            // `&mut`) and for an exclusive one in a launch where each element belongs to one
+            // GPU thread of the grid (`__sim_global_exclusive`).
+            unsafe { g.assume_plain() }
+        } else {
+            g
+        }
     }
 }
 

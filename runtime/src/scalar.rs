@@ -65,6 +65,18 @@ pub trait Scalar: sealed::Sealed + Element + Debug + Default + PartialEq {
     /// The value back from [`Scalar::to_lane_bits`].
     #[doc(hidden)]
     fn from_lane_bits(b: u64) -> Self;
+    /// Reads the cell with a plain (not atomic) load, which the compiler may vectorise.
+    ///
+    /// # Safety
+    /// No other thread writes the cell while it is read.
+    #[doc(hidden)]
+    unsafe fn load_plain(c: &Self::Cell) -> Self;
+    /// Writes the cell with a plain (not atomic) store.
+    ///
+    /// # Safety
+    /// No other thread reads or writes the cell while it is written.
+    #[doc(hidden)]
+    unsafe fn store_plain(c: &Self::Cell, v: Self);
 }
 
 /// An array field of a `DeviceStruct` (`pos: [f32; 3]`): `N` elements, each its own cells.
@@ -138,6 +150,17 @@ macro_rules! int_scalar {
             fn to_lane_bits(self) -> u64 { self as u64 }
             #[inline(always)]
             fn from_lane_bits(b: u64) -> Self { <$t as FromLaneBits>::from_bits(b) }
+            #[inline(always)]
+            unsafe fn load_plain(c: &Self::Cell) -> Self {
+                // SAFETY: the pointer is the cell's, valid and aligned; the caller rules out
+                // a concurrent write.
+                unsafe { c.as_ptr().read() }
+            }
+            #[inline(always)]
+            unsafe fn store_plain(c: &Self::Cell, v: Self) {
+                // SAFETY: as in `load_plain`; the caller rules out any concurrent access.
+                unsafe { c.as_ptr().write(v) }
+            }
         }
     )*};
 }
@@ -178,6 +201,17 @@ macro_rules! float_scalar {
             #[inline(always)]
             #[allow(clippy::cast_possible_truncation)]
             fn from_lane_bits(b: u64) -> Self { <$t>::from_bits(b as _) }
+            #[inline(always)]
+            unsafe fn load_plain(c: &Self::Cell) -> Self {
+                // SAFETY: the pointer is the cell's, valid and aligned; the caller rules out
+                // a concurrent write.
+                <$t>::from_bits(unsafe { c.as_ptr().read() })
+            }
+            #[inline(always)]
+            unsafe fn store_plain(c: &Self::Cell, v: Self) {
+                // SAFETY: as in `load_plain`; the caller rules out any concurrent access.
+                unsafe { c.as_ptr().write(v.to_bits()) }
+            }
         }
     )*};
 }

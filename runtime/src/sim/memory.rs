@@ -17,6 +17,8 @@ pub struct Global<'a, T: Element> {
     cells: &'a [T::Cell],
     name: &'static str,
     shadow: Option<&'a GlobalShadow>,
+    /// Whether plain (not atomic) loads and stores are sound ([`Global::assume_plain`]).
+    plain: bool,
 }
 
 impl<T: Element> Clone for Global<'_, T> {
@@ -33,7 +35,36 @@ impl<'a, T: Element> Global<'a, T> {
             cells,
             name,
             shadow,
+            plain: false,
         }
+    }
+    /// The view, marked as one the straight thread loops may access with plain loads and
+    /// stores (see [`Global::plain`]).
+    ///
+    /// # Safety
+    /// For the whole launch, either nothing writes the buffer, or every element is accessed
+    /// by at most one GPU thread of the grid (so by one CPU thread at a time).
+    pub unsafe fn assume_plain(self) -> Self {
+        Global {
+            plain: true,
+            ..self
+        }
+    }
+    /// Whether the view allows plain loads and stores ([`Global::load_plain`]): the buffer
+    /// is read-only, or each of its elements belongs to one GPU thread in this launch.
+    #[inline(always)]
+    pub fn plain(self) -> bool {
+        self.plain
+    }
+    /// Whether accesses need not be recorded for race detection.
+    #[inline(always)]
+    pub fn unshadowed(self) -> bool {
+        self.shadow.is_none()
+    }
+    /// Whether `i` is an element (a straight loop's first pass checks every index).
+    #[inline(always)]
+    pub fn holds(self, i: usize) -> bool {
+        i < self.cells.len()
     }
     /// Number of elements.
     #[inline(always)]
@@ -64,6 +95,48 @@ impl<'a, T: Element> Global<'a, T> {
 }
 
 impl<T: Scalar> Global<'_, T> {
+    /// Reads element `i` atomically, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// `i` is an element, and the view has no shadow (or the caller records the access).
+    #[inline(always)]
+    pub unsafe fn load_unchecked(self, i: usize) -> T {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: the caller guarantees `i` is in range.
+        T::load(unsafe { self.cells.get_unchecked(i) })
+    }
+    /// Writes element `i` atomically, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`Global::load_unchecked`].
+    #[inline(always)]
+    pub unsafe fn store_unchecked(self, i: usize, v: T) {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: the caller guarantees `i` is in range.
+        T::store(unsafe { self.cells.get_unchecked(i) }, v);
+    }
+    /// Reads element `i` with a plain load, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// `i` is an element, the view is [`Global::plain`], and no thread of the launch but the
+    /// caller's GPU thread writes the element.
+    #[inline(always)]
+    pub unsafe fn load_plain(self, i: usize) -> T {
+        debug_assert!(self.plain && i < self.cells.len());
+        // SAFETY: in range, and no concurrent write (the caller's and `plain`'s guarantees).
+        unsafe { T::load_plain(self.cells.get_unchecked(i)) }
+    }
+    /// Writes element `i` with a plain store, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// `i` is an element, the view is [`Global::plain`] and the buffer written (so each
+    /// element belongs to one GPU thread), and the element is the caller's GPU thread's.
+    #[inline(always)]
+    pub unsafe fn store_plain(self, i: usize, v: T) {
+        debug_assert!(self.plain && i < self.cells.len());
+        // SAFETY: in range, and no concurrent access (the caller's and `plain`'s guarantees).
+        unsafe { T::store_plain(self.cells.get_unchecked(i), v) }
+    }
     /// Reads element `i`.
     #[inline(always)]
     pub fn load(self, i: usize, loc: &'static Loc) -> Result<T, Fault> {
@@ -347,6 +420,11 @@ impl<T: Scalar> Shared<T> {
     pub fn load2(&self, r: usize, c: usize, loc: &'static Loc) -> Result<T, Fault> {
         self.view().load2(r, c, loc)
     }
+    /// Whether accesses need not be recorded for race detection.
+    #[inline(always)]
+    pub fn unshadowed(&self) -> bool {
+        self.shadow.is_none()
+    }
     /// Writes `a[r][c]`.
     #[inline(always)]
     pub fn store2(&self, r: usize, c: usize, v: T, loc: &'static Loc) -> Result<(), Fault> {
@@ -489,6 +567,68 @@ impl<T: Scalar> ArrayRef<'_, T> {
             }
             None => Err(self.oob(i, self.cells.len(), loc)),
         }
+    }
+    /// Itself (as [`Shared::view`] for a shared array: generated code writes one form).
+    #[inline(always)]
+    pub fn view(self) -> Self {
+        self
+    }
+    /// Whether `a[i]` is an element of a one-dimensional array (a straight loop's first pass
+    /// checks every index).
+    #[inline(always)]
+    pub fn holds1(self, i: usize) -> bool {
+        i < self.cells.len()
+    }
+    /// Whether `a[r][c]` is an element: each index within its own dimension.
+    #[inline(always)]
+    pub fn holds2(self, r: usize, c: usize) -> bool {
+        r < self.rows && c < self.cols
+    }
+    /// Reads `a[i]` of a one-dimensional array, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// [`ArrayRef::holds1`] holds for `i`, and the array has no shadow (or the caller records
+    /// the access).
+    #[inline(always)]
+    pub unsafe fn get1(self, i: usize) -> T {
+        debug_assert!(self.holds1(i));
+        // SAFETY: the caller guarantees `i` is in range.
+        unsafe { self.cells.get_unchecked(i) }.get()
+    }
+    /// Writes `a[i]` of a one-dimensional array, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`ArrayRef::get1`].
+    #[inline(always)]
+    pub unsafe fn set1(self, i: usize, v: T) {
+        debug_assert!(self.holds1(i));
+        // SAFETY: the caller guarantees `i` is in range.
+        unsafe { self.cells.get_unchecked(i) }.set(v);
+    }
+    /// Reads `a[r][c]`, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// [`ArrayRef::holds2`] holds for `(r, c)`, and the array has no shadow.
+    #[inline(always)]
+    pub unsafe fn get2(self, r: usize, c: usize) -> T {
+        debug_assert!(self.holds2(r, c));
+        // SAFETY: `r * cols + c < rows * cols`, the length, by the caller's guarantee.
+        unsafe { self.get1(r * self.cols + c) }
+    }
+    /// Writes `a[r][c]`, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`ArrayRef::get2`].
+    #[inline(always)]
+    pub unsafe fn set2(self, r: usize, c: usize, v: T) {
+        debug_assert!(self.holds2(r, c));
+        // SAFETY: as in `get2`.
+        unsafe { self.set1(r * self.cols + c, v) }
+    }
+    /// Whether accesses need not be recorded for race detection.
+    #[inline(always)]
+    pub fn unshadowed(self) -> bool {
+        self.shadow.is_none()
     }
     #[inline(always)]
     pub(crate) fn flat(self, r: usize, c: usize, loc: &'static Loc) -> Result<usize, Fault> {

@@ -405,6 +405,51 @@ impl Phase<'_> {
         }
     }
 
+    /// Whether the straight thread loops may run this phase (the writer's `straight`): the
+    /// threads run in the forward order, so a loop over them by rows in order runs each where
+    /// the checked loop would.
+    #[inline(always)]
+    pub fn straight(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// What a straight loop runs: in each row (`y`, `z`) of the block, the `x` in `lo..hi`
+    /// (clamped to the block); and the block's `y` and `z` extents.
+    #[inline(always)]
+    pub fn rows(&self, lo: u64, hi: u64) -> (core::ops::Range<u32>, u32, u32) {
+        let d = self.block_dim;
+        let x = u64::from(d.x);
+        let (lo, hi) = (lo.min(x), hi.max(lo).min(x));
+        // Both are at most `d.x`, a `u32`.
+        (lo as u32..hi as u32, d.y, d.z)
+    }
+
+    /// The linear index (in its block) of thread `(x, y, z)`.
+    #[inline(always)]
+    pub fn linear(&self, x: u32, y: u32, z: u32) -> usize {
+        let d = self.block_dim;
+        (z as usize * d.y as usize + y as usize) * d.x as usize + x as usize
+    }
+
+    /// The context of thread `(x, y, z)` for a straight loop, which does not make it the
+    /// running thread (nothing it does there can fault but the watchdog: [`Phase::blame`]).
+    #[inline(always)]
+    pub fn at(&self, x: u32, y: u32, z: u32) -> ThreadCtx {
+        ThreadCtx {
+            thread_idx: Dim3::new(x, y, z),
+            block_idx: self.block_idx,
+            block_dim: self.block_dim,
+            grid_dim: self.grid_dim,
+        }
+    }
+
+    /// `f`, a fault of thread `t` in a straight loop: the fault is `t`'s.
+    #[cold]
+    pub fn blame(&self, t: usize, f: Fault) -> Fault {
+        self.current.set(t as u32);
+        f
+    }
+
     /// The thread of warp `w` that runs `k`-th in this phase.
     #[inline(always)]
     pub fn lane_at(&self, w: usize, k: usize) -> usize {

@@ -64,6 +64,9 @@ impl Writer<'_> {
                         quote!((#e) as usize)
                     })
                     .collect();
+                if let Some(code) = self.mode_load(*array, &idx, span) {
+                    return code;
+                }
                 match (&a.kind, idx.len()) {
                     (ArrayKind::Global { .. }, _) => {
                         quote_spanned!(site(span.lo)=> #name.load(#(#idx,)* #loc)?)
@@ -122,19 +125,21 @@ impl Writer<'_> {
                 match method {
                     Method::Clamp => {
                         let (lo, hi) = (&a[0], &a[1]);
-                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::clamp(#x, #lo, #hi, #loc)?)
+                        self.fallible(quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::clamp(#x, #lo, #hi, #loc)), span)
                     }
                     Method::Abs if rt.is_int() => {
                         quote_spanned!(site(span.lo)=> (#x).wrapping_abs())
                     }
                     Method::Pow => quote_spanned!(site(span.lo)=> (#x).wrapping_pow(#(#a),*)),
                     // The methods whose Rust versions panic: the panic is a fault.
-                    Method::Ilog2 | Method::Ilog10 | Method::Isqrt => {
-                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #loc)?)
-                    }
-                    Method::DivCeil | Method::DivEuclid | Method::RemEuclid => {
-                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #(#a,)* #loc)?)
-                    }
+                    Method::Ilog2 | Method::Ilog10 | Method::Isqrt => self.fallible(
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #loc)),
+                        span,
+                    ),
+                    Method::DivCeil | Method::DivEuclid | Method::RemEuclid => self.fallible(
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::#name(#x, #(#a,)* #loc)),
+                        span,
+                    ),
                     Method::NextPowerOfTwo => {
                         quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::next_power_of_two(#x))
                     }
@@ -176,6 +181,9 @@ impl Writer<'_> {
                         quote!((#e) as usize)
                     })
                     .collect();
+                if let Some(code) = self.mode_load(*array, &idx, span) {
+                    return code;
+                }
                 if idx.len() == 1 {
                     quote_spanned!(site(span.lo)=> #name.load1(#(#idx,)* #loc)?)
                 } else {
@@ -212,10 +220,16 @@ impl Writer<'_> {
                 BinaryOp::Sub => return quote_spanned!(site(span.lo)=> (#l).wrapping_sub(#r)),
                 BinaryOp::Mul => return quote_spanned!(site(span.lo)=> (#l).wrapping_mul(#r)),
                 BinaryOp::Div => {
-                    return quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::div(#l, #r, #loc)?)
+                    return self.fallible(
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::div(#l, #r, #loc)),
+                        span,
+                    );
                 }
                 BinaryOp::Rem => {
-                    return quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::rem(#l, #r, #loc)?)
+                    return self.fallible(
+                        quote_spanned!(site(span.lo)=> ::cuphase::__private::sim::rem(#l, #r, #loc)),
+                        span,
+                    );
                 }
                 BinaryOp::Shl => {
                     return quote_spanned!(site(span.lo)=> (#l).wrapping_shl((#r) as u32))

@@ -29,6 +29,7 @@ mod mma;
 mod plan;
 mod registers;
 mod split;
+mod straight;
 #[cfg(test)]
 mod tests;
 mod uses;
@@ -63,6 +64,10 @@ struct Writer<'a> {
     split: Option<plan::Split>,
     /// Per array: a local array kept in Rust locals, one an element (`registers`).
     registers: Vec<bool>,
+    /// How accesses and faults are written (`straight`).
+    mode: std::cell::Cell<straight::Mode>,
+    /// Per array, while a straight part is written: whether the part writes it.
+    part_writes: std::cell::RefCell<Vec<bool>>,
 }
 
 impl<'a> Writer<'a> {
@@ -101,6 +106,8 @@ impl<'a> Writer<'a> {
             base_names,
             split: plan::Split::of(k, types),
             registers: registers::register_arrays(k),
+            mode: std::cell::Cell::new(straight::Mode::Checked),
+            part_writes: std::cell::RefCell::default(),
         }
     }
 
@@ -337,7 +344,9 @@ impl<'a> Writer<'a> {
             return match step {
                 Some(st) => {
                     let st = self.expr(*st);
-                    quote!(::core::iter::Iterator::step_by(#range, ::cuphase::__private::sim::step_of(#st, #loc)? as usize))
+                    let st =
+                        self.fallible(quote!(::cuphase::__private::sim::step_of(#st, #loc)), span);
+                    quote!(::core::iter::Iterator::step_by(#range, #st as usize))
                 }
                 None => range,
             };
@@ -345,7 +354,8 @@ impl<'a> Writer<'a> {
         let step = match step {
             Some(st) => {
                 let st = self.expr(*st);
-                quote!(::core::option::Option::Some(::cuphase::__private::sim::step_of(#st, #loc)?))
+                let st = self.fallible(quote!(::cuphase::__private::sim::step_of(#st, #loc)), span);
+                quote!(::core::option::Option::Some(#st))
             }
             None => quote!(::core::option::Option::None),
         };
@@ -439,6 +449,21 @@ impl<'a> Writer<'a> {
                         let idx_names: Vec<Ident> = (0..idx.len())
                             .map(|i| Ident::new(&format!("__i{i}"), site(span.lo)))
                             .collect();
+                        if let Some(code) = self.mode_store(
+                            *array,
+                            &idx,
+                            v.clone(),
+                            |old| match op {
+                                None => quote!(__v),
+                                Some(op) => {
+                                    let rt = self.types.expr(*value);
+                                    self.binary(*op, a.elem, rt, old, quote!(__v), span)
+                                }
+                            },
+                            span,
+                        ) {
+                            return code;
+                        }
                         let (load, store) = match (&a.kind, idx.len()) {
                             (ArrayKind::Global { .. }, _) => (quote!(load), quote!(store)),
                             (_, 1) => (quote!(load1), quote!(store1)),
@@ -481,7 +506,9 @@ impl<'a> Writer<'a> {
                 let b = self.block(body);
                 self.close_loop();
                 // `loop` and `while` may run forever: the watchdog can stop them.
-                let check = quote!(::cuphase::__private::sim::watchdog()?;);
+                let watch = self.fallible(quote!(::cuphase::__private::sim::watchdog()), span);
+                let stop = self.dry_stop();
+                let check = quote!(#stop #watch;);
                 match kind {
                     LoopKind::Infinite => quote_spanned!(site(span.lo)=> #lbl loop { #check #b }),
                     LoopKind::While { cond } => {
@@ -492,7 +519,7 @@ impl<'a> Writer<'a> {
                         let name = &self.local_names[var.index()];
                         let range = self.for_range(kind, span);
                         quote_spanned! {site(span.lo)=>
-                            #lbl for #name in #range { #b }
+                            #lbl for #name in #range { #stop #b }
                         }
                     }
                 }
@@ -574,15 +601,19 @@ impl<'a> Writer<'a> {
             } => {
                 let v = self.expr(*index);
                 let loc = self.loc(span);
+                let fault = self.fault(
+                    quote!(::cuphase::__private::sim::Fault::OutOfBounds {
+                        array: #array,
+                        index: __i,
+                        len: #len,
+                        loc: #loc,
+                    }),
+                    span,
+                );
                 quote_spanned!(site(span.lo)=> {
                     let __i = (#v) as u64;
                     if __i >= #len {
-                        return Err(::cuphase::__private::sim::Fault::OutOfBounds {
-                            array: #array,
-                            index: __i,
-                            len: #len,
-                            loc: #loc,
-                        });
+                        #fault
                     }
                 })
             }
@@ -712,9 +743,10 @@ impl<'a> Writer<'a> {
                 debug_only,
             } => {
                 let loc = self.loc(span);
-                let fail = quote_spanned! {site(span.lo)=>
-                    return ::core::result::Result::Err(::cuphase::__private::sim::Fault::Panic { message: #message, loc: #loc });
-                };
+                let fail = self.fault(
+                    quote!(::cuphase::__private::sim::Fault::Panic { message: #message, loc: #loc }),
+                    span,
+                );
                 if *debug_only {
                     quote_spanned!(site(span.lo)=> if cfg!(debug_assertions) { #fail })
                 } else {

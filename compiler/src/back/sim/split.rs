@@ -26,6 +26,7 @@ use super::items::{promised, Item};
 use super::plan::{
     hoist_bounds, mark_expr, mark_stmts, mark_writes, only_declarations, plan, Scope, Split,
 };
+use super::straight::Mode;
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
 use crate::ir::visit::any_stmt;
@@ -334,7 +335,17 @@ impl Writer<'_> {
     /// The start of one thread's part: its context, local arrays and recomputed locals.
     /// `used`: per local, whether the part reads or writes it; then, where the part's
     /// statements are at hand, per array (else every register array is loaded).
-    pub(super) fn thread_prelude(&self, split: &Split, mut used: Vec<bool>) -> TokenStream {
+    pub(super) fn thread_prelude(&self, split: &Split, used: Vec<bool>) -> TokenStream {
+        self.thread_prelude_with(split, used, &quote!(__p.enter(__t)))
+    }
+
+    /// [`Writer::thread_prelude`] with the thread's context `cx`.
+    pub(super) fn thread_prelude_with(
+        &self,
+        split: &Split,
+        mut used: Vec<bool>,
+        cx: &TokenStream,
+    ) -> TokenStream {
         let arrays = self.thread_arrays(split, &used);
         // The rest is about locals.
         used.truncate(self.k.locals.len());
@@ -348,7 +359,7 @@ impl Writer<'_> {
         let loads: Vec<TokenStream> = loads.collect();
         let lets = self.remat_lets(split, &mut used);
         quote! {
-            let __cx = __p.enter(__t);
+            let __cx = #cx;
             #arrays
             #(#loads)*
             #lets
@@ -513,23 +524,51 @@ impl Writer<'_> {
                     return quote!(#(#before)* #(#after)*);
                 }
                 let (body, used, written, scope) = self.thread_part(split, stmts);
-                let each = match x_guard(self.k, self.types, split, stmts) {
-                    Some((guard, u)) => {
-                        let mut u_used = vec![false; n];
-                        mark_expr(self.k, u, &mut u_used);
-                        let u = self.once(split, u_used, self.expr(u));
-                        let (lo, hi) = match guard {
-                            Guard::Below => (quote!(0), quote!(__u)),
-                            Guard::AtMost => (quote!(0), quote!(__u + 1)),
-                            Guard::Equal => (quote!(__u), quote!(__u + 1)),
-                        };
+                let guard = x_guard(self.k, self.types, split, stmts).map(|(guard, u)| {
+                    let mut u_used = vec![false; n];
+                    mark_expr(self.k, u, &mut u_used);
+                    let u = self.once(split, u_used, self.expr(u));
+                    let (lo, hi) = match guard {
+                        Guard::Below => (quote!(0), quote!(__u)),
+                        Guard::AtMost => (quote!(0), quote!(__u + 1)),
+                        Guard::Equal => (quote!(__u), quote!(__u + 1)),
+                    };
+                    (u, lo, hi)
+                });
+                let each = match &guard {
+                    Some((u, lo, hi)) => {
                         let threads = quote!({
                             let __u = u64::from(#u);
                             __run.phase().x_range(#lo, #hi)
                         });
-                        self.thread_loop(split, used, &written, body, threads)
+                        self.thread_loop(split, used.clone(), &written, body, threads)
                     }
-                    None => self.thread_loop(split, used, &written, body, quote!(0..__n)),
+                    None => self.thread_loop(split, used.clone(), &written, body, quote!(0..__n)),
+                };
+                let straight = (!scope.returns && scope.exits.is_empty())
+                    .then(|| self.straight_part(stmts))
+                    .flatten();
+                let each = match straight {
+                    Some(straight) => {
+                        *self.part_writes.borrow_mut() = straight.written.clone();
+                        let mut bodies = [Mode::Dry, Mode::Fast].map(|mode| {
+                            self.mode.set(mode);
+                            self.thread_part(split, stmts).0
+                        });
+                        self.mode.set(Mode::Checked);
+                        self.part_writes.borrow_mut().clear();
+                        let [dry, fast] = std::mem::take(&mut bodies);
+                        let bounds = guard.map(|(u, lo, hi)| {
+                            quote!({
+                                let __u = u64::from(#u);
+                                (#lo, #hi)
+                            })
+                        });
+                        self.straight_loop(
+                            split, &straight, &used, &written, dry, fast, bounds, each,
+                        )
+                    }
+                    None => each,
                 };
                 let returned = scope.returns.then(|| {
                     quote! {

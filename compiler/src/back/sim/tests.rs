@@ -241,3 +241,91 @@ fn a_declaration_alone_is_no_thread_loop() {
         "{code}"
     );
 }
+
+/// How many thread loops of `src`'s kernel may run straight (each has one check pass).
+fn straight_loops(src: &str) -> usize {
+    let (code, _) = sim(src);
+    code.matches("'__dry : for").count()
+}
+
+/// Element-wise and shared-memory parts run straight: plain accesses for read-only and
+/// exclusive buffers, unchecked ones for the shared tile; the checked loops stay for the
+/// other orders and for a check pass that finds a fault.
+#[test]
+fn parts_whose_accesses_the_part_cannot_move_run_straight() {
+    let src = "fn reverse(out: &mut [f32], input: &[f32]) {
+            let tile = shared::<[f32; 256]>();
+            let t = thread_idx().x;
+            let i = global_idx().x;
+            if i < input.len() as u32 {
+                tile[t] = input[i];
+            }
+            sync_block_threads();
+            if i < out.len() as u32 {
+                out[i] = tile[block_dim().x - 1 - t];
+            }
+        }";
+    assert_eq!(straight_loops(src), 2);
+    let (code, _) = sim(src);
+    assert!(code.contains("input . load_plain"), "{code}");
+    assert!(code.contains("out . store_plain"), "{code}");
+    assert!(code.contains("tile . view () . set1"), "{code}");
+    assert!(code.contains("out . plain ()"), "{code}");
+    assert!(code.contains("tile . unshadowed ()"), "{code}");
+    assert_eq!(code.matches("__p . enter (__t)").count(), 2, "{code}");
+    // A `&mut` buffer that is not one element per thread is accessed atomically.
+    let (code, _) = sim("fn k(out: &mut [f32], input: &[f32]) {
+            let i = global_idx().x as usize;
+            if i + 1 < out.len() {
+                out[i + 1] = input[i];
+            }
+        }");
+    assert!(code.contains("out . store_unchecked"), "{code}");
+    assert!(!code.contains("out . plain ()"), "{code}");
+}
+
+/// A part runs checked only where a value that may change between the check pass and the
+/// real one (loaded from an array the part writes, or from any `&mut` buffer) decides an
+/// access, a branch, a loop bound or a divisor, directly or through variables.
+#[test]
+fn parts_whose_accesses_depend_on_values_that_may_change_run_checked() {
+    let refused = [
+        // An index loaded from a shared array the part writes.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
+         tile[t] = idx[t]; let j = tile[t]; out[t] = data[j];",
+        // An index loaded from a `&mut` buffer (another block may write it meanwhile).
+        "let t = thread_idx().x; let j = out[t]; out[t] = data[j];",
+        // A branch on such a value.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
+         tile[t] = idx[t]; if tile[t] > 3 { out[t] = data[9]; }",
+        // A select on such a value, with an access in a branch.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
+         tile[t] = idx[t]; out[t] = if tile[t] > 3 { data[9] } else { 0 };",
+        // A loop bound.
+        "let t = thread_idx().x; let n = out[t]; for k in 0..n { out[t] += k; }",
+        // A divisor.
+        "let t = thread_idx().x; let d = out[t]; out[t] = idx[t] / d;",
+        // Through a variable carried around a loop: tainted from the second round on.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x; let mut j = 0u32;
+         for k in 0..4u32 { out[j] = k; tile[t] = k; j = tile[t]; }",
+        // An atomic.
+        "let t = thread_idx().x; out.atomic_add(t, 1);",
+    ];
+    for body in refused {
+        let src = format!("fn k(out: &mut [u32], idx: &[u32], data: &[u32]) {{ {body} }}");
+        assert_eq!(straight_loops(&src), 0, "{body}");
+    }
+    let accepted = [
+        // Values of the part's own writes that only flow into stored values.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
+         tile[t] = idx[t]; out[t] = tile[t] * 2 + out[t];",
+        // Indices, branches and divisors from read-only buffers.
+        "let t = thread_idx().x; let j = idx[t]; if data[j] > 3 { out[t] = data[j] / idx[0]; }",
+        // A select on a changing value with no access in its branches.
+        "let t = thread_idx().x; let v = out[t]; out[t] = if v > 3 { v } else { 7 };",
+    ];
+    for body in accepted {
+        let src = format!("fn k(out: &mut [u32], idx: &[u32], data: &[u32]) {{ {body} }}");
+        assert_eq!(straight_loops(&src), 1, "{body}");
+    }
+}
