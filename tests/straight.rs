@@ -246,3 +246,47 @@ mod forbids_unsafe {
         assert_eq!(y.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
     }
 }
+
+/// An index below zero before its cast, one past the end only at the block's last corner:
+/// the range proof must refuse both, and the fault is the checked loop's.
+#[kernel]
+pub fn corner_and_below_zero(out: &mut [u32], shift: u32) {
+    let tx = thread_idx().x;
+    let ty = thread_idx().y;
+    let w = block_dim().x;
+    let i = (ty * w + tx - shift) as usize;
+    out[i] = ty * w + tx;
+}
+
+#[test]
+fn range_proofs_refuse_indices_that_leave_the_bounds_anywhere_in_the_block() {
+    let dev = Device::cpu_with(SimOptions {
+        race_detection: false,
+        order: ThreadOrder::Forward,
+        trust_compiler: true,
+    })
+    .unwrap();
+    // In bounds everywhere: every element written.
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    corner_and_below_zero
+        .launch(&dev, Launch::new(1, (8, 8)), &mut out, 0)
+        .unwrap();
+    assert_eq!(out.to_vec().unwrap(), (0..64).collect::<Vec<u32>>());
+    // One short: only the last thread (7, 7) is out of bounds.
+    let mut out = dev.zeros::<u32>(63).unwrap();
+    match corner_and_below_zero.launch(&dev, Launch::new(1, (8, 8)), &mut out, 0) {
+        Err(Error::OutOfBounds { index, thread, .. }) => {
+            assert_eq!((index, thread), (63, Dim3::new(7, 7, 0)));
+        }
+        other => panic!("expected OutOfBounds, got {other:?}"),
+    }
+    assert_eq!(out.to_vec().unwrap(), (0..63).collect::<Vec<u32>>());
+    // Below zero for thread (0, 0) alone: `0 - 1` wraps to `u32::MAX`.
+    let mut out = dev.zeros::<u32>(64).unwrap();
+    match corner_and_below_zero.launch(&dev, Launch::new(1, (8, 8)), &mut out, 1) {
+        Err(Error::OutOfBounds { index, thread, .. }) => {
+            assert_eq!((index, thread), (u64::from(u32::MAX), Dim3::new(0, 0, 0)));
+        }
+        other => panic!("expected OutOfBounds, got {other:?}"),
+    }
+}

@@ -573,6 +573,16 @@ impl<T: Scalar> ArrayRef<'_, T> {
     pub fn view(self) -> Self {
         self
     }
+    /// The rows of a two-dimensional array (the length of a one-dimensional one).
+    #[inline(always)]
+    pub fn rows(self) -> usize {
+        self.rows
+    }
+    /// The columns of a two-dimensional array (1 for a one-dimensional one).
+    #[inline(always)]
+    pub fn cols(self) -> usize {
+        self.cols
+    }
     /// Whether `a[i]` is an element of a one-dimensional array (a straight loop's first pass
     /// checks every index).
     #[inline(always)]

@@ -46,8 +46,8 @@ pub use methods::{
 };
 pub use mma::{mma, mma_dot, tf32};
 pub use ops::{
-    clamp, div, fmax, fmin, range, range_inclusive, range_rev, rem, step_of, SimDiv, SimInt,
-    SimMinMax, StepRange, ToBits,
+    affine_within, clamp, div, exact_add, exact_mul, exact_sub, fmax, fmin, range, range_inclusive,
+    range_rev, rem, step_of, SimDiv, SimInt, SimMinMax, StepRange, ToBits,
 };
 pub use phases::{Agree, Phase, Run};
 pub use print::{capture, ids_prefix, push, Printable, Printer, Spec, LINE_LIMIT};

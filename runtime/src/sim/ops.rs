@@ -328,6 +328,49 @@ impl<T: SimInt> Iterator for StepRange<T> {
     }
 }
 
+/// `a + b` in exact arithmetic (`None` past `i128`, or when either is), for the range
+/// proofs of straight thread loops.
+#[inline]
+pub fn exact_add(a: Option<i128>, b: Option<i128>) -> Option<i128> {
+    a?.checked_add(b?)
+}
+
+/// `a - b` in exact arithmetic (see [`exact_add`]).
+#[inline]
+pub fn exact_sub(a: Option<i128>, b: Option<i128>) -> Option<i128> {
+    a?.checked_sub(b?)
+}
+
+/// `a * b` in exact arithmetic (see [`exact_add`]).
+#[inline]
+pub fn exact_mul(a: Option<i128>, b: Option<i128>) -> Option<i128> {
+    a?.checked_mul(b?)
+}
+
+/// Whether `c0 + sum(c * v)`, for every `v` in `lo..=hi` of each `(c, lo, hi)` of `terms`,
+/// lies within `min..=max`: the range proof of an index of a straight thread loop. A term
+/// whose range is empty has no values, and neither has the sum (nothing to check); an
+/// unknown (overflowed) coefficient, or an overflow here, is no proof.
+pub fn affine_within(
+    c0: Option<i128>,
+    terms: &[(Option<i128>, i128, i128)],
+    min: i128,
+    max: i128,
+) -> bool {
+    if terms.iter().any(|&(_, lo, hi)| lo > hi) {
+        return true;
+    }
+    let Some(c0) = c0 else {
+        return false;
+    };
+    let range = terms.iter().try_fold((c0, c0), |(lo, hi), &(c, a, b)| {
+        let c = c?;
+        let (p, q) = (c.checked_mul(a)?, c.checked_mul(b)?);
+        Some((lo.checked_add(p.min(q))?, hi.checked_add(p.max(q))?))
+    });
+    range.is_some_and(|(lo, hi)| min <= lo && hi <= max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -432,5 +475,32 @@ mod tests {
         assert!(step_of(0u32, &LOC).is_err());
         assert!(step_of(-1i32, &LOC).is_err());
         assert_eq!(step_of(3usize, &LOC).ok(), Some(3));
+    }
+
+    #[test]
+    fn affine_ranges_are_exact_and_overflow_is_no_proof() {
+        // 5 + 3x - 2y for x in 0..=4, y in 1..=2: from 1 to 15.
+        let t = [(Some(3), 0, 4), (Some(-2), 1, 2)];
+        assert!(affine_within(Some(5), &t, 1, 15));
+        assert!(!affine_within(Some(5), &t, 2, 15));
+        assert!(!affine_within(Some(5), &t, 1, 14));
+        // An empty range has no values to check.
+        assert!(affine_within(Some(5), &[(Some(1), 3, 2)], 0, 0));
+        // Unknown coefficients and overflow prove nothing.
+        assert!(!affine_within(None, &t, i128::MIN, i128::MAX));
+        assert!(!affine_within(
+            Some(0),
+            &[(None, 0, 1)],
+            i128::MIN,
+            i128::MAX
+        ));
+        assert!(!affine_within(
+            Some(0),
+            &[(Some(i128::MAX), 0, 2)],
+            i128::MIN,
+            i128::MAX
+        ));
+        assert_eq!(exact_mul(Some(i128::MAX), Some(2)), None);
+        assert_eq!(exact_sub(Some(3), Some(5)), Some(-2));
     }
 }

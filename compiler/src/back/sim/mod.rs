@@ -27,6 +27,7 @@ mod guard;
 mod items;
 mod mma;
 mod plan;
+mod ranges;
 mod registers;
 mod split;
 mod straight;

@@ -399,7 +399,7 @@ impl Writer<'_> {
 
     /// `value` (of expressions whose locals `used` marks) as the first live thread computes
     /// it: a value the compiler proved block-uniform.
-    fn once(&self, split: &Split, used: Vec<bool>, value: TokenStream) -> TokenStream {
+    pub(super) fn once(&self, split: &Split, used: Vec<bool>, value: TokenStream) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
         quote!({
             let __p = __run.phase();
@@ -564,8 +564,9 @@ impl Writer<'_> {
                                 (#lo, #hi)
                             })
                         });
+                        let proof = self.range_proof(split, stmts);
                         self.straight_loop(
-                            split, &straight, &used, &written, dry, fast, bounds, each,
+                            split, &straight, &used, &written, dry, fast, bounds, proof, each,
                         )
                     }
                     None => each,

@@ -206,6 +206,11 @@ impl Scan<'_> {
     }
 }
 
+/// Whether evaluating `e` itself may fault, its operands aside (see [`fallible`]).
+pub(super) fn fallible_at(k: &Kernel, e: Handle<Expr>) -> bool {
+    fallible(k, e)
+}
+
 /// Whether evaluating `e` itself may fault, its operands aside (a division by a value that
 /// may be zero or, signed, -1; a method whose Rust version panics).
 fn fallible(k: &Kernel, e: Handle<Expr>) -> bool {
@@ -321,9 +326,10 @@ impl Writer<'_> {
         })
     }
 
-    /// The loops of a part that may run straight: the check pass and, when it finds no
-    /// fault, the straight pass; else `checked`, the thread loop as it always is. `bounds`:
-    /// the `x` range a guard admits (a pair of `u64`s), `None` for every thread.
+    /// The loops of a part that may run straight: the check pass (skipped where `proof`, the
+    /// part's range proof, holds) and, when it finds no fault, the straight pass; else
+    /// `checked`, the thread loop as it always is. `bounds`: the `x` range a guard admits (a
+    /// pair of `u64`s), `None` for every thread.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn straight_loop(
         &self,
@@ -334,6 +340,7 @@ impl Writer<'_> {
         dry: TokenStream,
         fast: TokenStream,
         bounds: Option<TokenStream>,
+        proof: Option<TokenStream>,
         checked: TokenStream,
     ) -> TokenStream {
         let cx = quote!(__p.at(__x, __y, __z));
@@ -348,12 +355,14 @@ impl Writer<'_> {
             }
         });
         let bounds = bounds.unwrap_or(quote!((0u64, u64::MAX)));
+        let proof = proof.unwrap_or(quote!(false));
         let checks = &straight.checks;
         quote! {
             let __p = __run.phase();
             let (__lo, __hi): (u64, u64) = #bounds;
             if __p.straight() #(&& #checks)* && {
                 let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
+                (#proof) || {
                 let mut __bad = false;
                 '__dry: for __z in 0..__dz {
                     for __y in 0..__dy {
@@ -362,13 +371,11 @@ impl Writer<'_> {
                             #skip
                             #dry_prelude
                             #dry
-                            if __bad {
-                                break '__dry;
-                            }
                         }
                     }
                 }
                 !__bad
+                }
             } {
                 let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
                 for __z in 0..__dz {

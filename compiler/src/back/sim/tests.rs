@@ -272,7 +272,7 @@ fn parts_whose_accesses_the_part_cannot_move_run_straight() {
     assert!(code.contains("tile . view () . set1"), "{code}");
     assert!(code.contains("out . plain ()"), "{code}");
     assert!(code.contains("tile . unshadowed ()"), "{code}");
-    assert_eq!(code.matches("__p . enter (__t)").count(), 2, "{code}");
+    assert_eq!(code.matches("for __k in 0 .. __n").count(), 2, "{code}");
     // A `&mut` buffer that is not one element per thread is accessed atomically.
     let (code, _) = sim("fn k(out: &mut [f32], input: &[f32]) {
             let i = global_idx().x as usize;
@@ -327,5 +327,57 @@ fn parts_whose_accesses_depend_on_values_that_may_change_run_checked() {
     for body in accepted {
         let src = format!("fn k(out: &mut [u32], idx: &[u32], data: &[u32]) {{ {body} }}");
         assert_eq!(straight_loops(&src), 1, "{body}");
+    }
+}
+
+/// How many straight loops of `src`'s kernel carry a range proof that can skip their check
+/// pass.
+fn proved_loops(src: &str) -> usize {
+    let (code, _) = sim(src);
+    straight_loops(src) - code.matches("(false) || {").count()
+}
+
+/// Affine indices of the thread's indices and of counted loops get a range proof; a
+/// division, a `while`, a loaded index or a value kept per thread leaves the check pass.
+#[test]
+fn affine_indices_get_range_proofs_and_others_keep_the_check_pass() {
+    let tiled = "fn mm(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
+            let ta = shared::<[[f32; 16]; 16]>();
+            let tx = thread_idx().x;
+            let ty = thread_idx().y;
+            let row = block_idx().y * 16 + ty;
+            let col = block_idx().x * 16 + tx;
+            let mut acc = 0.0f32;
+            for t in 0..n / 16 {
+                ta[ty][tx] = a[(row * n + t * 16 + tx) as usize];
+                sync_block_threads();
+                for k in 0..16u32 {
+                    acc += ta[ty][k] * b[((t * 16 + k) * n + col) as usize];
+                }
+                sync_block_threads();
+            }
+            c[(row * n + col) as usize] = acc;
+        }";
+    // The start (no access), the tile's load, the products, the store.
+    assert_eq!(straight_loops(tiled), 4);
+    assert_eq!(proved_loops(tiled), 4);
+    for (body, proved) in [
+        ("let t = thread_idx().x; out[t] = idx[t / 2];", 0),
+        (
+            "let t = thread_idx().x; let j = idx[t]; out[t] = data[j];",
+            0,
+        ),
+        (
+            "let t = thread_idx().x; let mut k = 0u32; while k < 4 { out[t] += k; k += 1; }",
+            0,
+        ),
+        (
+            "let t = thread_idx().x; out[(t * 3 + 1) as usize] = idx[(t as u8) as usize];",
+            1,
+        ),
+    ] {
+        let src = format!("fn k(out: &mut [u32], idx: &[u32], data: &[u32]) {{ {body} }}");
+        assert_eq!(straight_loops(&src), 1, "{body}");
+        assert_eq!(proved_loops(&src), proved, "{body}");
     }
 }
