@@ -5,7 +5,9 @@
 //! elsewhere: the GPU reports the thread that claimed the fault record first).
 //!
 //! Build and run on the GPU machine: `cargo build --release --manifest-path fuzz/Cargo.toml`,
-//! then `fuzz/target/release/cuphase-differential`. Without a GPU it runs the simulator only.
+//! then `fuzz/target/release/cuphase-differential`. Without a GPU it compares the simulator
+//! with itself: its straight thread loops against every loop checked
+//! (`CUPHASE_SIM_STRAIGHT=off`), and compiles every kernel's CUDA C with NVRTC where found.
 
 #![allow(clippy::too_many_arguments)]
 
@@ -100,6 +102,24 @@ fn main() -> ExitCode {
             None
         }
     };
+    // The simulator with every thread loop checked (`CUPHASE_SIM_STRAIGHT=off`, read when a
+    // device is made; nothing else runs yet).
+    // Race detection off in both: a shadowed array keeps its thread loop checked.
+    let quiet = cuphase::sim::SimOptions {
+        race_detection: false,
+        ..Default::default()
+    };
+    let straight = Device::cpu_with(quiet);
+    std::env::set_var("CUPHASE_SIM_STRAIGHT", "off");
+    let checked = Device::cpu_with(quiet);
+    std::env::remove_var("CUPHASE_SIM_STRAIGHT");
+    let (straight, checked) = match (straight, checked) {
+        (Ok(s), Ok(c)) => (s, c),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("differential: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut elsewhere = 0usize;
     let (mut equal, mut both_panicked, mut mismatches, mut errors) =
         (0usize, 0usize, 0usize, 0usize);
@@ -130,17 +150,31 @@ fn main() -> ExitCode {
     }
     for (i, (name, k)) in kernels.iter().enumerate() {
         let seed = 0x5EED_0000 + i as u64;
-        let on_cpu = run(&cpu, *k, seed);
         let Some(gpu) = &gpu else {
-            match on_cpu {
-                Ok(_) => equal += 1,
-                Err(e) => {
+            // No GPU: the simulator's straight thread loops against its checked ones, which
+            // must agree exactly (values, and a fault's message, place and thread).
+            match (run(&straight, *k, seed), run(&checked, *k, seed)) {
+                (Ok(a), Ok(b)) if a == b => {
+                    if matches!(a, Outcome::Panic(..)) {
+                        both_panicked += 1;
+                    } else {
+                        equal += 1;
+                    }
+                }
+                (Ok(a), Ok(b)) => {
+                    mismatches += 1;
+                    if mismatches <= 10 {
+                        println!("{name}: MISMATCH\n  straight: {a:?}\n  checked:  {b:?}");
+                    }
+                }
+                (a, b) => {
                     errors += 1;
-                    println!("{name}: simulator error: {e}");
+                    println!("{name}: error: straight {a:?}, checked {b:?}");
                 }
             }
             continue;
         };
+        let on_cpu = run(&cpu, *k, seed);
         let on_gpu = run(gpu, *k, seed);
         match (on_cpu, on_gpu) {
             (Ok(Outcome::Panic(a, ta)), Ok(Outcome::Panic(b, tb))) if a == b || ta != tb => {

@@ -100,6 +100,9 @@ pub struct SimBackend {
     watchdog: crate::watchdog::Limit,
     /// The device's number among simulated devices made together (`Device::cpus`), if it was.
     ordinal: Option<usize>,
+    /// Whether thread loops may run straight (`CUPHASE_SIM_STRAIGHT=off` says no: every
+    /// thread loop then runs checked, for comparing the two).
+    straight: bool,
 }
 
 impl SimBackend {
@@ -110,10 +113,15 @@ impl SimBackend {
 
     /// A simulator with these options.
     pub fn with_options(options: SimOptions) -> Self {
+        let off = matches!(
+            std::env::var("CUPHASE_SIM_STRAIGHT").as_deref(),
+            Ok("off" | "0")
+        );
         SimBackend {
             options,
             watchdog: Default::default(),
             ordinal: None,
+            straight: !off,
         }
     }
 
@@ -182,6 +190,7 @@ impl SimBackend {
                     block_dim: launch.block,
                     grid_dim: grid,
                     options: self.options,
+                    straight: self.straight,
                     shared_races: self.options.race_detection
                         && !(self.options.trust_compiler && info.shared_proven),
                     dynamic_shared_bytes: launch.shared_bytes,
@@ -210,6 +219,8 @@ pub struct BlockCtx<'p> {
     pub(super) block_dim: Dim3,
     pub(super) grid_dim: Dim3,
     pub(super) options: SimOptions,
+    /// Whether thread loops may run straight (the writer's `straight`).
+    pub(super) straight: bool,
     pub(super) shared_races: bool,
     pub(super) dynamic_shared_bytes: u32,
     /// The launch's `print!` output.
@@ -657,6 +668,7 @@ mod tests {
             block_dim: Dim3::new(threads, 1, 1),
             grid_dim: Dim3::new(1, 1, 1),
             options: SimOptions::default(),
+            straight: true,
             shared_races: true,
             dynamic_shared_bytes: 0,
             printer: &NO_PRINT,

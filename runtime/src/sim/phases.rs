@@ -34,6 +34,8 @@ pub struct Run<'b> {
     idx: &'b [Dim3],
     /// Whether the race detector and the promise checks need to know who runs.
     tracks: bool,
+    /// Whether straight thread loops may run at all (the device's setting).
+    straight: bool,
     /// The permutation of the phase (empty in the forward order).
     order: Box<[Cell<u32>]>,
     /// The warps in the order of the phase (by their first thread in `order`; empty in the
@@ -64,6 +66,7 @@ impl<'b> Run<'b> {
             n,
             idx: block.thread_indices,
             tracks: block.options.race_detection || promises,
+            straight: block.straight,
             order: Box::new([]),
             warp_seq: Box::new([]),
             lane_seq: Box::new([]),
@@ -218,6 +221,7 @@ impl<'b> Run<'b> {
             exit: &self.exit,
             current: &self.current,
             tracks: self.tracks,
+            straight: self.straight,
             block: self.block.linear,
             phase: self.phase.get(),
             block_idx: self.block.block_idx,
@@ -375,6 +379,7 @@ pub struct Phase<'r> {
     exit: &'r [Cell<u32>],
     current: &'r Cell<u32>,
     tracks: bool,
+    straight: bool,
     block: u32,
     phase: u32,
     block_idx: Dim3,
@@ -406,11 +411,12 @@ impl Phase<'_> {
     }
 
     /// Whether the straight thread loops may run this phase (the writer's `straight`): the
-    /// threads run in the forward order, so a loop over them by rows in order runs each where
-    /// the checked loop would.
+    /// device allows them (`CUPHASE_SIM_STRAIGHT` is not `off`) and the threads run in the
+    /// forward order, so a loop over them by rows in order runs each where the checked loop
+    /// would.
     #[inline(always)]
     pub fn straight(&self) -> bool {
-        self.order.is_empty()
+        self.straight && self.order.is_empty()
     }
 
     /// What a straight loop runs: in each row (`y`, `z`) of the block, the `x` in `lo..hi`
@@ -550,6 +556,7 @@ mod tests {
                 order,
                 ..SimOptions::default()
             },
+            straight: true,
             shared_races: false,
             dynamic_shared_bytes: 0,
             printer: &NO_PRINT,
