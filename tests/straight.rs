@@ -290,3 +290,49 @@ fn range_proofs_refuse_indices_that_leave_the_bounds_anywhere_in_the_block() {
         other => panic!("expected OutOfBounds, got {other:?}"),
     }
 }
+
+/// Guards the straight pass may skip where a range proof shows them true for every thread,
+/// at each boundary.
+#[kernel]
+pub fn boundary_guards(out: &mut [u32], n: u32) {
+    let t = thread_idx().x;
+    let mut v = 0u32;
+    if t < n {
+        v += 1;
+    }
+    if t <= n {
+        v += 2;
+    }
+    if n > t {
+        v += 4;
+    }
+    if n >= t {
+        v += 8;
+    }
+    if t + 1 >= n && t < 2 * n {
+        v += 16;
+    }
+    out[t as usize] = v;
+}
+
+#[test]
+fn guards_proven_for_every_thread_keep_their_meaning_at_each_boundary() {
+    for (what, dev) in devices() {
+        for n in [0u32, 1, 30, 31, 32, 33, 64, 100] {
+            let mut out = dev.zeros::<u32>(32).unwrap();
+            boundary_guards
+                .launch(&dev, Launch::new(1, 32), &mut out, n)
+                .unwrap();
+            let want: Vec<u32> = (0..32u32)
+                .map(|t| {
+                    u32::from(t < n)
+                        + 2 * u32::from(t <= n)
+                        + 4 * u32::from(n > t)
+                        + 8 * u32::from(n >= t)
+                        + 16 * u32::from(t + 1 >= n && t < 2 * n)
+                })
+                .collect();
+            assert_eq!(out.to_vec().unwrap(), want, "n = {n}, {what}");
+        }
+    }
+}

@@ -69,6 +69,9 @@ struct Writer<'a> {
     mode: std::cell::Cell<straight::Mode>,
     /// Per array, while a straight part is written: whether the part writes it.
     part_writes: std::cell::RefCell<Vec<bool>>,
+    /// While a straight pass is written: its guards proven true for every thread, each with
+    /// the `bool` that says so at run time (`ranges`).
+    guards: std::cell::RefCell<Vec<(Handle<Expr>, Ident)>>,
 }
 
 impl<'a> Writer<'a> {
@@ -109,6 +112,7 @@ impl<'a> Writer<'a> {
             registers: registers::register_arrays(k),
             mode: std::cell::Cell::new(straight::Mode::Checked),
             part_writes: std::cell::RefCell::default(),
+            guards: std::cell::RefCell::default(),
         }
     }
 
@@ -493,7 +497,10 @@ impl<'a> Writer<'a> {
                 accept,
                 reject,
             } => {
-                let c = self.expr(*cond);
+                let mut c = self.expr(*cond);
+                if let Some((_, g)) = self.guards.borrow().iter().find(|(e, _)| e == cond) {
+                    c = quote!(#g || #c);
+                }
                 let a = self.block(accept);
                 let r = self.block(reject);
                 quote_spanned!(site(span.lo)=> if #c { #a } else { #r })

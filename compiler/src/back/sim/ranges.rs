@@ -411,6 +411,127 @@ impl Writer<'_> {
             __xs.is_empty() || (true #(&& #conds)*)
         }))
     }
+
+    /// The part's guards that a range proof may show true for every thread and iteration
+    /// (`if i < n`, `if x + 1 < w && y < h`: comparisons of affine values): per guard, its
+    /// condition and the name of a `bool` that says so; and the code that computes those
+    /// `bool`s before the straight loop (with `__xs`, `__dy`, `__dz` at hand). Where one
+    /// holds, the straight pass skips the test, which lets rustc vectorise the stores under
+    /// it.
+    pub(super) fn guard_proofs(
+        &self,
+        split: &Split,
+        stmts: &[(&Stmt, Span)],
+    ) -> (Vec<(Handle<Expr>, proc_macro2::Ident)>, TokenStream) {
+        let mut writes = vec![0u32; self.k.locals.len()];
+        for (s, _) in stmts {
+            let mut count = |s: &Stmt| {
+                if let Some(l) = s.written_local() {
+                    writes[l.index()] += 1;
+                }
+            };
+            count(s);
+            for b in s.blocks() {
+                visit::for_each_stmt(b, false, &mut |s, _| count(s));
+            }
+        }
+        let mut found = Vec::new();
+        let mut code = Vec::new();
+        for (s, _) in stmts {
+            self.guards_in(split, &writes, s, &mut found, &mut code);
+        }
+        (found, quote!(#(#code)*))
+    }
+
+    /// [`Writer::guard_proofs`] for statement `s` (outside the part's loops).
+    fn guards_in(
+        &self,
+        split: &Split,
+        writes: &[u32],
+        s: &Stmt,
+        found: &mut Vec<(Handle<Expr>, proc_macro2::Ident)>,
+        code: &mut Vec<TokenStream>,
+    ) {
+        if found.len() >= 16 {
+            return;
+        }
+        let prover = || Prover {
+            w: self,
+            split,
+            writes: writes.to_vec(),
+            loops: Vec::new(),
+            lets: Vec::new(),
+            conds: Vec::new(),
+            depth: 0,
+        };
+        match s {
+            Stmt::If {
+                cond,
+                accept,
+                reject,
+            } => {
+                let mut p = prover();
+                if p.holds(*cond).is_some() && p.conds.len() <= 32 {
+                    let g = format_ident!("__g{}", found.len());
+                    let (lets, conds) = (p.lets, p.conds);
+                    code.push(quote! {
+                        let #g: bool = {
+                            #(#lets)*
+                            __xs.is_empty() || (true #(&& #conds)*)
+                        };
+                    });
+                    found.push((*cond, g));
+                }
+                for b in [accept, reject] {
+                    for (s, _) in b.iter() {
+                        self.guards_in(split, writes, s, found, code);
+                    }
+                }
+            }
+            // Guards inside loops are left to the test (their box would need the loops').
+            Stmt::Block(b) => {
+                for (s, _) in b.iter() {
+                    self.guards_in(split, writes, s, found, code);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Prover<'_, '_> {
+    /// Records the conditions under which `cond` holds for every point of the box: a
+    /// comparison of affine values, or a conjunction of such; `None` where it is not one.
+    fn holds(&mut self, cond: Handle<Expr>) -> Option<()> {
+        let k = self.w.k;
+        let Expr::Binary { op, left, right } = k.exprs.get(cond) else {
+            return None;
+        };
+        let (l, r) = (*left, *right);
+        // `a < b` holds everywhere where `b - a` is at least 1 everywhere.
+        let (small, big, gap) = match op {
+            BinaryOp::And => {
+                self.holds(l)?;
+                return self.holds(r);
+            }
+            BinaryOp::Lt => (l, r, 1i128),
+            BinaryOp::Le => (l, r, 0),
+            BinaryOp::Gt => (r, l, 1),
+            BinaryOp::Ge => (r, l, 0),
+            _ => return None,
+        };
+        let t = self.w.types.expr(small);
+        if !t.is_int() {
+            return None;
+        }
+        let (a, b) = (self.form(small)?, self.form(big)?);
+        // Both sides are their exact values where they fit their type.
+        self.fits(&a, t);
+        self.fits(&b, t);
+        let diff = b.combine(a, true);
+        self.within(&diff, quote!(#gap), quote!(i128::MAX));
+        Some(())
+    }
 }
 
 fn zero() -> TokenStream {

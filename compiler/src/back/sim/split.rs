@@ -551,12 +551,17 @@ impl Writer<'_> {
                 let each = match straight {
                     Some(straight) => {
                         *self.part_writes.borrow_mut() = straight.written.clone();
+                        let (guards, guard_code) = self.guard_proofs(split, stmts);
                         let mut bodies = [Mode::Dry, Mode::Fast].map(|mode| {
                             self.mode.set(mode);
+                            if mode == Mode::Fast {
+                                *self.guards.borrow_mut() = guards.clone();
+                            }
                             self.thread_part(split, stmts).0
                         });
                         self.mode.set(Mode::Checked);
                         self.part_writes.borrow_mut().clear();
+                        self.guards.borrow_mut().clear();
                         let [dry, fast] = std::mem::take(&mut bodies);
                         let bounds = guard.map(|(u, lo, hi)| {
                             quote!({
@@ -566,7 +571,14 @@ impl Writer<'_> {
                         });
                         let proof = self.range_proof(split, stmts);
                         self.straight_loop(
-                            split, &straight, &used, &written, dry, fast, bounds, proof, each,
+                            split,
+                            &straight,
+                            &used,
+                            &written,
+                            [dry, fast, guard_code],
+                            bounds,
+                            proof,
+                            each,
                         )
                     }
                     None => each,

@@ -328,8 +328,9 @@ impl Writer<'_> {
 
     /// The loops of a part that may run straight: the check pass (skipped where `proof`, the
     /// part's range proof, holds) and, when it finds no fault, the straight pass; else
-    /// `checked`, the thread loop as it always is. `bounds`: the `x` range a guard admits (a
-    /// pair of `u64`s), `None` for every thread.
+    /// `checked`, the thread loop as it always is. `guards`: the code that says which of the
+    /// straight pass's guards hold for every thread (`ranges`). `bounds`: the `x` range a
+    /// guard admits (a pair of `u64`s), `None` for every thread.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn straight_loop(
         &self,
@@ -337,8 +338,7 @@ impl Writer<'_> {
         straight: &Straight,
         used: &[bool],
         written: &[bool],
-        dry: TokenStream,
-        fast: TokenStream,
+        [dry, fast, guards]: [TokenStream; 3],
         bounds: Option<TokenStream>,
         proof: Option<TokenStream>,
         checked: TokenStream,
@@ -378,6 +378,7 @@ impl Writer<'_> {
                 }
             } {
                 let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
+                #guards
                 for __z in 0..__dz {
                     for __y in 0..__dy {
                         for __x in __xs.clone() {

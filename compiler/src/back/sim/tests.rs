@@ -381,3 +381,26 @@ fn affine_indices_get_range_proofs_and_others_keep_the_check_pass() {
         assert_eq!(proved_loops(&src), proved, "{body}");
     }
 }
+
+/// Comparisons of affine values (`if i < n`, conjunctions of them) get a proof that lets the
+/// straight pass skip the test where it holds for every thread; others keep it.
+#[test]
+fn affine_guards_get_proofs_others_keep_their_test() {
+    let (code, _) = sim("fn k(out: &mut [f32], input: &[f32], n: u32) {
+            let i = global_idx().x;
+            if i < n && i + 1 <= input.len() as u32 {
+                out[i] = input[i];
+            }
+        }");
+    assert!(code.contains("let __g0 : bool"), "{code}");
+    assert!(code.contains("if __g0 ||"), "{code}");
+    // Only the straight pass skips it: the check pass and the checked loop test it.
+    assert_eq!(code.matches("__g0 ||").count(), 1, "{code}");
+    let (code, _) = sim("fn k(out: &mut [f32], input: &[f32], n: u32) {
+            let i = global_idx().x;
+            if i / 2 < n {
+                out[i] = input[i];
+            }
+        }");
+    assert!(!code.contains("__g0"), "{code}");
+}
