@@ -351,6 +351,7 @@ pub fn exact_mul(a: Option<i128>, b: Option<i128>) -> Option<i128> {
 /// lies within `min..=max`: the range proof of an index of a straight thread loop. A term
 /// whose range is empty has no values, and neither has the sum (nothing to check); an
 /// unknown (overflowed) coefficient, or an overflow here, is no proof.
+#[inline]
 pub fn affine_within(
     c0: Option<i128>,
     terms: &[(Option<i128>, i128, i128)],

@@ -123,6 +123,19 @@ impl Scan<'_> {
                 }
                 c || a || r
             }
+            // `&&` and `||` evaluate their right side only for some values of the left.
+            Expr::Binary {
+                op: BinaryOp::And | BinaryOp::Or,
+                left,
+                right,
+            } => {
+                let l = self.expr(*left);
+                let r = self.expr(*right);
+                if l && may_fault(k, *right) {
+                    self.ok = false;
+                }
+                l || r
+            }
             x => {
                 let ops = x.operands();
                 let t = ops.iter().fold(false, |t, o| self.expr(*o) | t);

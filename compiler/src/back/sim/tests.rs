@@ -301,6 +301,9 @@ fn parts_whose_accesses_depend_on_values_that_may_change_run_checked() {
         // A select on such a value, with an access in a branch.
         "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
          tile[t] = idx[t]; out[t] = if tile[t] > 3 { data[9] } else { 0 };",
+        // The left side of `&&` on such a value, with an access on the right.
+        "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
+         tile[t] = idx[t]; out[t] = if tile[t] > 3 && data[9] > 2 { 1 } else { 0 };",
         // A loop bound.
         "let t = thread_idx().x; let n = out[t]; for k in 0..n { out[t] += k; }",
         // A divisor.
