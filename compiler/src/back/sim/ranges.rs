@@ -300,7 +300,7 @@ impl Prover<'_, '_> {
 
     fn exprs(&mut self, e: Handle<Expr>) -> Option<()> {
         let k = self.w.k;
-        if super::straight::fallible_at(k, e) {
+        if super::straight::faults_itself(k, self.w.types, e) {
             return None;
         }
         if let Expr::Load { array, index } | Expr::UniformLoad { array, index } = k.exprs.get(e) {
@@ -321,6 +321,18 @@ impl Prover<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt) -> Option<()> {
         match s {
+            // `x /= d` on integers may fault.
+            Stmt::Assign {
+                op: Some(BinaryOp::Div | BinaryOp::Rem),
+                place,
+                ..
+            } if match place {
+                Place::Local(l) => self.w.types.local(*l).is_int(),
+                Place::Element { array, .. } => self.w.k.arrays.get(*array).elem.is_int(),
+            } =>
+            {
+                None
+            }
             Stmt::Assign {
                 place: Place::Element { array, index },
                 value,

@@ -37,6 +37,7 @@
 
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
+use crate::ir::Types;
 use crate::ir::*;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -62,6 +63,7 @@ pub(super) struct Straight {
 /// The scan of a part for [`Writer::straight_part`].
 struct Scan<'a> {
     k: &'a Kernel,
+    types: &'a Types,
     registers: &'a [bool],
     /// Per array: written in the part.
     written: Vec<bool>,
@@ -118,7 +120,7 @@ impl Scan<'_> {
                 let a = self.expr(*accept);
                 let r = self.expr(*reject);
                 // Which branch runs must not differ between the passes where one may fault.
-                if c && (may_fault(k, *accept) || may_fault(k, *reject)) {
+                if c && (may_fault(k, self.types, *accept) || may_fault(k, self.types, *reject)) {
                     self.ok = false;
                 }
                 c || a || r
@@ -131,7 +133,7 @@ impl Scan<'_> {
             } => {
                 let l = self.expr(*left);
                 let r = self.expr(*right);
-                if l && may_fault(k, *right) {
+                if l && may_fault(k, self.types, *right) {
                     self.ok = false;
                 }
                 l || r
@@ -139,7 +141,7 @@ impl Scan<'_> {
             x => {
                 let ops = x.operands();
                 let t = ops.iter().fold(false, |t, o| self.expr(*o) | t);
-                if t && fallible(k, e) {
+                if t && faults_itself(k, self.types, e) {
                     self.ok = false;
                 }
                 t
@@ -162,8 +164,20 @@ impl Scan<'_> {
                     }
                 }
             }
-            Stmt::Assign { place, value, .. } => {
+            Stmt::Assign { place, op, value } => {
                 let t = self.expr(*value);
+                // `x /= d`: the old value and `d` decide whether it faults.
+                if let Some(BinaryOp::Div | BinaryOp::Rem) = op {
+                    let (old, ty) = match place {
+                        Place::Local(l) => (self.tainted[l.index()], self.types.local(*l)),
+                        Place::Element { array, .. } => {
+                            (self.source(*array), self.k.arrays.get(*array).elem)
+                        }
+                    };
+                    if ty.is_int() && (t || old) && !safe_divisor(self.k, *value) {
+                        self.ok = false;
+                    }
+                }
                 match place {
                     Place::Local(l) => {
                         if t {
@@ -219,23 +233,20 @@ impl Scan<'_> {
     }
 }
 
-/// Whether evaluating `e` itself may fault, its operands aside (see [`fallible`]).
-pub(super) fn fallible_at(k: &Kernel, e: Handle<Expr>) -> bool {
-    fallible(k, e)
+/// Whether `d` is a divisor that cannot fault: an integer literal other than 0 and -1.
+fn safe_divisor(k: &Kernel, d: Handle<Expr>) -> bool {
+    matches!(k.exprs.get(d), Expr::Literal(Literal::Int { value, .. }) if *value != 0 && *value != -1)
 }
 
-/// Whether evaluating `e` itself may fault, its operands aside (a division by a value that
-/// may be zero or, signed, -1; a method whose Rust version panics).
-fn fallible(k: &Kernel, e: Handle<Expr>) -> bool {
+/// Whether evaluating `e` itself may fault, its operands aside (an integer division by a
+/// value that may be zero or, signed, -1; a method whose Rust version panics).
+pub(super) fn faults_itself(k: &Kernel, types: &Types, e: Handle<Expr>) -> bool {
     match k.exprs.get(e) {
         Expr::Binary {
             op: BinaryOp::Div | BinaryOp::Rem,
+            left,
             right,
-            ..
-        } => {
-            let safe = matches!(k.exprs.get(*right), Expr::Literal(Literal::Int { value, .. }) if *value != 0 && *value != -1);
-            !safe
-        }
+        } => types.expr(*left).is_int() && !safe_divisor(k, *right),
         Expr::Method { method, .. } => matches!(
             method,
             Method::Clamp
@@ -251,14 +262,14 @@ fn fallible(k: &Kernel, e: Handle<Expr>) -> bool {
     }
 }
 
-/// Whether evaluating `e` may fault: an access, or an operation [`fallible`] names.
-fn may_fault(k: &Kernel, e: Handle<Expr>) -> bool {
+/// Whether evaluating `e` may fault: an access, or an operation [`faults_itself`] names.
+fn may_fault(k: &Kernel, types: &Types, e: Handle<Expr>) -> bool {
     let mut found = false;
     visit::any_expr(k, e, &mut |x| {
         found |= matches!(x, Expr::Load { .. } | Expr::UniformLoad { .. });
         found
     });
-    found || any_sub(k, e, &|h| fallible(k, h))
+    found || any_sub(k, e, &|h| faults_itself(k, types, h))
 }
 
 /// Whether `p` holds for `e` or any expression inside it.
@@ -294,6 +305,7 @@ impl Writer<'_> {
         }
         let mut scan = Scan {
             k,
+            types: self.types,
             registers: &self.registers,
             written,
             tainted: vec![false; k.locals.len()],

@@ -304,6 +304,8 @@ fn parts_whose_accesses_depend_on_values_that_may_change_run_checked() {
         // The left side of `&&` on such a value, with an access on the right.
         "let tile = shared::<[u32; 64]>(); let t = thread_idx().x;
          tile[t] = idx[t]; out[t] = if tile[t] > 3 && data[9] > 2 { 1 } else { 0 };",
+        // An integer division of such a value, compound too.
+        "let t = thread_idx().x; let mut q = idx[t]; q /= out[t]; out[t] = q;",
         // A loop bound.
         "let t = thread_idx().x; let n = out[t]; for k in 0..n { out[t] += k; }",
         // A divisor.
@@ -324,6 +326,8 @@ fn parts_whose_accesses_depend_on_values_that_may_change_run_checked() {
          tile[t] = idx[t]; out[t] = tile[t] * 2 + out[t];",
         // Indices, branches and divisors from read-only buffers.
         "let t = thread_idx().x; let j = idx[t]; if data[j] > 3 { out[t] = data[j] / idx[0]; }",
+        // A float division of a changing value cannot fault.
+        "let t = thread_idx().x; let v = out[t] as f32; out[t] = (v / 3.5) as u32;",
         // A select on a changing value with no access in its branches.
         "let t = thread_idx().x; let v = out[t]; out[t] = if v > 3 { v } else { 7 };",
     ];
