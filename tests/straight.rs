@@ -312,6 +312,7 @@ pub fn boundary_guards(out: &mut [u32], n: u32) {
     if t + 1 >= n && t < 2 * n {
         v += 16;
     }
+    v += if t < n { 32 } else { 0 };
     out[t as usize] = v;
 }
 
@@ -330,6 +331,7 @@ fn guards_proven_for_every_thread_keep_their_meaning_at_each_boundary() {
                         + 4 * u32::from(n > t)
                         + 8 * u32::from(n >= t)
                         + 16 * u32::from(t + 1 >= n && t < 2 * n)
+                        + 32 * u32::from(t < n)
                 })
                 .collect();
             assert_eq!(out.to_vec().unwrap(), want, "n = {n}, {what}");

@@ -195,7 +195,10 @@ impl Writer<'_> {
                 accept,
                 reject,
             } => {
-                let c = self.expr(*cond);
+                let mut c = self.expr(*cond);
+                if let Some((_, g)) = self.guards.borrow().iter().find(|(e, _)| e == cond) {
+                    c = quote!(#g || #c);
+                }
                 let a = self.expr(*accept);
                 let r = self.expr(*reject);
                 quote_spanned!(site(span.lo)=> (if #c { #a } else { #r }))

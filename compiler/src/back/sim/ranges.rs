@@ -476,24 +476,37 @@ impl Writer<'_> {
             conds: Vec::new(),
             depth: 0,
         };
+        let mut try_guard = |cond: Handle<Expr>, found: &mut Vec<_>, code: &mut Vec<_>| {
+            let mut p = prover();
+            if p.holds(cond).is_some() && p.conds.len() <= 32 {
+                let g = format_ident!("__g{}", found.len());
+                let (lets, conds) = (p.lets, p.conds);
+                code.push(quote! {
+                    let #g: bool = {
+                        #(#lets)*
+                        __xs.is_empty() || (true #(&& #conds)*)
+                    };
+                });
+                found.push((cond, g));
+            }
+        };
+        // `if c { a } else { b }` as a value.
+        if !matches!(s, Stmt::Loop { .. }) {
+            for e in s.operands() {
+                let mut selects = Vec::new();
+                selects_in(self.k, e, &mut selects);
+                for c in selects {
+                    try_guard(c, found, code);
+                }
+            }
+        }
         match s {
             Stmt::If {
                 cond,
                 accept,
                 reject,
             } => {
-                let mut p = prover();
-                if p.holds(*cond).is_some() && p.conds.len() <= 32 {
-                    let g = format_ident!("__g{}", found.len());
-                    let (lets, conds) = (p.lets, p.conds);
-                    code.push(quote! {
-                        let #g: bool = {
-                            #(#lets)*
-                            __xs.is_empty() || (true #(&& #conds)*)
-                        };
-                    });
-                    found.push((*cond, g));
-                }
+                try_guard(*cond, found, code);
                 for b in [accept, reject] {
                     for (s, _) in b.iter() {
                         self.guards_in(split, writes, s, found, code);
@@ -543,6 +556,17 @@ impl Prover<'_, '_> {
         let diff = b.combine(a, true);
         self.within(&diff, quote!(#gap), quote!(i128::MAX));
         Some(())
+    }
+}
+
+/// The conditions of the `select`s (`if` as a value) in `e`.
+fn selects_in(k: &Kernel, e: Handle<Expr>, out: &mut Vec<Handle<Expr>>) {
+    let x = k.exprs.get(e);
+    if let Expr::Select { cond, .. } = x {
+        out.push(*cond);
+    }
+    for o in x.operands() {
+        selects_in(k, o, out);
     }
 }
 

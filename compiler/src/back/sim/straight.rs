@@ -56,6 +56,10 @@ pub(super) enum Mode {
 /// What the runtime must confirm before a part runs straight: per array touched, the checks.
 pub(super) struct Straight {
     checks: Vec<TokenStream>,
+    /// The touched arrays' views as locals of the straight loops: rustc keeps them in
+    /// registers, where it would reload them from the block's closure after every store
+    /// (a store to a `Cell` may alias anything).
+    views: Vec<TokenStream>,
     /// Per array: whether the part writes it.
     pub(super) written: Vec<bool>,
 }
@@ -328,6 +332,7 @@ impl Writer<'_> {
         }
         let exclusive = crate::analysis::exclusive::grid_exclusive(k);
         let mut checks = Vec::new();
+        let mut views = Vec::new();
         for (h, a) in k.arrays.iter() {
             if !scan.touched[h.index()] {
                 continue;
@@ -339,14 +344,19 @@ impl Writer<'_> {
                     if !mutable || exclusive.contains(&h) {
                         checks.push(quote!(#name.plain()));
                     }
+                    views.push(quote!(let #name = #name;));
                 }
-                ArrayKind::Shared { .. } => checks.push(quote!(#name.unshadowed())),
+                ArrayKind::Shared { .. } => {
+                    checks.push(quote!(#name.unshadowed()));
+                    views.push(quote!(let #name = #name.view();));
+                }
                 // A thread's local arrays never have a shadow.
                 ArrayKind::Local { .. } => {}
             }
         }
         Some(Straight {
             checks,
+            views,
             written: scan.written,
         })
     }
@@ -382,12 +392,14 @@ impl Writer<'_> {
         let bounds = bounds.unwrap_or(quote!((0u64, u64::MAX)));
         let proof = proof.unwrap_or(quote!(false));
         let checks = &straight.checks;
+        let views = &straight.views;
         quote! {
             let __p = __run.phase();
             let (__lo, __hi): (u64, u64) = #bounds;
             if __p.straight() #(&& #checks)* && {
                 let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
                 (#proof) || {
+                #(#views)*
                 let mut __bad = false;
                 '__dry: for __z in 0..__dz {
                     for __y in 0..__dy {
@@ -404,6 +416,7 @@ impl Writer<'_> {
             } {
                 let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
                 #guards
+                #(#views)*
                 for __z in 0..__dz {
                     for __y in 0..__dy {
                         for __x in __xs.clone() {

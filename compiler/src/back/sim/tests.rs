@@ -403,6 +403,12 @@ fn affine_guards_get_proofs_others_keep_their_test() {
     assert!(code.contains("if __g0 ||"), "{code}");
     // Only the straight pass skips it: the check pass and the checked loop test it.
     assert_eq!(code.matches("__g0 ||").count(), 1, "{code}");
+    // An `if` as a value too.
+    let (code, _) = sim("fn k(out: &mut [f32], input: &[f32]) {
+            let i = global_idx().x;
+            out[i] = if i < input.len() as u32 { input[i] } else { 0.0 };
+        }");
+    assert!(code.contains("(if __g0 ||"), "{code}");
     let (code, _) = sim("fn k(out: &mut [f32], input: &[f32], n: u32) {
             let i = global_idx().x;
             if i / 2 < n {
