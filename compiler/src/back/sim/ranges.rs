@@ -476,7 +476,7 @@ impl Writer<'_> {
             conds: Vec::new(),
             depth: 0,
         };
-        let mut try_guard = |cond: Handle<Expr>, found: &mut Vec<_>, code: &mut Vec<_>| {
+        let try_guard = |cond: Handle<Expr>, found: &mut Vec<_>, code: &mut Vec<_>| {
             let mut p = prover();
             if p.holds(cond).is_some() && p.conds.len() <= 32 {
                 let g = format_ident!("__g{}", found.len());
