@@ -61,7 +61,12 @@ impl Writer<'_> {
             .map(|l| {
                 let name = &self.local_names[l];
                 let store = self.store_name(l);
-                quote!(#store[__t] = #name;)
+                if self.mode.get() == Mode::Checked {
+                    quote!(#store[__t] = #name;)
+                } else {
+                    // A straight loop's `__t` is below the block's size, the store's length.
+                    quote!(unsafe { *#store.get_unchecked_mut(__t) = #name; })
+                }
             });
         let arrays = written
             .iter()
@@ -354,7 +359,12 @@ impl Writer<'_> {
             .map(|l| {
                 let name = &self.local_names[l];
                 let store = self.store_name(l);
-                quote!(let mut #name = #store[__t];)
+                if self.mode.get() == Mode::Checked {
+                    quote!(let mut #name = #store[__t];)
+                } else {
+                    // As in `write_back`.
+                    quote!(let mut #name = unsafe { *#store.get_unchecked(__t) };)
+                }
             });
         let loads: Vec<TokenStream> = loads.collect();
         let lets = self.remat_lets(split, &mut used);

@@ -379,9 +379,13 @@ impl Writer<'_> {
         checked: TokenStream,
     ) -> TokenStream {
         let cx = quote!(__p.at(__x, __y, __z));
+        // Per-thread stores are indexed unchecked in the straight loops (`__t` is a thread's).
+        self.mode.set(Mode::Dry);
         let dry_prelude = self.thread_prelude_with(split, used.to_vec(), &cx);
+        self.mode.set(Mode::Fast);
         let fast_prelude = self.thread_prelude_with(split, used.to_vec(), &cx);
         let back = self.write_back(split, written);
+        self.mode.set(Mode::Checked);
         let skip = split.returns.then(|| {
             quote! {
                 if __p.exited(__t) {
