@@ -202,14 +202,13 @@ impl Scan<'_> {
                 self.block(accept);
                 self.block(reject);
             }
-            Stmt::Loop { kind, body, .. } => {
+            // A `for` variable's values come from its range, which must not be tainted.
+            Stmt::Loop { body, .. } => {
                 for e in s.operands() {
                     if self.expr(e) {
                         self.ok = false;
                     }
                 }
-                // A `for` variable's values come from its range, which is not tainted.
-                let _ = kind;
                 self.block(body);
             }
             Stmt::Block(b) => self.block(b),
