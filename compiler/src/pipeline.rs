@@ -71,7 +71,7 @@ pub fn compile_with(
             cuda::write_kernel_variant(k, types, file, true, true),
         )
     });
-    let sim = sim::write_kernel(k, types, file);
+    let sim = sim::write_kernel(k, types, file, &report.exclusive);
     Ok(Compiled {
         cuda_full_warps,
         cuda: cuda_unchecked.source.clone(),

@@ -564,6 +564,52 @@ mod tests {
         }
     }
 
+    /// The straight loops' gate: the forward order of a device that allows them.
+    #[test]
+    fn straight_loops_run_only_in_the_forward_order_where_allowed() {
+        let forward = block(8, ThreadOrder::Forward);
+        assert!(Run::new(&forward, false, false).phase().straight());
+        let reverse = block(8, ThreadOrder::Reverse);
+        assert!(!Run::new(&reverse, false, false).phase().straight());
+        let shuffled = block(8, ThreadOrder::Shuffle(3));
+        assert!(!Run::new(&shuffled, false, false).phase().straight());
+        let off = BlockCtx {
+            straight: false,
+            ..block(8, ThreadOrder::Forward)
+        };
+        assert!(!Run::new(&off, false, false).phase().straight());
+    }
+
+    /// A straight loop's rows visit each thread where the checked loop's linear order has it,
+    /// and its `x` range is the guard's, clamped to the block.
+    #[test]
+    fn straight_rows_and_linear_indices_are_the_launchs() {
+        let dim = Dim3::new(4, 3, 2);
+        let ctx = BlockCtx {
+            block_dim: dim,
+            ..block(1, ThreadOrder::Forward)
+        };
+        let run = Run::new(&ctx, false, false);
+        let p = run.phase();
+        let (xs, dy, dz) = p.rows(0, u64::MAX);
+        assert_eq!((xs.clone(), dy, dz), (0..4, 3, 2));
+        let mut seen = Vec::new();
+        for z in 0..dz {
+            for y in 0..dy {
+                for x in xs.clone() {
+                    let t = p.linear(x, y, z);
+                    assert_eq!(unlinear(t as u64, dim), Dim3::new(x, y, z));
+                    assert_eq!(p.at(x, y, z).thread_idx, Dim3::new(x, y, z));
+                    seen.push(t);
+                }
+            }
+        }
+        assert_eq!(seen, (0..24).collect::<Vec<_>>());
+        assert_eq!(p.rows(1, 3).0, 1..3);
+        assert_eq!(p.rows(3, 9).0, 3..4);
+        assert_eq!(p.rows(6, 2).0, 4..4);
+    }
+
     fn detail(f: Fault) -> String {
         match f {
             Fault::Divergence(d) => d,

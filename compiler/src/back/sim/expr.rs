@@ -195,10 +195,7 @@ impl Writer<'_> {
                 accept,
                 reject,
             } => {
-                let mut c = self.expr(*cond);
-                if let Some((_, g)) = self.guards.borrow().iter().find(|(e, _)| e == cond) {
-                    c = quote!(#g || #c);
-                }
+                let c = self.guarded(*cond, self.expr(*cond));
                 let a = self.expr(*accept);
                 let r = self.expr(*reject);
                 quote_spanned!(site(span.lo)=> (if #c { #a } else { #r }))

@@ -45,9 +45,10 @@ pub struct SimCode {
     pub block_fn: TokenStream,
 }
 
-/// Writes the simulator functions. `file` is the Rust path used in fault locations.
-pub fn write_kernel(k: &Kernel, types: &Types, file: &str) -> SimCode {
-    let w = Writer::new(k, types, file);
+/// Writes the simulator functions. `file` is the Rust path used in fault locations;
+/// `exclusive`, the `&mut` buffers each thread owns one element of (the report's).
+pub fn write_kernel(k: &Kernel, types: &Types, file: &str, exclusive: &[Handle<Array>]) -> SimCode {
+    let w = Writer::new(k, types, file, exclusive);
     w.write()
 }
 
@@ -72,11 +73,14 @@ struct Writer<'a> {
     /// While a straight pass is written: its guards proven true for every thread, each with
     /// the `bool` that says so at run time (`ranges`).
     guards: std::cell::RefCell<Vec<(Handle<Expr>, Ident)>>,
+    /// The `&mut` buffers each thread owns one element of (`analysis::exclusive`): the
+    /// straight pass accesses them with plain loads and stores.
+    exclusive: Vec<Handle<Array>>,
 }
 
 impl<'a> Writer<'a> {
     /// A writer for `k`, whose fault locations name `file`.
-    fn new(k: &'a Kernel, types: &'a Types, file: &str) -> Self {
+    fn new(k: &'a Kernel, types: &'a Types, file: &str, exclusive: &[Handle<Array>]) -> Self {
         let mut namer = super::namer::Namer::default();
         // A const generic parameter's or module constant's name is taken (a parameter of that
         // name would be a constant pattern): its value travels under another name.
@@ -113,6 +117,7 @@ impl<'a> Writer<'a> {
             mode: std::cell::Cell::new(straight::Mode::Checked),
             part_writes: std::cell::RefCell::default(),
             guards: std::cell::RefCell::default(),
+            exclusive: exclusive.to_vec(),
         }
     }
 
@@ -497,10 +502,7 @@ impl<'a> Writer<'a> {
                 accept,
                 reject,
             } => {
-                let mut c = self.expr(*cond);
-                if let Some((_, g)) = self.guards.borrow().iter().find(|(e, _)| e == cond) {
-                    c = quote!(#g || #c);
-                }
+                let c = self.guarded(*cond, self.expr(*cond));
                 let a = self.block(accept);
                 let r = self.block(reject);
                 quote_spanned!(site(span.lo)=> if #c { #a } else { #r })

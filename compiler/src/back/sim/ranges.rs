@@ -50,8 +50,7 @@ impl Form {
         }
     }
     fn combine(self, other: Form, neg: bool) -> Form {
-        let c0 = (self.c0, other.c0);
-        let (a, b) = c0;
+        let (a, b) = (self.c0, other.c0);
         let op = if neg {
             quote!(::cuphase::__private::sim::exact_sub)
         } else {
@@ -390,18 +389,7 @@ impl Writer<'_> {
         split: &Split,
         stmts: &[(&Stmt, Span)],
     ) -> Option<TokenStream> {
-        let mut writes = vec![0u32; self.k.locals.len()];
-        for (s, _) in stmts {
-            let mut count = |s: &Stmt| {
-                if let Some(l) = s.written_local() {
-                    writes[l.index()] += 1;
-                }
-            };
-            count(s);
-            for b in s.blocks() {
-                visit::for_each_stmt(b, false, &mut |s, _| count(s));
-            }
-        }
+        let writes = write_counts(self.k, stmts);
         let mut p = Prover {
             w: self,
             split,
@@ -435,18 +423,7 @@ impl Writer<'_> {
         split: &Split,
         stmts: &[(&Stmt, Span)],
     ) -> (Vec<(Handle<Expr>, proc_macro2::Ident)>, TokenStream) {
-        let mut writes = vec![0u32; self.k.locals.len()];
-        for (s, _) in stmts {
-            let mut count = |s: &Stmt| {
-                if let Some(l) = s.written_local() {
-                    writes[l.index()] += 1;
-                }
-            };
-            count(s);
-            for b in s.blocks() {
-                visit::for_each_stmt(b, false, &mut |s, _| count(s));
-            }
-        }
+        let writes = write_counts(self.k, stmts);
         let mut found = Vec::new();
         let mut code = Vec::new();
         for (s, _) in stmts {
@@ -557,6 +534,23 @@ impl Prover<'_, '_> {
         self.within(&diff, quote!(#gap), quote!(i128::MAX));
         Some(())
     }
+}
+
+/// Per local: how many statements of the part `stmts` write it.
+fn write_counts(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<u32> {
+    let mut writes = vec![0u32; k.locals.len()];
+    for (s, _) in stmts {
+        let mut count = |s: &Stmt, _| {
+            if let Some(l) = s.written_local() {
+                writes[l.index()] += 1;
+            }
+        };
+        count(s, false);
+        for b in s.blocks() {
+            visit::for_each_stmt(b, false, &mut count);
+        }
+    }
+    writes
 }
 
 /// The conditions of the `select`s (`if` as a value) in `e`.

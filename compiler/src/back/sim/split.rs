@@ -376,6 +376,17 @@ impl Writer<'_> {
         }
     }
 
+    /// At the top of a thread loop's body, where threads may return: skip those that did.
+    pub(super) fn skip_returned(&self, split: &Split) -> Option<TokenStream> {
+        split.returns.then(|| {
+            quote! {
+                if __p.exited(__t) {
+                    continue;
+                }
+            }
+        })
+    }
+
     /// A loop over the live threads running `body` for each; `used` marks the locals it
     /// reads or writes.
     fn thread_loop(
@@ -388,13 +399,7 @@ impl Writer<'_> {
     ) -> TokenStream {
         let prelude = self.thread_prelude(split, used);
         let back = self.write_back(split, written);
-        let skip = split.returns.then(|| {
-            quote! {
-                if __p.exited(__t) {
-                    continue;
-                }
-            }
-        });
+        let skip = self.skip_returned(split);
         quote! {
             let __p = __run.phase();
             for __k in #threads {

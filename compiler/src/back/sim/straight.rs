@@ -290,22 +290,7 @@ impl Writer<'_> {
     /// what the runtime must confirm first; `None` where it runs checked only.
     pub(super) fn straight_part(&self, stmts: &[(&Stmt, Span)]) -> Option<Straight> {
         let k = self.k;
-        let mut written = vec![false; k.arrays.len()];
-        for (s, _) in stmts {
-            let mut note = |s: &Stmt| {
-                if let Stmt::Assign {
-                    place: Place::Element { array, .. },
-                    ..
-                } = s
-                {
-                    written[array.index()] = true;
-                }
-            };
-            note(s);
-            for b in s.blocks() {
-                visit::for_each_stmt(b, false, &mut |s, _| note(s));
-            }
-        }
+        let written = super::registers::arrays_written(k, stmts);
         let mut scan = Scan {
             k,
             types: self.types,
@@ -329,7 +314,6 @@ impl Writer<'_> {
                 break;
             }
         }
-        let exclusive = crate::analysis::exclusive::grid_exclusive(k);
         let mut checks = Vec::new();
         let mut views = Vec::new();
         for (h, a) in k.arrays.iter() {
@@ -340,7 +324,7 @@ impl Writer<'_> {
             match a.kind {
                 ArrayKind::Global { mutable } => {
                     checks.push(quote!(#name.unshadowed()));
-                    if !mutable || exclusive.contains(&h) {
+                    if !mutable || self.exclusive.contains(&h) {
                         checks.push(quote!(#name.plain()));
                     }
                     views.push(quote!(let #name = #name;));
@@ -385,13 +369,23 @@ impl Writer<'_> {
         let fast_prelude = self.thread_prelude_with(split, used.to_vec(), &cx);
         let back = self.write_back(split, written);
         self.mode.set(Mode::Checked);
-        let skip = split.returns.then(|| {
+        let skip = self.skip_returned(split);
+        // The block's threads by rows, `x` fastest: the forward order of the checked loop.
+        let each = |label: TokenStream, body: TokenStream| {
             quote! {
-                if __p.exited(__t) {
-                    continue;
+                #label for __z in 0..__dz {
+                    for __y in 0..__dy {
+                        for __x in __xs.clone() {
+                            let __t = __p.linear(__x, __y, __z);
+                            #skip
+                            #body
+                        }
+                    }
                 }
             }
-        });
+        };
+        let dry = each(quote!('__dry:), quote!(#dry_prelude #dry));
+        let fast = each(quote!(), quote!(#fast_prelude #fast #back));
         let bounds = bounds.unwrap_or(quote!((0u64, u64::MAX)));
         let proof = proof.unwrap_or(quote!(false));
         let checks = &straight.checks;
@@ -399,38 +393,16 @@ impl Writer<'_> {
         quote! {
             let __p = __run.phase();
             let (__lo, __hi): (u64, u64) = #bounds;
-            if __p.straight() #(&& #checks)* && {
-                let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
-                (#proof) || {
+            let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
+            if __p.straight() #(&& #checks)* && ((#proof) || {
                 #(#views)*
                 let mut __bad = false;
-                '__dry: for __z in 0..__dz {
-                    for __y in 0..__dy {
-                        for __x in __xs.clone() {
-                            let __t = __p.linear(__x, __y, __z);
-                            #skip
-                            #dry_prelude
-                            #dry
-                        }
-                    }
-                }
+                #dry
                 !__bad
-                }
-            } {
-                let (__xs, __dy, __dz) = __p.rows(__lo, __hi);
+            }) {
                 #guards
                 #(#views)*
-                for __z in 0..__dz {
-                    for __y in 0..__dy {
-                        for __x in __xs.clone() {
-                            let __t = __p.linear(__x, __y, __z);
-                            #skip
-                            #fast_prelude
-                            #fast
-                            #back
-                        }
-                    }
-                }
+                #fast
             } else {
                 #checked
             }
@@ -578,8 +550,7 @@ impl Writer<'_> {
         let name = &self.array_names[array.index()];
         match (&a.kind, names) {
             (ArrayKind::Global { mutable }, [i]) => {
-                let plain =
-                    !mutable || crate::analysis::exclusive::grid_exclusive(self.k).contains(&array);
+                let plain = !mutable || self.exclusive.contains(&array);
                 let access = match (plain, store) {
                     (true, None) => quote!(#name.load_plain(#i)),
                     (false, None) => quote!(#name.load_unchecked(#i)),
@@ -608,6 +579,15 @@ impl Writer<'_> {
                     "cuphase: an access's indices (internal error of the simulator writer)"
                 )),
             ),
+        }
+    }
+
+    /// Condition `cond`, written as `c`, where the straight pass being written may skip it:
+    /// behind the `bool` that says it holds for every thread (`ranges::guard_proofs`).
+    pub(super) fn guarded(&self, cond: Handle<Expr>, c: TokenStream) -> TokenStream {
+        match self.guards.borrow().iter().find(|(e, _)| *e == cond) {
+            Some((_, g)) => quote!(#g || #c),
+            None => c,
         }
     }
 
