@@ -184,3 +184,71 @@ fn sixteen_threads_share_the_gpu() {
         dev.name()
     );
 }
+
+/// The per-thread cache of loaded functions is keyed by the back end, not by its address or
+/// by the kernel alone: devices opened and dropped in turn on one thread (a new one may sit
+/// where a dropped one was), and two devices used in turn, each launch with its own device's
+/// function and kernel id. A fault on the second device, whose only kernel is the gather,
+/// must name the gather: an id borrowed from the first device (where the gather is the
+/// second kernel loaded) would name no kernel of the second.
+#[test]
+fn devices_in_turn_launch_their_own_functions() {
+    if let Err(e) = Device::cuda(0) {
+        skip!("devices_in_turn_launch_their_own_functions: skipped: no GPU ({e})");
+        return;
+    }
+    let host: Vec<u32> = (0..N as u32).collect();
+    let launch = Launch::cover(N, 128);
+    for round in 0..8u32 {
+        let dev = Device::cuda(0).unwrap();
+        let x = dev.upload(&host).unwrap();
+        let mut out = dev.zeros::<u32>(N).unwrap();
+        // More kernels than the cache holds, in turn, so that entries are replaced too.
+        for k in 0..6u32 {
+            conc_add
+                .launch(&dev, launch, &mut out, &x, round + k)
+                .unwrap();
+            let mut sums = dev.zeros::<u32>(N.div_ceil(128)).unwrap();
+            conc_sums
+                .launch(
+                    &dev,
+                    Launch::new(N.div_ceil(128) as u32, 128),
+                    &mut sums,
+                    &x,
+                )
+                .unwrap();
+            let xf = dev.upload(&vec![1.0f32; N]).unwrap();
+            let mut of = dev.zeros::<f32>(N).unwrap();
+            conc_scale.launch(&dev, launch, &mut of, &xf, 2.0).unwrap();
+            assert!(of.to_vec().unwrap().iter().all(|v| *v == 2.0));
+            let got = out.to_vec().unwrap();
+            assert!(got.iter().zip(&host).all(|(g, h)| *g == h + round + k));
+        }
+    }
+    let first = Device::cuda(0).unwrap();
+    let second = Device::cuda(0).unwrap();
+    let (x1, x2) = (first.upload(&host).unwrap(), second.upload(&host).unwrap());
+    let mut o1 = first.zeros::<u32>(N).unwrap();
+    conc_add.launch(&first, launch, &mut o1, &x1, 1).unwrap();
+    let idx1 = first.upload(&host).unwrap();
+    conc_gather
+        .launch(&first, launch, &mut o1, &x1, &idx1)
+        .unwrap();
+    assert_eq!(o1.to_vec().unwrap(), host);
+    let mut bad = host.clone();
+    bad[5] = N as u32 + 7;
+    let idx2 = second.upload(&bad).unwrap();
+    let mut o2 = second.zeros::<u32>(N).unwrap();
+    let err = conc_gather
+        .launch(&second, launch, &mut o2, &x2, &idx2)
+        .and_then(|()| second.synchronize())
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::OutOfBounds { kernel, index, .. } if *kernel == "conc_gather" && *index == N as u64 + 7),
+        "{err}"
+    );
+    println!(
+        "devices in turn: 8 devices opened and dropped, then two at once, each launch with its own device's function and kernel id on {}",
+        first.name()
+    );
+}

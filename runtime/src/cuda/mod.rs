@@ -67,6 +67,9 @@ pub struct CudaBackend {
     /// boxed, and never removed or replaced, so that a launch borrows its function in place.
     #[allow(clippy::type_complexity)]
     functions: Mutex<HashMap<usize, Box<(CudaFunction, u32)>>>,
+    /// This back end's number, unique in the process (unlike its address, never reused):
+    /// it keys the per-thread cache of the last functions launched (see `module`).
+    serial: u64,
     /// The kernels by id, for the fault record's kernel field.
     kernels: Mutex<Vec<&'static KernelInfo>>,
     /// The device's own stream (the default stream, where launches and copies go that name
@@ -184,6 +187,7 @@ impl CudaBackend {
             },
             name,
             functions: Mutex::new(HashMap::new()),
+            serial: module::next_serial(),
             kernels: Mutex::new(Vec::new()),
             fault_record: FaultRecord::new(stream),
             limits,

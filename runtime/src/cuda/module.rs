@@ -182,6 +182,27 @@ fn cache_unwritable(dir: &std::path::Path, e: &std::io::Error) {
     });
 }
 
+/// One loaded function as the per-thread cache holds it: the back end's serial, the kernel's
+/// `KernelInfo` address, and the boxed entry of that back end's map.
+type Recent = (u64, usize, *const (CudaFunction, u32));
+
+/// How many functions each thread remembers (a loop launching a few kernels in turn hits).
+const RECENT: usize = 4;
+
+thread_local! {
+    /// The functions this thread launched last, most recent first: a launch finds its function
+    /// here without the map's lock or hash (a few nanoseconds of a launch's few microseconds).
+    static RECENT_FUNCTIONS: std::cell::Cell<[Recent; RECENT]> =
+        const { std::cell::Cell::new([(0, 0, std::ptr::null()); RECENT]) };
+}
+
+/// A number for a new back end, never given before in this process (0 is never given, so an
+/// empty slot of the per-thread cache matches no back end).
+pub(super) fn next_serial() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl CudaBackend {
     /// The loaded function of a kernel and its id on this device: compiled and loaded on
     /// first use, then kept for the device's life.
@@ -191,13 +212,27 @@ impl CudaBackend {
     /// compile the same kernel at once; the first to finish is kept, and every launch uses it.
     pub fn function(&self, info: &'static KernelInfo) -> Result<(&CudaFunction, u32), Error> {
         let key = info as *const KernelInfo as usize;
-        let in_place = |e: &(CudaFunction, u32)| {
-            let p: *const (CudaFunction, u32) = e;
+        let in_place = |p: *const (CudaFunction, u32)| {
             // SAFETY: an entry is boxed, inserted once and never removed or replaced while the
             // back end lives, so the box's contents stay where they are for as long as `self`
-            // is borrowed, however the map grows.
+            // is borrowed, however the map grows. A pointer from the per-thread cache is one of
+            // `self`'s entries: it is kept with the serial of the back end whose map holds it,
+            // and serials are never reused.
             let (f, id) = unsafe { &*p };
             (f, *id)
+        };
+        let recent = RECENT_FUNCTIONS.with(std::cell::Cell::get);
+        if let Some(&(_, _, p)) = recent
+            .iter()
+            .find(|&&(serial, k, _)| serial == self.serial && k == key)
+        {
+            return Ok(in_place(p));
+        }
+        let remember = |p: *const (CudaFunction, u32)| {
+            let mut next = [(self.serial, key, p); RECENT];
+            next[1..].copy_from_slice(&recent[..RECENT - 1]);
+            RECENT_FUNCTIONS.with(|r| r.set(next));
+            in_place(p)
         };
         if let Some(e) = self
             .functions
@@ -205,7 +240,7 @@ impl CudaBackend {
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
         {
-            return Ok(in_place(e));
+            return Ok(remember(&**e));
         }
         crate::kernel::dump(info);
         let (module, cache) = compile_cached(
@@ -257,6 +292,8 @@ impl CudaBackend {
             kernels.push(info);
             Box::new((f, (kernels.len() - 1) as u32))
         });
-        Ok(in_place(entry))
+        let p: *const (CudaFunction, u32) = &**entry;
+        drop(functions);
+        Ok(remember(p))
     }
 }
