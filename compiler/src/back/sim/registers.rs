@@ -114,7 +114,6 @@ pub(super) fn arrays_written(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<bool> {
 /// Per array of `k`: whether `stmts` (or the blocks in them) read or write one of its
 /// elements.
 pub(super) fn arrays_used(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<bool> {
-    let mut used = arrays_written(k, stmts);
     let mut exprs = Vec::new();
     for (s, _) in stmts {
         exprs.extend(s.operands());
@@ -122,15 +121,27 @@ pub(super) fn arrays_used(k: &Kernel, stmts: &[(&Stmt, Span)]) -> Vec<bool> {
             crate::ir::visit::for_each_stmt(b, false, &mut |s, _| exprs.extend(s.operands()));
         }
     }
+    let read = arrays_read(k, exprs);
+    let mut used = arrays_written(k, stmts);
+    for (u, r) in used.iter_mut().zip(read) {
+        *u |= r;
+    }
+    used
+}
+
+/// Per array of `k`: whether `exprs` read one of its elements (or its length).
+pub(super) fn arrays_read(k: &Kernel, exprs: impl IntoIterator<Item = Handle<Expr>>) -> Vec<bool> {
+    let mut read = vec![false; k.arrays.len()];
     for e in exprs {
         crate::ir::visit::any_expr(k, e, &mut |x| {
-            if let Expr::Load { array, .. } | Expr::UniformLoad { array, .. } = x {
-                used[array.index()] = true;
+            if let Expr::Load { array, .. } | Expr::UniformLoad { array, .. } | Expr::Len(array) = x
+            {
+                read[array.index()] = true;
             }
             false
         });
     }
-    used
+    read
 }
 
 /// What the writer emits where a register array's access is not one `register_arrays`

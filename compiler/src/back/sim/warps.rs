@@ -79,9 +79,7 @@ impl Writer<'_> {
     /// `value` as the first live lane of warp `__w` computes it: a value the compiler proved
     /// warp-uniform. A warp whose lanes have all returned has nothing left to run.
     fn once_per_warp(&self, split: &Split, e: Handle<Expr>) -> TokenStream {
-        let mut used = vec![false; self.k.locals.len()];
-        mark_expr(self.k, e, &mut used);
-        let prelude = self.thread_prelude(split, used);
+        let prelude = self.thread_prelude(split, self.used_by(&[e]));
         let value = self.expr(e);
         let done = split.returns.then(|| {
             quote! {
@@ -97,6 +95,18 @@ impl Writer<'_> {
             #prelude
             #value
         })
+    }
+
+    /// What `thread_prelude` takes for code that evaluates `exprs` alone: the locals they
+    /// read, then the arrays they read (so that a lane loop loads no register array it does
+    /// not use).
+    fn used_by(&self, exprs: &[Handle<Expr>]) -> Vec<bool> {
+        let mut used = vec![false; self.k.locals.len()];
+        for &e in exprs {
+            mark_expr(self.k, e, &mut used);
+        }
+        used.extend(super::registers::arrays_read(self.k, exprs.iter().copied()));
+        used
     }
 
     fn witem(&self, split: &Split, item: &WItem<'_>) -> TokenStream {
@@ -151,11 +161,11 @@ impl Writer<'_> {
                         step,
                         ..
                     } => {
-                        let mut used = vec![false; self.k.locals.len()];
-                        for e in [Some(*start), Some(*end), *step].into_iter().flatten() {
-                            mark_expr(self.k, e, &mut used);
-                        }
-                        let prelude = self.thread_prelude(split, used);
+                        let bounds: Vec<_> = [Some(*start), Some(*end), *step]
+                            .into_iter()
+                            .flatten()
+                            .collect();
+                        let prelude = self.thread_prelude(split, self.used_by(&bounds));
                         let range = self.for_range(kind, *span);
                         let name = &self.local_names[var.index()];
                         quote_spanned!(site(span.lo)=> #lbl: for #name in {
@@ -192,10 +202,7 @@ impl Writer<'_> {
         let (Some(v), Some(r)) = (value, result) else {
             return check;
         };
-        let mut used = vec![false; self.k.locals.len()];
-        for e in s.operands() {
-            mark_expr(self.k, e, &mut used);
-        }
+        let used = self.used_by(&s.operands());
         let ty = scalar_tokens(self.types.expr(*v), span);
         let v = self.expr(*v);
         let arg = match lane {
@@ -205,7 +212,7 @@ impl Writer<'_> {
             }
             None => quote!(0u32),
         };
-        let none = vec![false; self.k.locals.len()];
+        let none = self.used_by(&[]);
         let gather = self.lane_loop(
             split,
             used,
@@ -219,7 +226,7 @@ impl Writer<'_> {
             _ => quote!(<#ty as ::cuphase::Scalar>::from_lane_bits(#out)),
         };
         let rn = self.local_place(*r);
-        let mut result = vec![false; self.k.locals.len()];
+        let mut result = self.used_by(&[]);
         result[r.index()] = true;
         let hand_out = self.lane_loop(split, result.clone(), &result, quote!(#rn = #value;));
         quote_spanned!(site(span.lo)=> {
