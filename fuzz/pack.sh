@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the differential fuzzer (2,000 generated kernels; about 17 minutes on 2 cores) and
+# Builds the differential fuzzer (2,000 generated kernels; 17 to 23 minutes on 2 cores) and
 # stages it, stripped and gzipped (about 23 MB; the binary is 125 MB, over what a device call
 # carries), in .gpu-fuzz/. Then, with the device tool:
 #   run(command="bash fuzz/run.sh", carry=[".gpu-fuzz"])
