@@ -95,7 +95,7 @@ fn sweep(dev: &Device, start: &[u32], want: &[u32], n: usize, sweeps: u32) -> Re
 
 fn bench() -> Result<()> {
     let quick = std::env::args().any(|a| a == "--quick");
-    let reps = if quick { 1 } else { 5 };
+    let reps = if quick { 1 } else { 21 };
     // The default: race detection on, shared memory skipped where the compiler proved it.
     let sim = |race_detection| {
         Device::cpu_with(SimOptions {

@@ -177,7 +177,7 @@ impl SimBackend {
                     let z = Dim3::new(0, 0, 0);
                     return Some((
                         linear,
-                        fault.into_error(info.name, z, z, grid, launch.block),
+                        Box::new(fault.into_error(info.name, z, z, grid, launch.block)),
                     ));
                 }
                 let x = (linear % u64::from(grid.x)) as u32;
@@ -197,14 +197,17 @@ impl SimBackend {
                     printer: &printer,
                     thread_indices: &thread_indices,
                 };
+                // Boxed: every block's `Option` passes through rayon's reduction, and an
+                // unboxed `Error` made each of them a copy of the whole error's size (a sixth of
+                // a small kernel's launch).
                 super::Watch::during(watch.as_ref(), || block(&ctx))
                     .err()
-                    .map(|e| (linear, e))
+                    .map(|e| (linear, Box::new(e)))
             })
             .min_by_key(|(linear, _)| *linear);
         printer.finish();
         match first_error {
-            Some((_, e)) => Err(e),
+            Some((_, e)) => Err(*e),
             None => Ok(()),
         }
     }
