@@ -7,6 +7,8 @@
 //! shadow for it (which is most of the cost of race detection in element-wise kernels). The
 //! host glue checks the launch's shape; other launches keep the shadow.
 //!
+//! A slice of structs or of arrays counts as one buffer: all its leaves, or none.
+//!
 //! The index must be `global_idx().x` itself, `block_idx().x * block_dim().x + thread_idx().x`
 //! (in either order of either operation), a widening cast of one, or a variable declared with
 //! a value every write of which is one of these. Anything else (an offset, a stride, a loop, a loaded index, an
@@ -18,18 +20,25 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-/// The `&mut [T]` arrays (of scalars, not struct fields) whose every access is at the
-/// thread's `global_idx().x`.
+/// The `&mut [T]` arrays whose every access is at the thread's `global_idx().x`. A slice of
+/// structs or of arrays (`&mut [[u32; 4]]`) is one array per leaf: its leaves are in the list
+/// together, when every access to every one of them is at that index (thread `i` then touches
+/// element `i`'s fields alone), or not at all.
 pub fn grid_exclusive(k: &Kernel) -> Vec<Handle<Array>> {
     let mut candidates: Vec<Handle<Array>> = k
         .arrays
         .iter()
-        .filter(|(_, a)| a.kind == (ArrayKind::Global { mutable: true }) && a.field.is_none())
+        .filter(|(_, a)| a.kind == (ArrayKind::Global { mutable: true }))
         .map(|(h, _)| h)
         .collect();
+    // The buffers (by parameter name) one of whose leaves was refused.
+    let mut refused_buffers = HashSet::new();
     let mut reject = |array: Handle<Array>, index: &[Handle<Expr>], in_unsafe: bool| {
         if in_unsafe || !matches!(index, [i] if is_global_x(k, *i, &mut Seen::new())) {
             candidates.retain(|c| *c != array);
+            if let Some(f) = &k.arrays.get(array).field {
+                refused_buffers.insert(f.base.clone());
+            }
         }
     };
     visit::for_each_stmt(&k.body, false, &mut |s, in_unsafe| {
@@ -49,6 +58,13 @@ pub fn grid_exclusive(k: &Kernel) -> Vec<Handle<Array>> {
                 false
             });
         }
+    });
+    candidates.retain(|c| {
+        k.arrays
+            .get(*c)
+            .field
+            .as_ref()
+            .is_none_or(|f| !refused_buffers.contains(&f.base))
     });
     candidates
 }
@@ -174,6 +190,43 @@ mod tests {
         c.report
             .text
             .contains("simulator: `out` is one element per thread")
+    }
+
+    /// Whether `out`, a slice of `[u32; 4]`, is found exclusive in a kernel with this body.
+    fn exclusive_chunks(body: &str) -> bool {
+        let src = format!("fn k(out: &mut [[u32; 4]], n: u32) {{\n{body}\n}}");
+        let c = compile_str("", &src, "k.rs")
+            .unwrap_or_else(|d| panic!("{body}: {}", d[0].full_message()));
+        let leaves = c.report.exclusive.len();
+        let said = c
+            .report
+            .text
+            .contains("simulator: `out` is one element per thread");
+        assert_eq!(said, leaves > 0, "{body}: {}", c.report.text);
+        assert!(
+            leaves == 0 || leaves == 4,
+            "{body}: {leaves} of the 4 leaves"
+        );
+        said
+    }
+
+    #[test]
+    fn a_slice_of_arrays_is_exclusive_with_all_its_leaves_or_not_at_all() {
+        assert!(exclusive_chunks(
+            "let i = global_idx().x; if i < n { out[i] = [1, 2, 3, out[i][3]]; }"
+        ));
+        assert!(exclusive_chunks(
+            "let i = global_idx().x; if i < n { out[i][2] = 7; }"
+        ));
+        // One leaf at another element: every leaf keeps the shadow.
+        assert!(!exclusive_chunks(
+            "let i = global_idx().x; if i + 1 < n { out[i][0] = 1; out[i + 1][3] = 2; }"
+        ));
+        // Leaf 1 read at element 0, only leaf 0 written at `i`: leaf 0 alone would pass, but
+        // the buffer does not.
+        assert!(!exclusive_chunks(
+            "let i = global_idx().x; if i < n { let v = out[0][1]; out[i][0] = v; }"
+        ));
     }
 
     #[test]

@@ -165,11 +165,18 @@ pub(super) fn report(checked: &Checked, removed: &[Removed]) -> Report {
         );
     }
     let exclusive = super::exclusive::grid_exclusive(k);
+    let mut said = Vec::new();
     for a in &exclusive {
+        // A slice of structs or arrays: its name once, for all its leaves.
+        let array = k.arrays.get(*a);
+        let name = array.field.as_ref().map_or(&array.name, |f| &f.base);
+        if said.contains(&name) {
+            continue;
+        }
+        said.push(name);
         let _ = writeln!(
             t,
-            "simulator: `{}` is one element per thread (`global_idx().x`): no race detection on it in one-dimensional launches",
-            k.arrays.get(*a).name
+            "simulator: `{name}` is one element per thread (`global_idx().x`): no race detection on it in one-dimensional launches"
         );
     }
     Report {

@@ -324,7 +324,7 @@ impl Writer<'_> {
             match a.kind {
                 ArrayKind::Global { mutable } => {
                     checks.push(quote!(#name.unshadowed()));
-                    if !mutable || self.exclusive.contains(&h) {
+                    if !mutable || (self.exclusive.contains(&h) && a.field.is_none()) {
                         checks.push(quote!(#name.plain()));
                     }
                     views.push(quote!(let #name = #name;));
@@ -550,7 +550,7 @@ impl Writer<'_> {
         let name = &self.array_names[array.index()];
         match (&a.kind, names) {
             (ArrayKind::Global { mutable }, [i]) => {
-                let plain = !mutable || self.exclusive.contains(&array);
+                let plain = !mutable || (self.exclusive.contains(&array) && a.field.is_none());
                 let access = match (plain, store) {
                     (true, None) => quote!(#name.load_plain(#i)),
                     (false, None) => quote!(#name.load_unchecked(#i)),
