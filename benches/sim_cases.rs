@@ -190,12 +190,15 @@ pub struct Case {
     pub rayon: Box<dyn Fn()>,
 }
 
-/// The median of `reps` timed runs of `launch`, each after an untimed `reset`.
+/// The median of `reps` timed runs of `launch`, each after an untimed `reset`, after one
+/// untimed run (a warm-up: the pool's threads awake, the caches and allocator primed).
 pub fn timed(
     reps: usize,
     mut reset: impl FnMut() -> Result<()>,
     mut launch: impl FnMut() -> Result<()>,
 ) -> Result<f64> {
+    reset()?;
+    launch()?;
     let mut v = Vec::new();
     for _ in 0..reps.max(1) {
         reset()?;
