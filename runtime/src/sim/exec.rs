@@ -351,29 +351,39 @@ fn warp_results(inputs: &[(WarpOp, u64, u32)]) -> Vec<u64> {
 /// bits and argument (lane, mask or distance): a lane that does not exist (past a partial
 /// warp's end) is never read, the reading thread keeps its own value.
 pub fn exchange(kind: WarpOp, lanes: &[(u64, u32)]) -> [u64; 32] {
-    let n = lanes.len().min(32);
+    let lanes = &lanes[..lanes.len().min(32)];
+    let n = lanes.len();
     let mut out = [0u64; 32];
-    for (lane, slot) in out.iter_mut().enumerate().take(n) {
-        let (own, arg) = lanes[lane];
-        let read = |src: Option<usize>| match src {
-            Some(s) if s < n => lanes[s].0,
-            _ => own,
-        };
-        let arg = arg as usize;
-        *slot = match kind {
-            WarpOp::Sync => 0,
-            WarpOp::Shuffle => read(Some(arg % 32)),
-            WarpOp::ShuffleXor => read(Some(lane ^ (arg % 32))),
-            WarpOp::ShuffleUp => read((arg < 32 && lane >= arg).then(|| lane - arg)),
-            WarpOp::ShuffleDown => read((arg < 32).then(|| lane + arg)),
-            WarpOp::Ballot => lanes[..n]
+    // Lane `lane` reads lane `src`'s value, or keeps its own where there is no such lane.
+    let read = |lane: usize, src: Option<usize>| match src {
+        Some(s) if s < n => lanes[s].0,
+        _ => lanes[lane].0,
+    };
+    let each = |out: &mut [u64; 32], src: &dyn Fn(usize, usize) -> Option<usize>| {
+        for (lane, (slot, &(_, arg))) in out.iter_mut().zip(lanes).enumerate() {
+            *slot = read(lane, src(lane, arg as usize));
+        }
+    };
+    // The whole warp's answer, the same in every lane.
+    let all = |out: &mut [u64; 32], v: u64| out[..n].fill(v);
+    match kind {
+        WarpOp::Sync => {}
+        WarpOp::Shuffle => each(&mut out, &|_, arg| Some(arg % 32)),
+        WarpOp::ShuffleXor => each(&mut out, &|lane, arg| Some(lane ^ (arg % 32))),
+        WarpOp::ShuffleUp => each(&mut out, &|lane, arg| {
+            (arg < 32 && lane >= arg).then(|| lane - arg)
+        }),
+        WarpOp::ShuffleDown => each(&mut out, &|lane, arg| (arg < 32).then(|| lane + arg)),
+        WarpOp::Ballot => all(
+            &mut out,
+            lanes
                 .iter()
                 .enumerate()
                 .filter(|(_, i)| i.0 != 0)
                 .fold(0u64, |m, (l, _)| m | (1u64 << l)),
-            WarpOp::All => u64::from(lanes[..n].iter().all(|i| i.0 != 0)),
-            WarpOp::Any => u64::from(lanes[..n].iter().any(|i| i.0 != 0)),
-        };
+        ),
+        WarpOp::All => all(&mut out, u64::from(lanes.iter().all(|i| i.0 != 0))),
+        WarpOp::Any => all(&mut out, u64::from(lanes.iter().any(|i| i.0 != 0))),
     }
     out
 }
