@@ -73,8 +73,9 @@ struct Writer<'a> {
     /// While a straight pass is written: its guards proven true for every thread, each with
     /// the `bool` that says so at run time (`ranges`).
     guards: std::cell::RefCell<Vec<(Handle<Expr>, Ident)>>,
-    /// The `&mut` buffers each thread owns one element of (`analysis::exclusive`): the
-    /// straight pass accesses them with plain loads and stores.
+    /// The `&mut` buffers of scalars each thread owns one element of (`analysis::exclusive`):
+    /// the straight pass accesses them with plain loads and stores. (A slice of structs' or
+    /// arrays' fields are views the straight pass does not take.)
     exclusive: Vec<Handle<Array>>,
 }
 
@@ -117,7 +118,11 @@ impl<'a> Writer<'a> {
             mode: std::cell::Cell::new(straight::Mode::Checked),
             part_writes: std::cell::RefCell::default(),
             guards: std::cell::RefCell::default(),
-            exclusive: exclusive.to_vec(),
+            exclusive: exclusive
+                .iter()
+                .copied()
+                .filter(|a| k.arrays.get(*a).field.is_none())
+                .collect(),
         }
     }
 

@@ -337,6 +337,18 @@ impl Writer<'_> {
         quote!(#(#lets)*)
     }
 
+    /// What `thread_prelude` takes for code that evaluates `exprs` alone: the locals they
+    /// read, then the arrays they read (so that the code loads no register array it does not
+    /// use; a vector of the locals alone loads them all).
+    pub(super) fn used_by(&self, exprs: &[Handle<Expr>]) -> Vec<bool> {
+        let mut used = vec![false; self.k.locals.len()];
+        for &e in exprs {
+            mark_expr(self.k, e, &mut used);
+        }
+        used.extend(super::registers::arrays_read(self.k, exprs.iter().copied()));
+        used
+    }
+
     /// The start of one thread's part: its context, local arrays and recomputed locals.
     /// `used`: per local, whether the part reads or writes it; then, where the part's
     /// statements are at hand, per array (else every register array is loaded).
@@ -426,11 +438,7 @@ impl Writer<'_> {
 
     /// A write of a block-uniform local, which the block runs once.
     fn hoisted(&self, split: &Split, s: &Stmt, span: Span) -> TokenStream {
-        let once = |e: Handle<Expr>| {
-            let mut used = vec![false; self.k.locals.len()];
-            mark_expr(self.k, e, &mut used);
-            self.once(split, used, self.expr(e))
-        };
+        let once = |e: Handle<Expr>| self.once(split, self.used_by(&[e]), self.expr(e));
         match s {
             Stmt::Let { local, init } => {
                 let name = &self.local_names[local.index()];
@@ -483,11 +491,10 @@ impl Writer<'_> {
 
     /// A block-level condition: computed once, or voted on where it holds a promise.
     fn condition(&self, split: &Split, cond: Handle<Expr>, span: Span) -> TokenStream {
-        let mut used = vec![false; self.k.locals.len()];
-        mark_expr(self.k, cond, &mut used);
+        let used = self.used_by(&[cond]);
         let c = self.expr(cond);
         if promised(self.k, cond) {
-            let none = vec![false; self.k.locals.len()];
+            let none = self.used_by(&[]);
             self.vote(split, used, &none, quote!(__agree.add(__t, #c);), span)
         } else {
             self.once(split, used, c)

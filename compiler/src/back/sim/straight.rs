@@ -37,7 +37,6 @@
 
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
-use crate::ir::Types;
 use crate::ir::*;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -324,7 +323,7 @@ impl Writer<'_> {
             match a.kind {
                 ArrayKind::Global { mutable } => {
                     checks.push(quote!(#name.unshadowed()));
-                    if !mutable || (self.exclusive.contains(&h) && a.field.is_none()) {
+                    if !mutable || self.exclusive.contains(&h) {
                         checks.push(quote!(#name.plain()));
                     }
                     views.push(quote!(let #name = #name;));
@@ -550,7 +549,7 @@ impl Writer<'_> {
         let name = &self.array_names[array.index()];
         match (&a.kind, names) {
             (ArrayKind::Global { mutable }, [i]) => {
-                let plain = !mutable || (self.exclusive.contains(&array) && a.field.is_none());
+                let plain = !mutable || self.exclusive.contains(&array);
                 let access = match (plain, store) {
                     (true, None) => quote!(#name.load_plain(#i)),
                     (false, None) => quote!(#name.load_unchecked(#i)),

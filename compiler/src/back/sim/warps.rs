@@ -14,7 +14,7 @@
 //! Takes the [`WItem`] plan of a warp region; gives its Rust code.
 
 use super::items::WItem;
-use super::plan::{mark_expr, only_declarations, Split};
+use super::plan::{only_declarations, Split};
 use super::split::resolve_exits;
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
@@ -95,18 +95,6 @@ impl Writer<'_> {
             #prelude
             #value
         })
-    }
-
-    /// What `thread_prelude` takes for code that evaluates `exprs` alone: the locals they
-    /// read, then the arrays they read (so that a lane loop loads no register array it does
-    /// not use).
-    fn used_by(&self, exprs: &[Handle<Expr>]) -> Vec<bool> {
-        let mut used = vec![false; self.k.locals.len()];
-        for &e in exprs {
-            mark_expr(self.k, e, &mut used);
-        }
-        used.extend(super::registers::arrays_read(self.k, exprs.iter().copied()));
-        used
     }
 
     fn witem(&self, split: &Split, item: &WItem<'_>) -> TokenStream {
