@@ -273,6 +273,77 @@ pub fn mma_m16n8k8_tf32(acc: &mut [f32; 4], a: &[f32; 4], b: &[f32; 2]) {
     unreachable!("{TRANSLATED}")
 }
 
+/// Loads matrix fragments from shared memory for the whole warp at once (PTX's
+/// `ldmatrix.sync.aligned.m8n8`, sm_75 and later): every lane gives one 16-byte row, `row` of a
+/// two-dimensional shared array of `[bf16; 8]`, `[f16; 8]` or `[f32; 4]` rows, and receives
+/// its elements of the warp's rows in `frag`, a thread-local array (or a row of one) of the
+/// same element type.
+///
+/// The fragment's length picks how many 8x8 matrices (of 16-bit elements; 8x4 of `f32`) the
+/// warp loads: `[T; 2]`, `[T; 4]`, `[T; 8]` load one, two or four (`[f32; 1]`, `[f32; 2]`,
+/// `[f32; 4]`). Lanes `8 j .. 8 j + 7` give the rows of matrix `j` (the others' rows are
+/// checked against the tile's bounds, not read); with `p` elements of a matrix per lane (2 of
+/// 16 bits, 1 of `f32`), `frag[p j + h]` is element `p * (lane % 4) + h` of the row lane
+/// `8 j + lane / 4` gave. That is the layout of `mma`'s fragments: lane `l` giving row
+/// `l % 16`, columns `8 * (l / 16) ..` of a row-major 16x16 `A` tile loads its
+/// [`mma_m16n8k16`] `A` fragment into a `[bf16; 8]`, and the same of a 16x8 `f32` tile its
+/// [`mma_m16n8k8_tf32`] `A` fragment into an `[f32; 4]`. See [`ldmatrix_trans`] for `B`.
+///
+/// Rows whose addresses fall in distinct 16-byte columns of the 128 bytes of shared memory's
+/// banks load without conflicts: pad a tile's rows to an odd number of 16-byte chunks. Every
+/// thread of the warp must reach the call (warp-uniform control flow, checked at compile
+/// time); blocks must be whole warps (checked at launch). For the race proof and the
+/// simulator's race detection, each lane reads the row it gives.
+///
+/// ```
+/// use cuphase::half::bf16;
+/// use cuphase::prelude::*;
+///
+/// // The 16x16 matrix A[r][c] = 16 r + c, row-major in rows of 8 elements (two a row of A):
+/// // each lane gets its `mma_m16n8k16` A fragment.
+/// #[kernel(block = 32)]
+/// fn a_fragment(out: &mut [f32], a: &[[bf16; 8]]) {
+///     let tile = shared::<[[bf16; 8]; 32]>();
+///     let lane = thread_idx().x as usize;
+///     tile[lane] = a[lane];
+///     sync_block_threads();
+///     let mut fa = [bf16::ZERO; 8];
+///     ldmatrix(&mut fa, &tile[(lane % 16) * 2 + lane / 16]);
+///     for e in 0..8 {
+///         out[lane * 8 + e] = fa[e].to_f32();
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let rows: Vec<[bf16; 8]> = (0..32)
+///     .map(|i| std::array::from_fn(|e| bf16::from_f32((i * 8 + e) as f32)))
+///     .collect();
+/// let a = dev.upload(&rows)?;
+/// let mut out = dev.zeros::<f32>(256)?;
+/// a_fragment.launch(&dev, Launch::new(1, 32), &mut out, &a)?;
+/// let out = out.to_vec()?;
+/// for lane in 0..32 {
+///     let (g, q) = (lane / 4, lane % 4);
+///     for e in 0..8 {
+///         let (r, c) = (g + 8 * ((e >> 1) & 1), 2 * q + (e & 1) + 8 * (e >> 2));
+///         assert_eq!(out[lane * 8 + e], (16 * r + c) as f32);
+///     }
+/// }
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn ldmatrix<T: Copy, const N: usize, const R: usize>(frag: &mut [T; N], row: &[T; R]) {
+    unreachable!("{TRANSLATED}")
+}
+
+/// [`ldmatrix`] transposed (PTX's `.trans`, 16-bit elements only): lane `l` receives a column
+/// pair instead, `frag[2 j + h]` being element `l / 4` of the row lane `8 j + 2 (l % 4) + h`
+/// gave. Lane `l` giving row `l % 16` (that is, `k`) of a row-major 16x8 `B` tile loads its
+/// [`mma_m16n8k16`] `B` fragment into a `[bf16; 4]`: the 8 columns of each row are one 16-byte
+/// row of the tile. The rules of [`ldmatrix`] apply.
+pub fn ldmatrix_trans<T: Copy, const N: usize, const R: usize>(frag: &mut [T; N], row: &[T; R]) {
+    unreachable!("{TRANSLATED}")
+}
+
 /// Starts an asynchronous copy of one element of a slice in global memory into shared memory
 /// (CUDA's `cp.async`, sm_80 and later): `dst` is an element of a shared array, or a row
 /// `tile[r]` of a two-dimensional one, of the type of `src`'s element, 4, 8 or 16 bytes in all

@@ -18,6 +18,8 @@ pub mod faults;
 pub mod half;
 #[path = "in/helpers.rs"]
 pub mod helpers;
+#[path = "in/ldmatrix.rs"]
+pub mod ldmatrix;
 #[path = "in/apps/llmc.rs"]
 pub mod llmc;
 #[path = "in/apps/llmc_train.rs"]
@@ -197,6 +199,18 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         ),
         (mma::gemm_bf16.name(), mma::gemm_bf16.cuda_source()),
         (mma::gemm_bf16_128.name(), mma::gemm_bf16_128.cuda_source()),
+        (
+            ldmatrix::ldmatrix_forms.name(),
+            ldmatrix::ldmatrix_forms.cuda_source(),
+        ),
+        (
+            ldmatrix::ldmatrix_f32_forms.name(),
+            ldmatrix::ldmatrix_f32_forms.cuda_source(),
+        ),
+        (
+            ldmatrix::ldmatrix_rounds.name(),
+            ldmatrix::ldmatrix_rounds.cuda_source(),
+        ),
         (
             mma::gemm_bf16_128_k64.name(),
             mma::gemm_bf16_128_k64.cuda_source(),

@@ -30,6 +30,7 @@ mod exhaustion;
 mod gpu;
 mod kernels;
 mod layering;
+mod ldmatrix;
 mod math;
 mod methods;
 mod mma;

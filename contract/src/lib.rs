@@ -7,6 +7,7 @@
 //!   the layout of the fault record the GPU writes and the runtime reads ([`fault::record`]);
 //! - [`WarpOp`]: the warp operations, with their Rust names;
 //! - [`MmaShape`]: the warp-level matrix multiply-accumulates and their fragment layouts;
+//! - [`MatrixLoad`]: the warp-collective fragment loads from shared memory (`ldmatrix`);
 //! - [`Distribution`]: how a `for` loop spreads its range over threads;
 //! - [`Bound`]: the bounds of generic kernels and helpers, and the types each admits.
 //!
@@ -14,9 +15,11 @@
 //! without pulling anything into the other.
 
 pub mod fault;
+pub mod ldmatrix;
 pub mod mma;
 
 pub use fault::{FaultKind, FaultSite};
+pub use ldmatrix::MatrixLoad;
 pub use mma::MmaShape;
 
 /// The warp operations.

@@ -104,11 +104,10 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     let mut report = report(checked, &removed);
     report.whole_warps = uni.needs_whole_warps;
     if report.whole_warps {
-        let multiplies = crate::ir::visit::any_stmt(&checked.kernel.body, |s| {
-            matches!(s, crate::ir::Stmt::Mma { .. })
-        });
-        report.text.push_str(if multiplies {
-            "launch: warp-wide matrix multiplies take whole warps: blocks whose x extent is a multiple of 32; launches are checked\n"
+        let matrices =
+            crate::ir::visit::any_stmt(&checked.kernel.body, crate::ir::Stmt::is_matrix_op);
+        report.text.push_str(if matrices {
+            "launch: warp-wide matrix operations take whole warps: blocks whose x extent is a multiple of 32; launches are checked\n"
         } else {
             "launch: warp operations are warp-uniform for blocks whose x extent is a multiple of 32; launches are checked\n"
         });

@@ -33,6 +33,8 @@ pub enum BuiltinFn {
     /// `mma_m16n8k16(&mut acc, &a, &b)`, `mma_m16n8k8_tf32(..)`: the fragments' element type
     /// picks the [`MmaShape`].
     Mma(&'static str),
+    /// `ldmatrix(&mut frag, &tile[r])`, or `ldmatrix_trans(..)` when `true`.
+    LoadMatrix(bool),
     /// `cp_async(&mut tile[i], &src[j])`.
     AsyncCopy,
     /// `cp_async_commit()`.
@@ -58,6 +60,8 @@ const TABLE: &[(&str, BuiltinFn)] = &[
     ("fence_block", BuiltinFn::Fence(FenceScope::Block)),
     ("fence_device", BuiltinFn::Fence(FenceScope::Device)),
     ("fence_system", BuiltinFn::Fence(FenceScope::System)),
+    ("ldmatrix", BuiltinFn::LoadMatrix(false)),
+    ("ldmatrix_trans", BuiltinFn::LoadMatrix(true)),
     ("cp_async", BuiltinFn::AsyncCopy),
     ("cp_async_commit", BuiltinFn::AsyncCommit),
     ("cp_async_wait", BuiltinFn::AsyncWait),

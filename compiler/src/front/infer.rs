@@ -441,7 +441,7 @@ impl Infer<'_, '_> {
             }
             Stmt::Block(b) => self.block(b),
             Stmt::Check { index, .. } => self.require_index(*index),
-            Stmt::Mma { .. } => {
+            Stmt::Mma { .. } | Stmt::LoadMatrix { .. } => {
                 for row in s.operands() {
                     self.require_index(row);
                 }

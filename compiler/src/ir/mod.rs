@@ -38,7 +38,7 @@ pub mod types;
 pub mod visit;
 
 pub use arena::{Arena, Handle, Span, Src};
-pub use cuphase_contract::{Distribution, MmaShape, WarpOp};
+pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape, WarpOp};
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
 pub use print::{split_format, FormatPart, FormatSpec, Placeholder, PrintPiece};
@@ -718,6 +718,16 @@ pub enum Stmt {
         acc: Fragment,
         a: Fragment,
         b: Fragment,
+    },
+    /// `ldmatrix(&mut frag, &tile[row])` (`ldmatrix_trans` when `load.trans`): each lane gives
+    /// row `row` of the two-dimensional shared array `tile` (16 bytes) and receives its
+    /// elements of the warp's rows into `frag`, as [`MatrixLoad::source`] says.
+    /// Warp-collective, like [`Stmt::Mma`]; for the analyses, each lane reads the row it gives.
+    LoadMatrix {
+        load: MatrixLoad,
+        frag: Fragment,
+        tile: Handle<Array>,
+        row: Handle<Expr>,
     },
     /// `cp_async(&mut dst[i], &src[j])`: an asynchronous copy of one element of a global
     /// slice into shared memory (4, 8 or 16 bytes: CUDA's `cp.async`). `src` holds the element's

@@ -29,10 +29,19 @@ impl Stmt {
         a.into_iter().chain(b)
     }
 
-    /// Whether every thread of a warp must reach this statement together: a warp operation or
-    /// a matrix multiply-accumulate.
+    /// Whether every thread of a warp must reach this statement together: a warp operation, a
+    /// matrix multiply-accumulate or a fragment load.
     pub fn is_warp_collective(&self) -> bool {
-        matches!(self, Stmt::Warp { .. } | Stmt::Mma { .. })
+        matches!(
+            self,
+            Stmt::Warp { .. } | Stmt::Mma { .. } | Stmt::LoadMatrix { .. }
+        )
+    }
+
+    /// Whether the statement moves matrix fragments between a warp's lanes (`mma_*`,
+    /// `ldmatrix`), which takes whole warps.
+    pub fn is_matrix_op(&self) -> bool {
+        matches!(self, Stmt::Mma { .. } | Stmt::LoadMatrix { .. })
     }
 
     /// The variable this statement writes itself, if any (a `let`, an assignment to a
@@ -81,6 +90,8 @@ impl Stmt {
             Stmt::Atomic { index, value, .. } => vec![*index, *value],
             Stmt::Warp { value, lane, .. } => value.iter().chain(lane.iter()).copied().collect(),
             Stmt::Mma { acc, a, b, .. } => [acc.row, a.row, b.row].into_iter().flatten().collect(),
+            // The fragment's row, then the tile's, as Rust evaluates the arguments.
+            Stmt::LoadMatrix { frag, row, .. } => frag.row.into_iter().chain([*row]).collect(),
             Stmt::AsyncCopy { dst_index, src, .. } => {
                 dst_index.iter().chain(src).copied().collect()
             }

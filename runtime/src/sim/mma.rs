@@ -12,6 +12,7 @@
 //! [`MmaShape::b_owner`] say, and calls [`mma_dot`] for each of its own elements. Both reduce
 //! to [`mma_dot`], so the two give the same bits.
 
+use crate::Scalar;
 use cuphase_contract::MmaShape;
 
 /// `x` rounded to TF32 as `cvt.rna.tf32.f32` rounds it: 10 mantissa bits, to nearest, ties
@@ -69,6 +70,38 @@ pub fn mma(
     d
 }
 
+/// A 16-byte row of a fragment load (`ldmatrix`) as two 64-bit words, the values one-future-a-
+/// thread code moves by shuffles: element `e` of the row's `n` in bits `128 / n * (e % (n /
+/// 2))` up of word `e / (n / 2)`.
+#[inline]
+pub fn row_words<T: Scalar>(row: &[T]) -> [u64; 2] {
+    let half = row.len() / 2;
+    let bits = 64 / half.max(1);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let mut words = [0u64; 2];
+    for (e, v) in row.iter().enumerate() {
+        words[e / half] |= (v.to_lane_bits() & mask) << (bits * (e % half));
+    }
+    words
+}
+
+/// Element `e` of a row of `n` elements from its word (see [`row_words`]).
+#[inline]
+pub fn row_element<T: Scalar>(word: u64, e: usize, n: usize) -> T {
+    let half = n / 2;
+    let bits = 64 / half.max(1);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    T::from_lane_bits((word >> (bits * (e % half))) & mask)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +156,22 @@ mod tests {
                     assert_eq!(*got, want, "{s:?} lane {lane} element {i}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn rows_travel_in_two_words() {
+        let row: Vec<half::bf16> = (0..8)
+            .map(|i| half::bf16::from_f32(i as f32 - 3.5))
+            .collect();
+        let w = row_words(&row);
+        for (e, v) in row.iter().enumerate() {
+            assert_eq!(row_element::<half::bf16>(w[e / 4], e, 8), *v);
+        }
+        let row = [1.5f32, -2.0, f32::MAX, -0.0];
+        let w = row_words(&row);
+        for (e, v) in row.iter().enumerate() {
+            assert_eq!(row_element::<f32>(w[e / 2], e, 4).to_bits(), v.to_bits());
         }
     }
 

@@ -37,14 +37,14 @@ mod watchdog;
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
-pub use cuphase_contract::{Distribution, MmaShape};
+pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape};
 pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{ArrayRef, Field, Global, LocalArrays, Shared};
 pub use methods::{
     div_ceil, div_euclid, ilog10, ilog2, isqrt, next_power_of_two, rem_euclid, SimEuclid,
     SimIntMethods, SimUnsigned,
 };
-pub use mma::{mma, mma_dot, tf32};
+pub use mma::{mma, mma_dot, row_element, row_words, tf32};
 pub use ops::{
     affine_within, clamp, div, exact_add, exact_mul, exact_sub, fmax, fmin, range, range_inclusive,
     range_rev, rem, step_of, SimDiv, SimInt, SimMinMax, StepRange, ToBits,

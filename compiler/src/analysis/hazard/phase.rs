@@ -204,6 +204,25 @@ impl Walker<'_> {
                 }
                 self.flush(pend);
             }
+            // Each lane reads the row it gives (the warp's rows reach other lanes through the
+            // instruction, not through memory).
+            Stmt::LoadMatrix { tile, row, .. } => {
+                for e in s.operands() {
+                    let _ = self.eval(e);
+                }
+                let r = self.eval(*row);
+                self.flush(pend);
+                let lane = self.sym(SymKey::RowLane(here), true, true, SymKind::Other);
+                let at = vec![
+                    r,
+                    Val {
+                        aff: Affine::var(lane),
+                        exact: true,
+                    },
+                ];
+                self.access(AccessKey::LoadMatrix(here), *tile, false, false, at, span);
+                self.flush(pend);
+            }
             Stmt::AsyncCopy {
                 dst,
                 dst_index,
@@ -218,7 +237,7 @@ impl Walker<'_> {
                 // A row is one access whose last index is any of its lanes (one pair for all).
                 let mut at = idx;
                 if *row {
-                    let lane = self.sym(SymKey::CopyLane(here), true, true, SymKind::Other);
+                    let lane = self.sym(SymKey::RowLane(here), true, true, SymKind::Other);
                     at.push(Val {
                         aff: Affine::var(lane),
                         exact: true,

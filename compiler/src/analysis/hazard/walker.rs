@@ -89,9 +89,9 @@ pub(super) enum SymKey {
     AtomicResult(StmtId),
     /// The result of a warp operation.
     WarpResult(StmtId),
-    /// The lane of a row that an asynchronous copy writes (any of them: the array's last
-    /// dimension bounds it).
-    CopyLane(StmtId),
+    /// The lane of a row that an asynchronous copy writes or a fragment load reads (any of
+    /// them: the array's last dimension bounds it).
+    RowLane(StmtId),
     /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by a constant, per thread or
     /// not.
     Quotient(OpSite, Affine, bool),
@@ -146,6 +146,8 @@ pub(super) enum AccessKey {
     Atomic(StmtId),
     /// An asynchronous copy's write.
     AsyncCopy(StmtId),
+    /// A fragment load's read of the row its thread gives.
+    LoadMatrix(StmtId),
     /// The copy of access `id` as it lands at a wait: a write there (so a barrier that
     /// publishes it goes after the wait).
     Landed(usize, StmtId),

@@ -156,6 +156,19 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
+            Stmt::LoadMatrix { load, .. } => {
+                for e in s.operands() {
+                    self.uniform_load_check(e, st);
+                }
+                if let (true, Some(r)) = (self.warp, cf) {
+                    let what = format!(
+                        "`{}` (a warp-wide fragment load)",
+                        MatrixLoad::function(load.trans)
+                    );
+                    self.divergent_warp_op(span, &what, r);
+                }
+                Flow::default()
+            }
             Stmt::Barrier { index } => {
                 if let (false, Some(r)) = (self.warp, cf) {
                     let what = match self.k.barriers[*index].origin {

@@ -223,7 +223,7 @@ pub fn analyze(cx: &mut Ctxt, k: &Kernel) -> UniformityInfo {
             info.needs_whole_warps = true;
         }
     }
-    if visit::any_stmt(&k.body, |s| matches!(s, Stmt::Mma { .. })) {
+    if visit::any_stmt(&k.body, Stmt::is_matrix_op) {
         info.needs_whole_warps = true;
     }
     info

@@ -182,6 +182,47 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 }  // namespace cuphase
 "#;
 
+/// The helper that loads `matrices` 8x8 matrices (transposed when `trans`): `ldmatrix_x4`,
+/// `ldmatrix_x2_trans`, ...
+pub(super) fn matrix_load_function(matrices: usize, trans: bool) -> String {
+    let t = if trans { "_trans" } else { "" };
+    format!("ldmatrix_x{matrices}{t}")
+}
+
+/// The helpers of the fragment loads a kernel makes, `(element bytes, matrices, trans)`: one
+/// `ldmatrix.sync` each, whose registers hold the fragment's 16-bit elements two to a
+/// register, the lower element in the low half (as `mma` takes them), or one 32-bit element.
+fn matrix_load_prelude(loads: &std::collections::BTreeSet<(usize, usize, bool)>) -> String {
+    let mut out = String::from("\nnamespace cuphase {\n");
+    for &(bytes, x, trans) in loads {
+        let name = matrix_load_function(x, trans);
+        let regs: Vec<String> = (0..x).map(|j| format!("%{j}")).collect();
+        let outs: Vec<String> = (0..x).map(|j| format!("\"=r\"(r[{j}])")).collect();
+        let (ptr, unpack) = if bytes == 2 {
+            (
+                "unsigned short",
+                format!(
+                    "    for (int j = 0; j < {x}; ++j) {{\n        f[2 * j] = (unsigned short)r[j];\n        f[2 * j + 1] = (unsigned short)(r[j] >> 16);\n    }}\n"
+                ),
+            )
+        } else {
+            (
+                "float",
+                format!("    for (int j = 0; j < {x}; ++j) {{\n        f[j] = __uint_as_float(r[j]);\n    }}\n"),
+            )
+        };
+        let t = if trans { ".trans" } else { "" };
+        let _ = write!(
+            out,
+            "__device__ __forceinline__ void {name}({ptr}* f, const void* row) {{\n    unsigned int r[{x}];\n    asm volatile(\"ldmatrix.sync.aligned.m8n8.x{x}{t}.shared.b16 {{{}}}, [%{x}];\"\n        : {}\n        : \"r\"((unsigned int)__cvta_generic_to_shared(row)));\n{unpack}}}\n",
+            regs.join(", "),
+            outs.join(", "),
+        );
+    }
+    out.push_str("}  // namespace cuphase\n");
+    out
+}
+
 /// The function of [`MMA_PRELUDE`] that runs `shape`.
 pub(super) fn mma_function(shape: MmaShape) -> &'static str {
     match shape {
@@ -232,6 +273,9 @@ impl Writer<'_> {
         }
         if self.uses_mma {
             head.push_str(MMA_PRELUDE);
+        }
+        if !self.matrix_loads.is_empty() {
+            head.push_str(&matrix_load_prelude(&self.matrix_loads));
         }
         if self.uses_async_copy {
             head.push_str(ASYNC_COPY_PRELUDE);

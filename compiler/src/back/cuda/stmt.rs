@@ -407,6 +407,22 @@ impl Writer<'_> {
                     super::preludes::mma_function(*shape)
                 ));
             }
+            Stmt::LoadMatrix {
+                load,
+                frag,
+                tile,
+                row,
+            } => {
+                self.map_to(span);
+                self.matrix_loads
+                    .insert((load.elem_bytes, load.matrices(), load.trans));
+                let frag = self.fragment(frag);
+                let row = self.element(*tile, &[*row]).text;
+                self.line(&format!(
+                    "cuphase::{}({frag}, &{row});",
+                    super::preludes::matrix_load_function(load.matrices(), load.trans)
+                ));
+            }
             Stmt::AsyncCopy {
                 dst,
                 dst_index,

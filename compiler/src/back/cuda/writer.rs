@@ -97,6 +97,8 @@ pub(super) struct Writer<'a> {
     pub(super) uses_warp: bool,
     /// The kernel multiplies matrix fragments (`mma_*`).
     pub(super) uses_mma: bool,
+    /// The fragment loads the kernel makes (`ldmatrix`): their helpers are written.
+    pub(super) matrix_loads: std::collections::BTreeSet<(usize, usize, bool)>,
     /// The kernel copies into shared memory asynchronously (the `cp.async` prelude).
     pub(super) uses_async_copy: bool,
     /// The kernel reads `lane_id()` (its helper is written).
@@ -196,6 +198,7 @@ impl<'a> Writer<'a> {
             uses_record: false,
             uses_warp: false,
             uses_mma: false,
+            matrix_loads: std::collections::BTreeSet::new(),
             uses_async_copy: false,
             full_warps,
             uses_dynamic_shared: false,

@@ -1,4 +1,5 @@
-//! Matrix multiply-accumulate ([`Stmt::Mma`]) in the simulator's code.
+//! Matrix multiply-accumulate ([`Stmt::Mma`]) and fragment loads ([`Stmt::LoadMatrix`]) in the
+//! simulator's code.
 //!
 //! Phase-split code gathers the warp's fragments in one lane loop, computes the warp's `D`
 //! with the runtime's `mma` and stores each lane's part in another, as a warp operation does.
@@ -8,7 +9,11 @@
 //! uses too. The fragments are never register arrays (`registers::register_arrays`): they
 //! are read and written whole, in memory the thread owns.
 //!
-//! Takes a [`Stmt::Mma`]; gives its Rust code for either form.
+//! A fragment load reads each lane's row in one lane loop (each read recorded as that lane's)
+//! and hands out the elements in another; in one thread's future, the rows' two 64-bit words
+//! travel by shuffles.
+//!
+//! Takes a [`Stmt::Mma`] or [`Stmt::LoadMatrix`]; gives its Rust code for either form.
 
 use super::plan::{mark_expr, Split};
 use super::Writer;
@@ -187,6 +192,128 @@ impl Writer<'_> {
                     let (__src, __j) = __shape.b_owner(__k, __shape.c_at(__lane, __h).1);
                     let __v = __cx.warp(#shuffle, u64::from(__fb[__j].to_bits()), __src as u32, #loc).await;
                     __cols[__h][__k] = f32::from_bits(__v as u32);
+                }
+            }
+            #(#stores)*
+        })
+    }
+}
+
+/// The operands of a [`Stmt::LoadMatrix`], or `None` for any other statement.
+fn load_parts(s: &Stmt) -> Option<(MatrixLoad, Fragment, Handle<Array>, Handle<Expr>)> {
+    match s {
+        Stmt::LoadMatrix {
+            load,
+            frag,
+            tile,
+            row,
+        } => Some((*load, *frag, *tile, *row)),
+        _ => None,
+    }
+}
+
+impl Writer<'_> {
+    /// The contract's description of `load`, as generated code names it.
+    fn load_tokens(load: MatrixLoad) -> TokenStream {
+        let (bytes, len, trans) = (
+            Literal::usize_suffixed(load.elem_bytes),
+            Literal::usize_suffixed(load.frag_len),
+            load.trans,
+        );
+        quote!(::cuphase::__private::sim::MatrixLoad {
+            elem_bytes: #bytes,
+            frag_len: #len,
+            trans: #trans,
+        })
+    }
+
+    /// A fragment load for warp `__w` of phase-split code: every lane reads the row it gives
+    /// (recorded as its read), then every lane takes its elements of the warp's rows.
+    pub(super) fn load_matrix_warp(&self, split: &Split, s: &Stmt, span: Span) -> TokenStream {
+        let Some((load, frag, tile, row)) = load_parts(s) else {
+            return internal_error(span);
+        };
+        let loc = self.loc(span);
+        let used = self.used_by(&s.operands());
+        let none = self.used_by(&[]);
+        let name = &self.array_names[tile.index()];
+        let t = scalar_tokens(self.k.arrays.get(tile).elem, span);
+        let n = Literal::usize_suffixed(load.row_len());
+        let es = (0..load.row_len()).map(Literal::usize_suffixed);
+        let r = self.expr(row);
+        let gather = self.lane_loop(
+            split,
+            used.clone(),
+            &none,
+            quote! {
+                let __l = __t - 32 * __w;
+                let __r = (#r) as usize;
+                #(__rows[__l][#es] = #name.load2(__r, #es, #loc)?;)*
+            },
+        );
+        let stores = (0..load.frag_len).map(|i| {
+            let i_lit = Literal::usize_suffixed(i);
+            let v = quote!({
+                let (__from, __e) = __load.source(__l, #i_lit);
+                __rows[__from][__e]
+            });
+            self.fragment_store(&frag, i, v, span)
+        });
+        let hand_out = self.lane_loop(
+            split,
+            used,
+            &none,
+            quote! {
+                let __l = __t - 32 * __w;
+                #(#stores)*
+            },
+        );
+        let load = Self::load_tokens(load);
+        quote_spanned!(site(span.lo)=> {
+            __run.check_warp(__w, #loc)?;
+            let __load = #load;
+            let mut __rows = [[<#t as ::core::default::Default>::default(); #n]; 32];
+            #gather
+            #hand_out
+        })
+    }
+
+    /// A fragment load in one thread's future: the thread reads the row it gives, and each of
+    /// its fragment's elements arrives by shuffles of the rows' two words from the lane that
+    /// gave its row.
+    pub(super) fn load_matrix_thread(&self, s: &Stmt, span: Span) -> TokenStream {
+        let Some((load, frag, tile, row)) = load_parts(s) else {
+            return internal_error(span);
+        };
+        let loc = self.loc(span);
+        let name = &self.array_names[tile.index()];
+        let t = scalar_tokens(self.k.arrays.get(tile).elem, span);
+        let n = Literal::usize_suffixed(load.row_len());
+        let es = (0..load.row_len()).map(Literal::usize_suffixed);
+        let half = Literal::usize_suffixed(load.row_len() / 2);
+        let len = Literal::usize_suffixed(load.frag_len);
+        let r = self.expr(row);
+        let stores = (0..load.frag_len).map(|i| {
+            let i_lit = Literal::usize_suffixed(i);
+            self.fragment_store(&frag, i, quote!(__got[#i_lit]), span)
+        });
+        let shuffle = quote!(::cuphase::__private::sim::WarpKind::Shuffle);
+        let load = Self::load_tokens(load);
+        quote_spanned!(site(span.lo)=> {
+            let __load = #load;
+            let __lane = __cx.lane_id() as usize;
+            let __r = (#r) as usize;
+            let __row: [#t; #n] = [#(#name.load2(__r, #es, #loc)?),*];
+            let __words = ::cuphase::__private::sim::row_words(&__row);
+            let mut __got = [<#t as ::core::default::Default>::default(); #len];
+            for (__i, __g) in __got.iter_mut().enumerate() {
+                let (__from, __e) = __load.source(__lane, __i);
+                // Every lane sends both words; each keeps the one its element is in.
+                for (__k, __word) in __words.iter().enumerate() {
+                    let __v = __cx.warp(#shuffle, *__word, __from as u32, #loc).await;
+                    if __e / #half == __k {
+                        *__g = ::cuphase::__private::sim::row_element(__v, __e, #n);
+                    }
                 }
             }
             #(#stores)*

@@ -633,6 +633,7 @@ impl<'a> Writer<'a> {
                 })
             }
             Stmt::Mma { .. } => self.mma_thread(s, span),
+            Stmt::LoadMatrix { .. } => self.load_matrix_thread(s, span),
             Stmt::AsyncCopy {
                 dst,
                 dst_index,

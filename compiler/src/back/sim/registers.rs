@@ -23,7 +23,7 @@ const MAX_ELEMENTS: u64 = 64;
 
 /// Per array of `k`: kept in registers (a local array of at most [`MAX_ELEMENTS`] elements
 /// whose every load and store names its element with literal indices in range, and which no
-/// atomic or matrix multiply touches).
+/// atomic, matrix multiply or fragment load touches).
 pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
     let mut ok: Vec<bool> = k
         .arrays
@@ -54,6 +54,7 @@ pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
                 ok[f.array.index()] = false;
             }
         }
+        Stmt::LoadMatrix { frag, .. } => ok[frag.array.index()] = false,
         _ => {}
     });
     ok

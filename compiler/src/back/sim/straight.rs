@@ -227,6 +227,7 @@ impl Scan<'_> {
             | Stmt::Atomic { .. }
             | Stmt::Warp { .. }
             | Stmt::Mma { .. }
+            | Stmt::LoadMatrix { .. }
             | Stmt::AsyncCopy { .. }
             | Stmt::AsyncCommit
             | Stmt::AsyncWait { .. }

@@ -177,8 +177,9 @@ impl<'k> Uses<'k> {
                         let seg = self.segment();
                         self.writes[l.index()] += 1;
                         self.mark(l, seg);
-                    } else if matches!(s, Stmt::Mma { .. }) {
-                        // A matrix multiply reads its fragments' rows again where it stores.
+                    } else if s.is_matrix_op() {
+                        // A matrix multiply or fragment load reads its fragments' rows (and a
+                        // load its tile's) again where it stores.
                         let seg = self.segment();
                         for e in s.operands() {
                             self.expr(e, seg);

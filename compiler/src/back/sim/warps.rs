@@ -107,6 +107,7 @@ impl Writer<'_> {
                 quote!(#each #resolve)
             }
             WItem::Op(s @ Stmt::Mma { .. }, span) => self.mma_warp(split, s, *span),
+            WItem::Op(s @ Stmt::LoadMatrix { .. }, span) => self.load_matrix_warp(split, s, *span),
             WItem::Op(s, span) => self.warp_op(split, s, *span),
             WItem::If {
                 cond,

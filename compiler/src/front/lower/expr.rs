@@ -342,6 +342,9 @@ impl Lowerer<'_> {
                     (Some(BuiltinFn::Mma(_)), _) => {
                         format!("`{n}(&mut acc, &a, &b)` is a statement: it adds into `acc` and has no value")
                     }
+                    (Some(BuiltinFn::LoadMatrix(_)), _) => {
+                        format!("`{n}(&mut frag, &tile[r])` is a statement: it writes `frag` and has no value")
+                    }
                     (Some(BuiltinFn::AsyncCopy | BuiltinFn::AsyncCommit | BuiltinFn::AsyncWait), _) => {
                         format!("`{n}` is a statement; it has no value")
                     }

@@ -386,6 +386,10 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::Mma(_))) => {
                 self.lower_mma(c, out, span);
             }
+            syn::Expr::Call(c) if matches!(builtin_of(c), Some(BuiltinFn::LoadMatrix(_))) => {
+                let trans = builtin_of(c) == Some(BuiltinFn::LoadMatrix(true));
+                self.lower_load_matrix(c, trans, out, span);
+            }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::AsyncCopy) => {
                 self.lower_async_copy(c, out, span);
             }
