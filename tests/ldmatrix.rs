@@ -3,6 +3,7 @@
 //! GPU (skipped, saying why, without one); and the GEMMs built on them.
 
 use crate::kernels::ldmatrix::*;
+use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16};
 use cuphase::half::bf16;
 use cuphase::prelude::*;
 use cuphase::sim::{SimOptions, ThreadOrder};
@@ -126,6 +127,49 @@ fn the_shuffle_form_gives_the_gathered_forms_elements() {
                 forms[lane * 28 + 20..lane * 28 + 28]
             );
         }
+    }
+}
+
+/// `gemm_bf16_ldmatrix` of `m x k` by `k x n` on `dev`, with the host's product and the
+/// terms' magnitudes.
+fn gemm_on(
+    dev: &Device,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(Vec<f32>, Vec<f64>, Vec<f64>), Error> {
+    let (a, b) = (
+        through_bf16(&randoms(m * k, 20)),
+        through_bf16(&randoms(k * n, 21)),
+    );
+    let (ah, bh) = (to_bf16(&a), to_bf16(&b));
+    let ab = dev.upload(ah.as_chunks::<8>().0)?;
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
+        Dim3::new(32, 2, 2),
+    );
+    gemm_bf16_ldmatrix.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
+/// Three 32-deep steps and more (the three stages each used, and reused), and a single step
+/// (the pipeline's prologue alone).
+#[test]
+fn a_gemm_through_fragment_loads_is_the_product() {
+    let dev = Device::cpu().unwrap();
+    for (m, n, k) in [(128, 256, 160), (128, 128, 32)] {
+        let (got, want, mag) = gemm_on(&dev, m, n, k).unwrap();
+        let steps = (k / 16) as f64;
+        assert_close(
+            &format!("gemm_bf16_ldmatrix {m}x{n}x{k}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * steps,
+        );
     }
 }
 

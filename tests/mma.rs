@@ -12,7 +12,7 @@ use cuphase::prelude::*;
 use cuphase::sim::{SimOptions, ThreadOrder};
 
 /// A deterministic sequence in `[-1, 1)`.
-fn randoms(n: usize, seed: u64) -> Vec<f32> {
+pub(crate) fn randoms(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
     (0..n)
         .map(|_| {
@@ -33,7 +33,14 @@ fn small_ints(n: usize, seed: u64) -> Vec<f32> {
 
 /// `a * b + c` (row-major, `a` is `m x k`) in `f64`, and the bound of the tolerance: the sum
 /// of the terms' magnitudes, per element.
-fn host(a: &[f32], b: &[f32], c: &[f32], m: usize, n: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn host(
+    a: &[f32],
+    b: &[f32],
+    c: &[f32],
+    m: usize,
+    n: usize,
+    k: usize,
+) -> (Vec<f64>, Vec<f64>) {
     let mut d = vec![0.0; m * n];
     let mut mag = vec![0.0; m * n];
     for r in 0..m {
@@ -54,7 +61,7 @@ fn host(a: &[f32], b: &[f32], c: &[f32], m: usize, n: usize, k: usize) -> (Vec<f
 /// Each result within `ulps` `f32` units in the last place of its terms' magnitude: a few per
 /// multiply-accumulate that added into it (each rounds once on the simulator; the GPU's
 /// rounding inside a tensor-core step is not specified).
-fn assert_close(what: &str, got: &[f32], want: &[f64], mag: &[f64], ulps: f64) {
+pub(crate) fn assert_close(what: &str, got: &[f32], want: &[f64], mag: &[f64], ulps: f64) {
     assert_eq!(got.len(), want.len(), "{what}");
     for (i, ((g, w), m)) in got.iter().zip(want).zip(mag).enumerate() {
         let tol = ulps * f64::from(f32::EPSILON) * m.max(f64::MIN_POSITIVE);
@@ -65,7 +72,7 @@ fn assert_close(what: &str, got: &[f32], want: &[f64], mag: &[f64], ulps: f64) {
     }
 }
 
-fn to_bf16(v: &[f32]) -> Vec<bf16> {
+pub(crate) fn to_bf16(v: &[f32]) -> Vec<bf16> {
     v.iter().map(|x| bf16::from_f32(*x)).collect()
 }
 
@@ -74,7 +81,7 @@ fn to_f16(v: &[f32]) -> Vec<f16> {
 }
 
 /// The values a 16-bit input holds once rounded.
-fn through_bf16(v: &[f32]) -> Vec<f32> {
+pub(crate) fn through_bf16(v: &[f32]) -> Vec<f32> {
     v.iter().map(|x| bf16::from_f32(*x).to_f32()).collect()
 }
 

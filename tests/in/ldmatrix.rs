@@ -93,3 +93,106 @@ pub fn ldmatrix_rounds(out: &mut [f32], a: &[[bf16; 8]], rounds: u32) {
         out[lane * 16 + 8 + e] = t4[e].to_f32();
     }
 }
+
+/// `c = a * b` for row-major bf16 `a` (`m x k`) and `b` (`k x n`) read as 16-byte chunks,
+/// `m` and `n` multiples of 128, `k` of 32: 128x128 block tiles of 4 warps (`(32, 2, 2)`),
+/// each warp 64x64 through 4 x 8 accumulators, its fragments loaded by `ldmatrix` (4 of `a`,
+/// 8 of `b` transposed, per 16-deep step) from three stages of 32-deep tiles that `cp_async`
+/// fills two steps ahead (one wait and one barrier a step).
+///
+/// A stage holds its tiles by 16-byte columns: chunk column `c` of the 128 rows of `a` is
+/// `c * 128 + row`, of the 32 rows of `b` `c * 32 + k`. The 8 rows each matrix of a fragment
+/// load reads are then 8 consecutive chunks, in 8 distinct groups of banks, with no padding
+/// (three stages are the 48 KiB of static shared memory); and lane `x` of a warp copies row
+/// `x` of a column, an index affine in the thread ids, which the race proof separates.
+#[kernel(block = (32, 2, 2))]
+pub fn gemm_bf16_ldmatrix(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    let a_tile = shared::<[[bf16; 8]; 1536]>();
+    let b_tile = shared::<[[bf16; 8]; 1536]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let wm = tz * 64;
+    let wn = ty * 64;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 32;
+    let mut acc = [[0.0f32; 4]; 32];
+    let mut fa: [[bf16; 8]; 4] = [[bf16::ZERO; 8]; 4];
+    let mut fb: [[bf16; 4]; 8] = [[bf16::ZERO; 4]; 8];
+    // This thread's chunks of a stage: row `64 z + 32 y + x` of `a`, chunk columns `e`; row
+    // `x` of `b`, chunk columns `8 z + 4 y + e`.
+    for s in 0..2 {
+        if s < steps {
+            for e in 0..4 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s * 512 + e * 128 + row],
+                    &a[(row0 + row) * (k / 8) + s * 4 + e],
+                );
+                let cb = tz * 8 + ty * 4 + e;
+                cp_async(
+                    &mut b_tile[s * 512 + cb * 32 + tx],
+                    &b[(s * 32 + tx) * (n / 8) + col0 / 8 + cb],
+                );
+            }
+        }
+        cp_async_commit();
+    }
+    for step in 0..steps {
+        // This step's stage has landed, and every warp is done with the previous step's.
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 2 < steps {
+            let s1 = (step + 2) % 3;
+            let k1 = (step + 2) * 32;
+            for e in 0..4 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s1 * 512 + e * 128 + row],
+                    &a[(row0 + row) * (k / 8) + k1 / 8 + e],
+                );
+                let cb = tz * 8 + ty * 4 + e;
+                cp_async(
+                    &mut b_tile[s1 * 512 + cb * 32 + tx],
+                    &b[(k1 + tx) * (n / 8) + col0 / 8 + cb],
+                );
+            }
+        }
+        cp_async_commit();
+        let s = step % 3;
+        for ks in 0..2 {
+            // Lane `l` gives row `l % 16` of the 16x16 part of `a` (chunk `2 ks + l / 16`), and
+            // row `16 ks + l % 16` of `b` at the 8 columns of accumulator column `j`.
+            for i in 0..4 {
+                let row = wm + i * 16 + tx % 16;
+                ldmatrix(
+                    &mut fa[i],
+                    &a_tile[s * 512 + (ks * 2 + tx / 16) * 128 + row],
+                );
+            }
+            for j in 0..8 {
+                let kr = ks * 16 + tx % 16;
+                ldmatrix_trans(&mut fb[j], &b_tile[s * 512 + (wn / 8 + j) * 32 + kr]);
+            }
+            for i in 0..4 {
+                for j in 0..8 {
+                    mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+                }
+            }
+        }
+    }
+    let g = tx / 4;
+    let q = tx % 4;
+    for i in 0..4 {
+        for j in 0..8 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 8 + j][e];
+            }
+        }
+    }
+}

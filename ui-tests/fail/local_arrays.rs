@@ -11,7 +11,7 @@ fn k(out: &mut [u32], x: u32) {
     let typed = [x; 4];
     let y = x + 1;
     let mut untyped = [y; 4];
-    let mut big = [0.0f32; 100];
+    let mut big = [0.0f32; 300];
     let mut cube = [[[0u8; 2]; 2]; 2];
     out[t] = fixed[0] + typed[3];
 }

@@ -190,6 +190,10 @@ pub enum ArrayKind {
 /// every CUDA GPU: 48 KiB. More must be dynamic shared memory, sized at launch.
 pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
+/// The most elements a thread-local array may hold: it lives in registers (a thread has at
+/// most 255), so a GEMM's 128 accumulators fit and a larger array is a mistake.
+pub const LOCAL_ARRAY_LIMIT: u64 = 256;
+
 impl Array {
     /// The bytes of a shared array of fixed size (saturating), `None` for other arrays.
     pub fn static_shared_bytes(&self) -> Option<u64> {

@@ -498,21 +498,18 @@ impl Walker<'_> {
     }
 
     /// `cs` with each of `small` fixed to one of its values, for the first assignment that
-    /// may hold; `None` when none may.
+    /// may hold; `None` when none may. Only whole assignments are tested: with some of the
+    /// remainders still free, elimination must find the divisibility argument itself, which
+    /// takes it far longer than the few cases it could prune.
     fn small_values(cs: Vec<Constraint>, small: &[(Var, i128, i128)]) -> Option<Vec<Constraint>> {
         let Some((&(v, lo, hi), rest)) = small.split_first() else {
-            return Some(cs);
+            return affine::feasible(&cs).then_some(cs);
         };
-        for value in lo..=hi {
+        (lo..=hi).find_map(|value| {
             let mut case = cs.clone();
             case.push(Constraint::eq(&Affine::var(v), &Affine::constant(value)));
-            if affine::feasible(&case) {
-                if let Some(c) = Self::small_values(case, rest) {
-                    return Some(c);
-                }
-            }
-        }
-        None
+            Self::small_values(case, rest)
+        })
     }
 
     fn enumerate(

@@ -442,7 +442,7 @@ impl Walker<'_> {
         let waits = visit::any_stmt(body, |s| matches!(s, Stmt::AsyncWait { .. }));
         let entry = pend.clone();
         let mut head = entry.clone();
-        let mut last = (Pend::default(), Vec::new(), Pend::default());
+        let mut last = (Pend::default(), Vec::new(), Vec::new(), Pend::default());
         self.loops.push(id);
         for round in 0..12 {
             // Variables assigned in the loop hold one symbol per loop at its head.
@@ -461,6 +461,9 @@ impl Walker<'_> {
             // Where a uniform counter counts up from a start it knows: "this is the first
             // iteration", which holds for what reaches the body from before the loop.
             let mut first_iteration: Option<Constraint> = None;
+            // And "this is the last iteration" (the next value is past the end), which holds for
+            // what leaves the loop at the end of its body.
+            let mut last_iteration: Option<Constraint> = None;
             if let (
                 LoopKind::For {
                     var,
@@ -582,6 +585,14 @@ impl Walker<'_> {
                     tie = Some((value.clone(), st.aff.clone(), stride.unwrap_or(1)));
                     if range_uniform {
                         first_iteration = Some(Constraint::eq(&value, &st.aff));
+                        if en.exact {
+                            let next = value.add(&Affine::constant(stride.unwrap_or(1)));
+                            last_iteration = Some(if *inclusive {
+                                Constraint::lt(&en.aff, &next)
+                            } else {
+                                Constraint::le(&en.aff, &next)
+                            });
+                        }
                     }
                 }
                 if st.exact && en.exact {
@@ -630,6 +641,8 @@ impl Walker<'_> {
                 }
                 _ => Vec::new(),
             };
+            // (A `continue` goes to the head without reaching the body's end.)
+            let last_exit: Vec<Constraint> = last_iteration.iter().cloned().collect();
             let mut back = cur.clone();
             if let Some(c) = self.continues.get(&id) {
                 back.union(c);
@@ -654,20 +667,28 @@ impl Walker<'_> {
             new_head.refresh(&back);
             let stable = new_head.keys() == head.keys();
             head = new_head;
-            last = (cur, exit, back);
+            last = (cur, exit, last_exit, back);
             if stable && round > 0 {
                 break;
             }
         }
         self.loops.pop();
         // The ways out: before any iteration, after the last one, and by `break`.
-        let (cur, exit, back) = last;
+        let (cur, exit, last_exit, back) = last;
         let mut after = entry.with_exit(&zero_trip);
         let (this_round, earlier): (Vec<Pending>, Vec<Pending>) = cur
             .items
             .into_iter()
             .partition(|p| !p.carried.contains(&id));
-        after.union(&Pend { items: this_round }.with_exit(&exit));
+        // (The last iteration's facts are of accesses made in it, not of copies in flight
+        // from before the loop that passed through it.)
+        let (made_here, passing): (Vec<Pending>, Vec<Pending>) = this_round
+            .into_iter()
+            .partition(|p| p.acc.path.iter().any(|(_, _, s)| *s == id));
+        let mut made_exit = exit.clone();
+        made_exit.extend(last_exit);
+        after.union(&Pend { items: made_here }.with_exit(&made_exit));
+        after.union(&Pend { items: passing }.with_exit(&exit));
         after.union(&Pend { items: earlier });
         for way in [self.continues.get(&id), self.breaks.get(&id)] {
             after.union(way.unwrap_or(&Pend::default()));

@@ -1,5 +1,5 @@
 //! Arrays as values: `let b = a;` and `b = a;` of thread-local arrays copy every element
-//! (arrays live in registers: at most 64 elements), a helper's `[T; N]` parameter gets a
+//! (arrays live in registers: at most [`LOCAL_ARRAY_LIMIT`] elements), a helper's `[T; N]` parameter gets a
 //! copy, and `for v in a` (also `&a`, `a.iter()`, `.iter().enumerate()`) loops over the
 //! elements of a one-dimensional array, slice or shared array, binding a copy of each.
 
@@ -207,10 +207,10 @@ impl Lowerer<'_> {
             dims.push(self.const_len(l)?);
         }
         let total: u64 = dims.iter().product();
-        if dims.len() > 2 || total > 64 {
+        if dims.len() > 2 || total > LOCAL_ARRAY_LIMIT {
             self.err(
                 ty.src(),
-                "a thread-local array has one or two dimensions and 1 to 64 elements (it lives in registers)",
+                format!("a thread-local array has one or two dimensions and 1 to {LOCAL_ARRAY_LIMIT} elements (it lives in registers)"),
             );
             return None;
         }

@@ -41,10 +41,10 @@ impl Lowerer<'_> {
             return;
         }
         let total: u64 = dims.iter().product();
-        if total == 0 || total > 64 {
+        if total == 0 || total > LOCAL_ARRAY_LIMIT {
             self.err(
                 rep.src(),
-                "a thread-local array holds 1 to 64 elements (it lives in registers); use a shared array or a slice for more",
+                format!("a thread-local array holds 1 to {LOCAL_ARRAY_LIMIT} elements (it lives in registers); use a shared array or a slice for more"),
             );
             return;
         }
@@ -190,10 +190,10 @@ impl Lowerer<'_> {
             return;
         }
         let total = rows.len() * cols;
-        if total == 0 || total > 64 {
+        if total == 0 || total as u64 > LOCAL_ARRAY_LIMIT {
             self.err(
                 list.src(),
-                "a thread-local array holds 1 to 64 elements (it lives in registers); use a shared array or a slice for more",
+                format!("a thread-local array holds 1 to {LOCAL_ARRAY_LIMIT} elements (it lives in registers); use a shared array or a slice for more"),
             );
             return;
         }
