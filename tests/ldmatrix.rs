@@ -3,7 +3,7 @@
 //! GPU (skipped, saying why, without one); and the GEMMs built on them.
 
 use crate::kernels::ldmatrix::*;
-use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16};
+use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
 use cuphase::half::bf16;
 use cuphase::prelude::*;
 use cuphase::sim::{SimOptions, ThreadOrder};
@@ -132,12 +132,7 @@ fn the_shuffle_form_gives_the_gathered_forms_elements() {
 
 /// `gemm_bf16_ldmatrix` of `m x k` by `k x n` on `dev`, with the host's product and the
 /// terms' magnitudes.
-fn gemm_on(
-    dev: &Device,
-    m: usize,
-    n: usize,
-    k: usize,
-) -> Result<(Vec<f32>, Vec<f64>, Vec<f64>), Error> {
+fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (a, b) = (
         through_bf16(&randoms(m * k, 20)),
         through_bf16(&randoms(k * n, 21)),

@@ -220,7 +220,7 @@ fn the_shuffle_form_gives_the_gathered_forms_bits() {
 }
 
 /// A GEMM's result on a device, the host's product and the terms' magnitudes.
-type Gemm = (Vec<f32>, Vec<f64>, Vec<f64>);
+pub(crate) type Gemm = (Vec<f32>, Vec<f64>, Vec<f64>);
 
 /// A GEMM of `m x k` by `k x n` on `dev`, with the host's product and magnitudes.
 fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {

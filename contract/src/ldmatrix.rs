@@ -40,7 +40,7 @@ impl MatrixLoad {
             4 if !trans => 1,
             _ => return None,
         };
-        if frag_len % per != 0 || !matches!(frag_len / per, 1 | 2 | 4) {
+        if !frag_len.is_multiple_of(per) || !matches!(frag_len / per, 1 | 2 | 4) {
             return None;
         }
         Some(MatrixLoad {

@@ -496,11 +496,7 @@ template <int N>
 __device__ __forceinline__ void cp_async(void* dst, const void* src) {
     const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
     const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
-    if (N == 16) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
-    }
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>

@@ -163,18 +163,17 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const
 "#;
 
 /// Asynchronous copies global -> shared (`cp.async`, sm_80 and later): `N` bytes (4, 8 or
-/// 16; 16-byte copies bypass L1), grouped by commits, waited for by group.
+/// 16), grouped by commits, waited for by group. Through L1 (`.ca`), also at 16 bytes: a
+/// kernel's lanes usually copy 16 bytes of different rows, and the rest of each 32-byte
+/// sector, copied by another lane or warp soon after, then comes from L1 instead of L2 (the
+/// GEMM of `tests/in/ldmatrix.rs` runs 1.3 times as fast so on the H100).
 const ASYNC_COPY_PRELUDE: &str = r#"
 namespace cuphase {
 template <int N>
 __device__ __forceinline__ void cp_async(void* dst, const void* src) {
     const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
     const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
-    if (N == 16) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
-    }
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N>
