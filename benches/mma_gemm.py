@@ -102,6 +102,7 @@ BF16_KERNELS = {
     "gemm_bf16_128_k64": (8, 128, (32, 4, 2)),
     "gemm_bf16_128_async": (8, 128, (32, 4, 2)),
     "gemm_bf16_ldmatrix": (8, 128, (32, 2, 2)),
+    "gemm_bf16_ldmatrix_db": (8, 128, (32, 2, 2)),
 }
 
 

@@ -53,6 +53,15 @@ fn outputs_on(dev: &Device) -> Result<Outputs, Error> {
     let mut placed = dev.upload(&vec![f32::NAN; 64])?;
     sum_slices_auto.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;
     assert_eq!(placed.to_vec()?, sums, "sum_slices_auto on {}", dev.name());
+    // Three stages, each refilled right after a step's barrier.
+    placed.copy_from_host(&vec![f32::NAN; 64])?;
+    sum_slices_refill_after_barrier.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;
+    assert_eq!(
+        placed.to_vec()?,
+        sums,
+        "sum_slices_refill_after_barrier on {}",
+        dev.name()
+    );
     let rows: Vec<[f32; 4]> = (0..256)
         .map(|i| std::array::from_fn(|l| (i * 4 + l) as f32))
         .collect();

@@ -212,6 +212,14 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ldmatrix::ldmatrix_rounds.cuda_source(),
         ),
         (
+            ldmatrix::gemm_bf16_ldmatrix.name(),
+            ldmatrix::gemm_bf16_ldmatrix.cuda_source(),
+        ),
+        (
+            ldmatrix::gemm_bf16_ldmatrix_db.name(),
+            ldmatrix::gemm_bf16_ldmatrix_db.cuda_source(),
+        ),
+        (
             mma::gemm_bf16_128_k64.name(),
             mma::gemm_bf16_128_k64.cuda_source(),
         ),

@@ -145,8 +145,19 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
         Dim3::new((n / 128) as u32, (m / 128) as u32, 1),
         Dim3::new(32, 2, 2),
     );
-    gemm_bf16_ldmatrix.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    // First the form with double-buffered fragments, checked here.
+    gemm_bf16_ldmatrix_db.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let steps = (k / 16) as f64;
+    assert_close(
+        &format!("gemm_bf16_ldmatrix_db {m}x{n}x{k} on {}", dev.name()),
+        &c.to_vec()?,
+        &want,
+        &mag,
+        4.0 * steps,
+    );
+    c.copy_from_host(&vec![f32::NAN; m * n])?;
+    gemm_bf16_ldmatrix.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     Ok((c.to_vec()?, want, mag))
 }
 
@@ -155,7 +166,7 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
 #[test]
 fn a_gemm_through_fragment_loads_is_the_product() {
     let dev = Device::cpu().unwrap();
-    for (m, n, k) in [(128, 256, 160), (128, 128, 32)] {
+    for (m, n, k) in [(128, 256, 160), (128, 128, 32), (128, 128, 64)] {
         let (got, want, mag) = gemm_on(&dev, m, n, k).unwrap();
         let steps = (k / 16) as f64;
         assert_close(

@@ -280,3 +280,34 @@ pub fn gemm_tf32_128_async(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32
         }
     }
 }
+
+/// [`sum_slices`] with three stages, each slice's read before the step's barrier and the
+/// refill after it: the copy issued after one step's barrier is still in flight at the next
+/// step's read, of another stage.
+#[kernel(block = 64)]
+pub fn sum_slices_refill_after_barrier(out: &mut [f32], x: &[f32], slices: u32) {
+    let tile = shared::<[[f32; 64]; 3]>();
+    let t = thread_idx().x as usize;
+    let n = slices as usize;
+    let mut acc = 0.0f32;
+    if n > 0 {
+        cp_async(&mut tile[0][t], &x[t]);
+    }
+    cp_async_commit();
+    if n > 1 {
+        cp_async(&mut tile[1][t], &x[64 + t]);
+    }
+    cp_async_commit();
+    cp_async_wait(1);
+    sync_block_threads();
+    for s in 0..n {
+        acc += tile[s % 3][63 - t];
+        cp_async_wait(0);
+        sync_block_threads();
+        if s + 2 < n {
+            cp_async(&mut tile[(s + 2) % 3][t], &x[(s + 2) * 64 + t]);
+        }
+        cp_async_commit();
+    }
+    out[t] = acc;
+}

@@ -244,6 +244,7 @@ pub fn find_hazards(k: &Kernel, types: &Types, uni: &UniformityInfo, query: Quer
         counter_steps: HashMap::new(),
         label_loops: HashMap::new(),
         loop_stmts: HashSet::new(),
+        first_barrier: HashMap::new(),
     };
     // Thread ids and block sizes exist from the start: pairs always constrain them.
     for axis in 0..3 {

@@ -83,13 +83,27 @@ impl Walker<'_> {
         // every thread was in the copy's iteration when it passed the barrier, so the copy's
         // counter is this one's less `laps` steps (for a loop not inside another one it is
         // carried across, whose new run counts again).
-        if p.in_flight.is_some() && p.synced {
+        // So too for a copy from the previous iteration with no barrier since, issued after a
+        // barrier of the loop's own body: every thread had reached that barrier before the
+        // copy, and none has passed the next iteration's, so this access is in the next
+        // iteration (a pipeline that refills a stage right after its barrier and reads the
+        // next stage before the following one).
+        if p.in_flight.is_some() {
             for l in carried {
                 let Some(cnt) = self.counter_steps.get(l) else {
                     continue;
                 };
                 let laps = p.laps.get(l).copied().unwrap_or(0);
-                let known = (1..super::walker::LAPS_KNOWN).contains(&laps);
+                let after_barrier = self.first_barrier.get(l).is_some_and(|b| {
+                    a.path
+                        .iter()
+                        .any(|(key, pos, _)| *key == BlockKey::In(*l, 0) && pos > b)
+                });
+                let known = if p.synced {
+                    (1..super::walker::LAPS_KNOWN).contains(&laps)
+                } else {
+                    laps == 1 && after_barrier
+                };
                 if known && cnt.uniform && !cnt.enclosing.iter().any(|m| carried.contains(m)) {
                     let (before, now) = (Affine::var(fa(cnt.sym)), Affine::var(fx(cnt.sym)));
                     cs.push(Constraint::eq(

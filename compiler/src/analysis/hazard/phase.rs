@@ -385,6 +385,13 @@ impl Walker<'_> {
     pub(super) fn loop_stmt(&mut self, s: &Stmt, kind: &LoopKind, body: &Block, pend: &mut Pend) {
         let id = self.current_stmt();
         self.loop_stmts.insert(id);
+        if let Some(b) = body
+            .stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Barrier { .. }))
+        {
+            self.first_barrier.insert(id, b);
+        }
         if let Stmt::Loop { label: Some(l), .. } = s {
             self.label_loops.insert(*l, id);
         }

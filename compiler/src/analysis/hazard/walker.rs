@@ -378,4 +378,7 @@ pub(super) struct Walker<'a> {
     pub(super) counter_steps: HashMap<StmtId, Counter>,
     pub(super) label_loops: HashMap<Handle<Label>, StmtId>,
     pub(super) loop_stmts: HashSet<StmtId>,
+    /// Per loop whose body has a barrier among its own statements (not nested): the position
+    /// of the first, which every thread passes in every iteration that goes past it.
+    pub(super) first_barrier: HashMap<StmtId, usize>,
 }
