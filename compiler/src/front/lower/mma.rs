@@ -117,17 +117,7 @@ impl Lowerer<'_> {
         };
         let want = format!("[{}; {len}]", elem.rust_name());
         if !fits || arr.elem != elem {
-            let have: String = dims
-                .iter()
-                .rev()
-                .fold(arr.elem.rust_name().to_string(), |t, d| {
-                    format!("[{t}; {d}]")
-                });
-            let held = if row.is_some() {
-                format!("a row of `{}`, a `{have}`", arr.name)
-            } else {
-                format!("`{}`, a `{have}`", arr.name)
-            };
+            let held = held_fragment(&arr.name, arr.elem, dims, row.is_some());
             self.err(
                 place.src(),
                 format!(
@@ -336,15 +326,7 @@ impl Lowerer<'_> {
             .filter(|_| f.elem == elem)
             .and_then(|n| MatrixLoad::new(elem.size_bytes() as usize, n as usize, trans));
         let Some(load) = load else {
-            let have: String = fdims
-                .iter()
-                .rev()
-                .fold(f.elem.rust_name().to_string(), |t, d| format!("[{t}; {d}]"));
-            let held = if frag_row.is_some() {
-                format!("a row of `{}`, a `{have}`", f.name)
-            } else {
-                format!("`{}`, a `{have}`", f.name)
-            };
+            let held = held_fragment(&f.name, f.elem, fdims, frag_row.is_some());
             self.err(
                 place.src(),
                 format!(
@@ -370,5 +352,19 @@ impl Lowerer<'_> {
             },
             span,
         );
+    }
+}
+
+/// What an operand that is not the fragment a call needs holds, for its error: "`fa`, a
+/// `[bf16; 3]`" or "a row of `fa`, a `[[bf16; 8]; 2]`".
+fn held_fragment(name: &str, elem: Scalar, dims: &[u64], row: bool) -> String {
+    let have: String = dims
+        .iter()
+        .rev()
+        .fold(elem.rust_name().to_string(), |t, d| format!("[{t}; {d}]"));
+    if row {
+        format!("a row of `{name}`, a `{have}`")
+    } else {
+        format!("`{name}`, a `{have}`")
     }
 }
