@@ -27,12 +27,14 @@
 //!
 //! The walker is split by concern: `walker` holds its state and the typed keys of symbols
 //! and accesses, `sym` evaluates expressions and conditions to affine forms, `phase` is the
-//! dataflow over statements, `induction` gives a loop's induction variables (`v += step`)
+//! dataflow over statements, `loops` its fixpoint over a loop (first and last iterations,
+//! accesses carried around the back edge), `induction` gives a loop's induction variables (`v += step`)
 //! their value at the head, `pair` decides a pair of accesses and where a barrier fixes it.
 //! Everything about statements is keyed by [`StmtId`], so the results hold for any clone of
 //! the kernel (the auto pass analyses clones with one barrier removed).
 
 mod induction;
+mod loops;
 mod pair;
 mod phase;
 mod pow2;
