@@ -350,30 +350,35 @@ fn warp_results(inputs: &[(WarpOp, u64, u32)]) -> Vec<u64> {
 /// The results of warp operation `kind` for each lane of one warp, given each lane's value
 /// bits and argument (lane, mask or distance): a lane that does not exist (past a partial
 /// warp's end) is never read, the reading thread keeps its own value.
+#[inline]
 pub fn exchange(kind: WarpOp, lanes: &[(u64, u32)]) -> [u64; 32] {
     let lanes = &lanes[..lanes.len().min(32)];
     let n = lanes.len();
     let mut out = [0u64; 32];
-    // Lane `lane` reads lane `src`'s value, or keeps its own where there is no such lane.
-    let read = |lane: usize, src: Option<usize>| match src {
-        Some(s) if s < n => lanes[s].0,
-        _ => lanes[lane].0,
-    };
-    let each = |out: &mut [u64; 32], src: &dyn Fn(usize, usize) -> Option<usize>| {
-        for (lane, (slot, &(_, arg))) in out.iter_mut().zip(lanes).enumerate() {
-            *slot = read(lane, src(lane, arg as usize));
+    // Lane `lane` reads lane `src(lane, arg)`'s value, or keeps its own where there is no
+    // such lane. Generic, so that each kind's loop is compiled (and inlined) on its own.
+    fn each(
+        out: &mut [u64; 32],
+        lanes: &[(u64, u32)],
+        src: impl Fn(usize, usize) -> Option<usize>,
+    ) {
+        for (lane, (slot, &(own, arg))) in out.iter_mut().zip(lanes).enumerate() {
+            *slot = match src(lane, arg as usize) {
+                Some(s) if s < lanes.len() => lanes[s].0,
+                _ => own,
+            };
         }
-    };
+    }
     // The whole warp's answer, the same in every lane.
     let all = |out: &mut [u64; 32], v: u64| out[..n].fill(v);
     match kind {
         WarpOp::Sync => {}
-        WarpOp::Shuffle => each(&mut out, &|_, arg| Some(arg % 32)),
-        WarpOp::ShuffleXor => each(&mut out, &|lane, arg| Some(lane ^ (arg % 32))),
-        WarpOp::ShuffleUp => each(&mut out, &|lane, arg| {
+        WarpOp::Shuffle => each(&mut out, lanes, |_, arg| Some(arg % 32)),
+        WarpOp::ShuffleXor => each(&mut out, lanes, |lane, arg| Some(lane ^ (arg % 32))),
+        WarpOp::ShuffleUp => each(&mut out, lanes, |lane, arg| {
             (arg < 32 && lane >= arg).then(|| lane - arg)
         }),
-        WarpOp::ShuffleDown => each(&mut out, &|lane, arg| (arg < 32).then(|| lane + arg)),
+        WarpOp::ShuffleDown => each(&mut out, lanes, |lane, arg| (arg < 32).then(|| lane + arg)),
         WarpOp::Ballot => all(
             &mut out,
             lanes

@@ -90,6 +90,7 @@ impl<'a, T: Element> Global<'a, T> {
             name,
             project,
             shadow: self.shadow,
+            plain: self.plain,
         }
     }
 }
@@ -197,6 +198,8 @@ pub struct Field<'a, R: Element, F: Scalar> {
     name: &'static str,
     project: fn(&R::Cell) -> &F::Cell,
     shadow: Option<&'a GlobalShadow>,
+    /// The buffer's [`Global::plain`].
+    plain: bool,
 }
 
 impl<R: Element, F: Scalar> Clone for Field<'_, R, F> {
@@ -215,6 +218,61 @@ impl<R: Element, F: Scalar> Field<'_, R, F> {
     /// Whether there are no elements.
     pub fn is_empty(self) -> bool {
         self.cells.is_empty()
+    }
+    /// The buffer's [`Global::plain`].
+    #[inline(always)]
+    pub fn plain(self) -> bool {
+        self.plain
+    }
+    /// Whether accesses need not be recorded for race detection.
+    #[inline(always)]
+    pub fn unshadowed(self) -> bool {
+        self.shadow.is_none()
+    }
+    /// Whether `i` is an element (a straight loop's first pass checks every index).
+    #[inline(always)]
+    pub fn holds(self, i: usize) -> bool {
+        i < self.cells.len()
+    }
+    /// Reads the field of element `i` atomically, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`Global::load_unchecked`].
+    #[inline(always)]
+    pub unsafe fn load_unchecked(self, i: usize) -> F {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: the caller guarantees `i` is in range.
+        F::load((self.project)(unsafe { self.cells.get_unchecked(i) }))
+    }
+    /// Writes the field of element `i` atomically, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`Global::load_unchecked`].
+    #[inline(always)]
+    pub unsafe fn store_unchecked(self, i: usize, v: F) {
+        debug_assert!(i < self.cells.len());
+        // SAFETY: the caller guarantees `i` is in range.
+        F::store((self.project)(unsafe { self.cells.get_unchecked(i) }), v);
+    }
+    /// Reads the field of element `i` with a plain load, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`Global::load_plain`].
+    #[inline(always)]
+    pub unsafe fn load_plain(self, i: usize) -> F {
+        debug_assert!(self.plain && i < self.cells.len());
+        // SAFETY: in range, and no concurrent write (the caller's and `plain`'s guarantees).
+        unsafe { F::load_plain((self.project)(self.cells.get_unchecked(i))) }
+    }
+    /// Writes the field of element `i` with a plain store, unchecked and unrecorded.
+    ///
+    /// # Safety
+    /// As [`Global::store_plain`].
+    #[inline(always)]
+    pub unsafe fn store_plain(self, i: usize, v: F) {
+        debug_assert!(self.plain && i < self.cells.len());
+        // SAFETY: in range, and no concurrent access (the caller's and `plain`'s guarantees).
+        unsafe { F::store_plain((self.project)(self.cells.get_unchecked(i)), v) }
     }
     /// The field's slot in the race shadow: one per scalar of each element.
     #[inline(always)]

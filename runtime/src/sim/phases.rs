@@ -453,6 +453,21 @@ impl Phase<'_> {
         }
     }
 
+    /// The context of thread `t` (a linear id) for code that cannot fault or touch memory,
+    /// which does not make it the running thread.
+    #[inline(always)]
+    pub fn ctx(&self, t: usize) -> ThreadCtx {
+        ThreadCtx {
+            thread_idx: match self.idx.get(t) {
+                Some(d) => *d,
+                None => Dim3::new(t as u32, 0, 0),
+            },
+            block_idx: self.block_idx,
+            block_dim: self.block_dim,
+            grid_dim: self.grid_dim,
+        }
+    }
+
     /// `f`, a fault of thread `t` in a straight loop: the fault is `t`'s.
     #[cold]
     pub fn blame(&self, t: usize, f: Fault) -> Fault {

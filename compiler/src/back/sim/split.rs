@@ -567,44 +567,19 @@ impl Writer<'_> {
                     }
                     None => self.thread_loop(split, used.clone(), &written, body, quote!(0..__n)),
                 };
-                let straight = (!scope.returns && scope.exits.is_empty())
-                    .then(|| self.straight_part(stmts))
-                    .flatten();
-                let each = match straight {
-                    Some(straight) => {
-                        *self.part_writes.borrow_mut() = straight.written.clone();
-                        let (guards, guard_code) = self.guard_proofs(split, stmts);
-                        let mut bodies = [Mode::Dry, Mode::Fast].map(|mode| {
-                            self.mode.set(mode);
-                            if mode == Mode::Fast {
-                                *self.guards.borrow_mut() = guards.clone();
-                            }
-                            self.thread_part(split, stmts).0
-                        });
-                        self.mode.set(Mode::Checked);
-                        self.part_writes.borrow_mut().clear();
-                        self.guards.borrow_mut().clear();
-                        let [dry, fast] = std::mem::take(&mut bodies);
-                        let bounds = guard.map(|(u, lo, hi)| {
-                            quote!({
-                                let __u = u64::from(#u);
-                                (#lo, #hi)
-                            })
-                        });
-                        let proof = self.range_proof(split, stmts);
-                        self.straight_loop(
-                            split,
-                            &straight,
-                            &used,
-                            &written,
-                            [dry, fast, guard_code],
-                            bounds,
-                            proof,
-                            each,
-                        )
-                    }
-                    None => each,
-                };
+                let bounds = guard.map(|(u, lo, hi)| {
+                    quote!({
+                        let __u = u64::from(#u);
+                        (#lo, #hi)
+                    })
+                });
+                let each = self.maybe_straight(
+                    split,
+                    stmts,
+                    (&used, &written, &scope),
+                    super::straight::Domain::Block(bounds),
+                    each,
+                );
                 let returned = scope.returns.then(|| {
                     quote! {
                         if __run.all_returned() {

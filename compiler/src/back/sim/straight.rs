@@ -31,9 +31,14 @@
 //! other CPU thread writes during the launch (a read-only buffer, or an exclusive one in a
 //! launch that keeps it so: `Global::plain`).
 //!
+//! The same holds for the lanes of one warp between two warp operations (`Domain::Warp`: the
+//! warp regions of `warps`), which run in the forward order as consecutive linear ids. A
+//! buffer of structs or arrays is one view per scalar field (`Field`), each checked and
+//! accessed as a buffer of scalars is.
+//!
 //! Refused outright (checked loop only): returns and loop exits out of the part, atomics,
-//! warp operations, asynchronous copies, matrix operations, prints, fences, `assume_uniform`,
-//! buffers of structs.
+//! warp operations themselves (their lanes' values move through plain loops instead, see
+//! `warps`), asynchronous copies, matrix operations, prints, fences, `assume_uniform`.
 
 use super::Writer;
 use crate::back::rust_types::{scalar_tokens, site};
@@ -50,6 +55,14 @@ pub(super) enum Mode {
     Dry,
     /// The straight pass: unchecked, unrecorded accesses.
     Fast,
+}
+
+/// The threads a straight loop runs.
+pub(super) enum Domain {
+    /// The block's threads, or those whose `x` lies in the range (a pair of `u64`s) given.
+    Block(Option<TokenStream>),
+    /// The lanes of warp `__w`.
+    Warp,
 }
 
 /// What the runtime must confirm before a part runs straight: per array touched, the checks.
@@ -94,7 +107,7 @@ impl Scan<'_> {
         if self.registers[a.index()] {
             return;
         }
-        if bad || self.k.arrays.get(a).field.is_some() {
+        if bad {
             self.ok = false;
         }
         self.touched[a.index()] = true;
@@ -266,7 +279,7 @@ pub(super) fn faults_itself(k: &Kernel, types: &Types, e: Handle<Expr>) -> bool 
 }
 
 /// Whether evaluating `e` may fault: an access, or an operation [`faults_itself`] names.
-fn may_fault(k: &Kernel, types: &Types, e: Handle<Expr>) -> bool {
+pub(super) fn may_fault(k: &Kernel, types: &Types, e: Handle<Expr>) -> bool {
     let mut found = false;
     visit::any_expr(k, e, &mut |x| {
         found |= matches!(x, Expr::Load { .. } | Expr::UniformLoad { .. });
@@ -344,11 +357,53 @@ impl Writer<'_> {
         })
     }
 
+    /// The thread loop `checked` of the threads' part `stmts` (whose locals used and written,
+    /// and scope, `thread_part` gave), with its straight loops over `domain` where the part
+    /// may run straight.
+    pub(super) fn maybe_straight(
+        &self,
+        split: &super::plan::Split,
+        stmts: &[(&Stmt, Span)],
+        (used, written, scope): (&[bool], &[bool], &super::plan::Scope),
+        domain: Domain,
+        checked: TokenStream,
+    ) -> TokenStream {
+        let straight = (!scope.returns && scope.exits.is_empty())
+            .then(|| self.straight_part(stmts))
+            .flatten();
+        let Some(straight) = straight else {
+            return checked;
+        };
+        *self.part_writes.borrow_mut() = straight.written.clone();
+        let (guards, guard_code) = self.guard_proofs(split, stmts);
+        let [dry, fast] = [Mode::Dry, Mode::Fast].map(|mode| {
+            self.mode.set(mode);
+            if mode == Mode::Fast {
+                *self.guards.borrow_mut() = guards.clone();
+            }
+            self.thread_part(split, stmts).0
+        });
+        self.mode.set(Mode::Checked);
+        self.part_writes.borrow_mut().clear();
+        self.guards.borrow_mut().clear();
+        let proof = self.range_proof(split, stmts);
+        self.straight_loop(
+            split,
+            &straight,
+            used,
+            written,
+            [dry, fast, guard_code],
+            domain,
+            proof,
+            checked,
+        )
+    }
+
     /// The loops of a part that may run straight: the check pass (skipped where `proof`, the
     /// part's range proof, holds) and, when it finds no fault, the straight pass; else
     /// `checked`, the thread loop as it always is. `guards`: the code that says which of the
-    /// straight pass's guards hold for every thread (`ranges`). `bounds`: the `x` range a
-    /// guard admits (a pair of `u64`s), `None` for every thread.
+    /// straight pass's guards hold for every thread (`ranges`). `domain`: the threads the
+    /// loops run.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn straight_loop(
         &self,
@@ -357,11 +412,14 @@ impl Writer<'_> {
         used: &[bool],
         written: &[bool],
         [dry, fast, guards]: [TokenStream; 3],
-        bounds: Option<TokenStream>,
+        domain: Domain,
         proof: Option<TokenStream>,
         checked: TokenStream,
     ) -> TokenStream {
-        let cx = quote!(__p.at(__x, __y, __z));
+        let cx = match domain {
+            Domain::Block(_) => quote!(__p.at(__x, __y, __z)),
+            Domain::Warp => quote!(__p.ctx(__t)),
+        };
         // Per-thread stores are indexed unchecked in the straight loops (`__t` is a thread's).
         self.mode.set(Mode::Dry);
         let dry_prelude = self.thread_prelude_with(split, used.to_vec(), &cx);
@@ -370,8 +428,18 @@ impl Writer<'_> {
         let back = self.write_back(split, written);
         self.mode.set(Mode::Checked);
         let skip = self.skip_returned(split);
-        // The block's threads by rows, `x` fastest: the forward order of the checked loop.
+        let warp = matches!(domain, Domain::Warp);
+        // The block's threads by rows, `x` fastest: the forward order of the checked loop; or
+        // the lanes of warp `__w` in order, consecutive linear ids.
         let each = |label: TokenStream, body: TokenStream| {
+            if warp {
+                return quote! {
+                    #label for __t in 32 * __w..32 * __w + __run.lanes(__w) {
+                        #skip
+                        #body
+                    }
+                };
+            }
             quote! {
                 #label for __z in 0..__dz {
                     for __y in 0..__dy {
@@ -386,7 +454,12 @@ impl Writer<'_> {
         };
         let dry = each(quote!('__dry:), quote!(#dry_prelude #dry));
         let fast = each(quote!(), quote!(#fast_prelude #fast #back));
-        let bounds = bounds.unwrap_or(quote!((0u64, u64::MAX)));
+        // The range proof and the guards' proofs are over the block's (or the guard's) rows: a
+        // warp's lanes are some of them.
+        let bounds = match domain {
+            Domain::Block(Some(bounds)) => bounds,
+            Domain::Block(None) | Domain::Warp => quote!((0u64, u64::MAX)),
+        };
         let proof = proof.unwrap_or(quote!(false));
         let checks = &straight.checks;
         let views = &straight.views;

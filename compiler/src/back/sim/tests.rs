@@ -284,6 +284,59 @@ fn parts_whose_accesses_the_part_cannot_move_run_straight() {
     assert!(!code.contains("out . plain ()"), "{code}");
 }
 
+/// Slices of arrays run straight, field by field; between warp operations, a warp's lanes run
+/// straight as a block's threads do; the loops that move values into and out of a warp
+/// operation are plain loops over the lanes when the values come from locals alone.
+#[test]
+fn fields_and_warp_lanes_run_straight() {
+    let src = "fn k(out: &mut [[u32; 4]], input: &[[u32; 4]], idx: &[u32]) {
+            let i = global_idx().x;
+            let v = input[i];
+            let mut s = v[0] + idx[i];
+            let y = warp_shuffle_xor(s, 1);
+            s += y;
+            out[i] = [s, v[1], v[2], v[3]];
+        }";
+    let (code, _) = sim(src);
+    // The lanes before the shuffle and after it, each with a check pass.
+    assert_eq!(
+        code.matches("'__dry : for __t in 32 * __w .. 32 * __w + __run . lanes (__w)")
+            .count(),
+        2,
+        "{code}"
+    );
+    assert!(code.contains("input__0 . load_plain"), "{code}");
+    assert!(code.contains("out__3 . store_unchecked"), "{code}");
+    assert!(code.contains("out__0 . unshadowed ()"), "{code}");
+    // Gathering `s` and handing out `y`: no thread made the running one, no checked loop.
+    assert_eq!(code.matches("__p . ctx (__t)").count(), 6, "{code}");
+    // The checked loops stay for the other orders.
+    assert_eq!(
+        code.matches("__p . lane_at (__w , __k)").count(),
+        2,
+        "{code}"
+    );
+    // An operand that loads is gathered in a checked loop over the lanes (the load may fault,
+    // and is recorded as the lane's): the only loop of the three the lanes run (besides the
+    // checked twins of the two straight ones) that makes each lane the running thread.
+    let (code, _) = sim("fn k(out: &mut [u32], idx: &[u32]) {
+            let t = thread_idx().x;
+            out[t] = warp_shuffle_xor(idx[t], 1);
+        }");
+    assert_eq!(code.matches("idx . load (").count(), 1, "{code}");
+    assert!(!code.contains("idx . load_plain"), "{code}");
+    assert_eq!(
+        code.matches("__p . lane_at (__w , __k)").count(),
+        3,
+        "{code}"
+    );
+    assert_eq!(
+        code.matches("'__dry : for __t in 32 * __w").count(),
+        2,
+        "{code}"
+    );
+}
+
 /// A part runs checked only where a value that may change between the check pass and the
 /// real one (loaded from an array the part writes, or from any `&mut` buffer) decides an
 /// access, a branch, a loop bound or a divisor, directly or through variables.

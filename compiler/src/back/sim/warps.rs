@@ -76,6 +76,46 @@ impl Writer<'_> {
         }
     }
 
+    /// A loop over the lanes of warp `__w` running `body`, which neither faults nor touches
+    /// memory (it moves values between a warp operation and the lanes' locals), so the order
+    /// of the lanes is unobservable: they run in order, none made the running thread, which
+    /// lets rustc vectorise the loop. Every lane is live: the warp operation checked it.
+    fn pure_lane_loop(
+        &self,
+        split: &Split,
+        used: Vec<bool>,
+        written: &[bool],
+        body: TokenStream,
+    ) -> TokenStream {
+        // `__t` is below the block's size, the per-thread stores' length: unchecked indexing.
+        let mode = self.mode.replace(super::straight::Mode::Fast);
+        let prelude = self.thread_prelude_with(split, used, &quote!(__p.ctx(__t)));
+        let back = self.write_back(split, written);
+        self.mode.set(mode);
+        quote! {
+            let __p = __run.phase();
+            for __t in 32 * __w..32 * __w + __run.lanes(__w) {
+                #prelude
+                #body
+                #back
+            }
+        }
+    }
+
+    /// Whether `e` computes a value from locals, thread indices and constants alone: no
+    /// memory access, nothing that may fault.
+    fn lane_pure(&self, e: Handle<Expr>) -> bool {
+        let mut impure = false;
+        crate::ir::visit::any_expr(self.k, e, &mut |x| {
+            impure |= matches!(
+                x,
+                Expr::Load { .. } | Expr::UniformLoad { .. } | Expr::AssumeUniform(_)
+            );
+            impure
+        });
+        !impure && !super::straight::may_fault(self.k, self.types, e)
+    }
+
     /// `value` as the first live lane of warp `__w` computes it: a value the compiler proved
     /// warp-uniform. A warp whose lanes have all returned has nothing left to run.
     fn once_per_warp(&self, split: &Split, e: Handle<Expr>) -> TokenStream {
@@ -102,7 +142,14 @@ impl Writer<'_> {
             WItem::Lanes(stmts) if only_declarations(stmts) => quote!(),
             WItem::Lanes(stmts) => {
                 let (body, used, written, scope) = self.thread_part(split, stmts);
-                let each = self.lane_loop(split, used, &written, body);
+                let each = self.lane_loop(split, used.clone(), &written, body);
+                let each = self.maybe_straight(
+                    split,
+                    stmts,
+                    (&used, &written, &scope),
+                    super::straight::Domain::Warp,
+                    each,
+                );
                 let resolve = resolve_exits(&scope, quote!(__run.resolve_warp(__w)));
                 quote!(#each #resolve)
             }
@@ -202,12 +249,14 @@ impl Writer<'_> {
             None => quote!(0u32),
         };
         let none = self.used_by(&[]);
-        let gather = self.lane_loop(
-            split,
-            used,
-            &none,
-            quote!(__in[__t - 32 * __w] = (<#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg);),
-        );
+        let operands = s.operands();
+        let put =
+            quote!(__in[__t - 32 * __w] = (<#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg););
+        let gather = if operands.iter().all(|&o| self.lane_pure(o)) {
+            self.pure_lane_loop(split, used, &none, put)
+        } else {
+            self.lane_loop(split, used, &none, put)
+        };
         let out = quote!(__out[__t - 32 * __w]);
         let value = match op {
             WarpOp::Ballot => quote!(#out as u32),
@@ -217,7 +266,7 @@ impl Writer<'_> {
         let rn = self.local_place(*r);
         let mut result = self.used_by(&[]);
         result[r.index()] = true;
-        let hand_out = self.lane_loop(split, result.clone(), &result, quote!(#rn = #value;));
+        let hand_out = self.pure_lane_loop(split, result.clone(), &result, quote!(#rn = #value;));
         quote_spanned!(site(span.lo)=> {
             #check
             let mut __in = [(0u64, 0u32); 32];
