@@ -103,6 +103,7 @@ BF16_KERNELS = {
     "gemm_bf16_128_async": (8, 128, (32, 4, 2)),
     "gemm_bf16_ldmatrix": (8, 128, (32, 2, 2)),
     "gemm_bf16_ldmatrix_db": (8, 128, (32, 2, 2)),
+    "gemm_bf16_ldmatrix_rows": (8, 128, (32, 2, 2)),
 }
 
 

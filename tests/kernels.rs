@@ -220,6 +220,10 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             ldmatrix::gemm_bf16_ldmatrix_db.cuda_source(),
         ),
         (
+            ldmatrix::gemm_bf16_ldmatrix_rows.name(),
+            ldmatrix::gemm_bf16_ldmatrix_rows.cuda_source(),
+        ),
+        (
             mma::gemm_bf16_128_k64.name(),
             mma::gemm_bf16_128_k64.cuda_source(),
         ),

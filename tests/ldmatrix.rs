@@ -157,6 +157,16 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
         4.0 * steps,
     );
     c.copy_from_host(&vec![f32::NAN; m * n])?;
+    // The form whose copies run along rows.
+    gemm_bf16_ldmatrix_rows.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    assert_close(
+        &format!("gemm_bf16_ldmatrix_rows {m}x{n}x{k} on {}", dev.name()),
+        &c.to_vec()?,
+        &want,
+        &mag,
+        4.0 * steps,
+    );
+    c.copy_from_host(&vec![f32::NAN; m * n])?;
     gemm_bf16_ldmatrix.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     Ok((c.to_vec()?, want, mag))
 }

@@ -342,3 +342,153 @@ pub fn gemm_bf16_ldmatrix_db(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n:
         }
     }
 }
+
+/// [`gemm_bf16_ldmatrix_db`] with its copies along rows: the eight lanes `l % 8` of each
+/// quarter-warp copy eight rows, the four quarters `l / 8` four neighbouring 16-byte chunks of
+/// them, so one `cp.async` instruction reads 8 rows x 64 bytes (16 sectors) where the
+/// column-wise copies read 32 rows x 16 bytes (32 lines); the 8 lanes of a quarter write
+/// 8 consecutive chunks of the column-major tiles, in 8 distinct groups of banks. The race
+/// proof separates the lanes (`128 * (l / 8) + 32 * e + 8 * w + l % 8` is one division's
+/// quotient and remainder, and the integers' rounding does the rest).
+#[kernel(block = (32, 2, 2))]
+pub fn gemm_bf16_ldmatrix_rows(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    let a_tile = shared::<[[bf16; 8]; 1536]>();
+    let b_tile = shared::<[[bf16; 8]; 1536]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let wm = tz * 64;
+    let wn = ty * 64;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 32;
+    let mut acc = [[0.0f32; 4]; 32];
+    // Two sets of fragments: `[4 * set + i]` of `a`, `[8 * set + j]` of `b`.
+    let mut fa: [[bf16; 8]; 8] = [[bf16::ZERO; 8]; 8];
+    let mut fb: [[bf16; 4]; 16] = [[bf16::ZERO; 4]; 16];
+    // The first three stages, each its own group.
+    if 0 < steps {
+        for e in 0..4 {
+            let row = e * 32 + (tz * 2 + ty) * 8 + tx % 8;
+            cp_async(
+                &mut a_tile[0 + (tx / 8) * 128 + row],
+                &a[(row0 + row) * (k / 8) + 0 + tx / 8],
+            );
+            let kr = e * 8 + tx % 8;
+            let cb = (tz * 2 + ty) * 4 + tx / 8;
+            cp_async(
+                &mut b_tile[0 + cb * 32 + kr],
+                &b[(0 + kr) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 1 < steps {
+        for e in 0..4 {
+            let row = e * 32 + (tz * 2 + ty) * 8 + tx % 8;
+            cp_async(
+                &mut a_tile[512 + (tx / 8) * 128 + row],
+                &a[(row0 + row) * (k / 8) + 4 + tx / 8],
+            );
+            let kr = e * 8 + tx % 8;
+            let cb = (tz * 2 + ty) * 4 + tx / 8;
+            cp_async(
+                &mut b_tile[512 + cb * 32 + kr],
+                &b[(32 + kr) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 2 < steps {
+        for e in 0..4 {
+            let row = e * 32 + (tz * 2 + ty) * 8 + tx % 8;
+            cp_async(
+                &mut a_tile[1024 + (tx / 8) * 128 + row],
+                &a[(row0 + row) * (k / 8) + 8 + tx / 8],
+            );
+            let kr = e * 8 + tx % 8;
+            let cb = (tz * 2 + ty) * 4 + tx / 8;
+            cp_async(
+                &mut b_tile[1024 + cb * 32 + kr],
+                &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    cp_async_wait(2);
+    sync_block_threads();
+    for i in 0..4 {
+        ldmatrix(&mut fa[i], &a_tile[(tx / 16) * 128 + wm + i * 16 + tx % 16]);
+    }
+    for j in 0..8 {
+        ldmatrix_trans(&mut fb[j], &b_tile[(wn / 8 + j) * 32 + tx % 16]);
+    }
+    for step in 0..steps {
+        let s = step % 3;
+        // The second 16 of this stage into set 1, then set 0's multiplies.
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(&mut fa[4 + i], &a_tile[s * 512 + (2 + tx / 16) * 128 + row]);
+        }
+        for j in 0..8 {
+            ldmatrix_trans(
+                &mut fb[8 + j],
+                &b_tile[s * 512 + (wn / 8 + j) * 32 + 16 + tx % 16],
+            );
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        // The next stage has landed; every warp holds all of this one in registers: refill it
+        // with the step three ahead, and load the next stage's first 16 into set 0.
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 3 < steps {
+            let k1 = (step + 3) * 32;
+            for e in 0..4 {
+                let row = e * 32 + (tz * 2 + ty) * 8 + tx % 8;
+                cp_async(
+                    &mut a_tile[s * 512 + (tx / 8) * 128 + row],
+                    &a[(row0 + row) * (k / 8) + k1 / 8 + tx / 8],
+                );
+                let kr = e * 8 + tx % 8;
+                let cb = (tz * 2 + ty) * 4 + tx / 8;
+                cp_async(
+                    &mut b_tile[s * 512 + cb * 32 + kr],
+                    &b[(k1 + kr) * (n / 8) + col0 / 8 + cb],
+                );
+            }
+        }
+        cp_async_commit();
+        if step + 1 < steps {
+            let s1 = (step + 1) % 3;
+            for i in 0..4 {
+                let row = wm + i * 16 + tx % 16;
+                ldmatrix(&mut fa[i], &a_tile[s1 * 512 + (tx / 16) * 128 + row]);
+            }
+            for j in 0..8 {
+                ldmatrix_trans(&mut fb[j], &b_tile[s1 * 512 + (wn / 8 + j) * 32 + tx % 16]);
+            }
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+    }
+    let g = tx / 4;
+    let q = tx % 4;
+    for i in 0..4 {
+        for j in 0..8 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 8 + j][e];
+            }
+        }
+    }
+}

@@ -369,6 +369,22 @@ fn fourier_motzkin(mut ges: Vec<Affine>) -> bool {
         if ges.len() > MAX_INEQUALITIES {
             return true;
         }
+        // An equality the inequalities imply (`a >= 0` and `-a >= 0`, as the integer
+        // rounding of the normalisation often makes them) with a unit coefficient is solved
+        // for that variable and substituted, exactly over the integers: each substitution
+        // lets the next rounding bite (`-1 <= 2 x + y <= 1` with `y` in `-1..=1` makes
+        // `2 x + y == 0`, so `y` is even, so 0), where eliminating the variable would lose it.
+        // This separates the lanes of `128 * (l / 8) + 32 * e + l % 8` (copies along rows).
+        if let Some((v, by)) = ges.iter().find_map(|a| {
+            let (v, k) = a.terms.iter().find(|(_, k)| k.abs() == 1)?;
+            ges.binary_search(&a.scale(-1)).ok()?;
+            let mut rest = a.clone();
+            rest.terms.remove(v);
+            Some((*v, rest.scale(-k)))
+        }) {
+            ges = ges.iter().map(|x| x.substitute(v, &by)).collect();
+            continue;
+        }
         // Choose the variable with the fewest new constraints, preferring exact eliminations.
         let mut counts: BTreeMap<Var, (usize, usize, bool)> = BTreeMap::new();
         for a in &ges {

@@ -42,6 +42,29 @@ fn quotients_and_remainders_are_exact() {
     }
 }
 
+/// `t / 8` and `t % 8` written apart are one division's quotient and remainder, and the
+/// integer reasoning that separates the threads of an index built from them and a loop
+/// counter (`128 q + 32 e + r`, the copies of a GEMM whose lanes run along a row) holds; the
+/// same form with room for collisions is still a race, with a real pair.
+#[test]
+fn quotient_and_remainder_written_apart_are_one_division() {
+    for body in [
+        "if t < 32 { for e in 0..4u32 { tile[(t / 8) * 32 + e * 8 + t % 8] = 1.0; } }",
+        "if t < 32 { for e in 0..4u32 { tile[(t / 8) * 128 + e * 32 + t % 8] = 1.0; } }",
+    ] {
+        assert_eq!(verdict(body), Ok(()), "{body}");
+    }
+    // `e` in 0..8: `(q, e) = (0, 4)` and `(1, 0)` are one element (rejected; the witness
+    // search, which tries small values one thread and iteration at a time, finds no pair).
+    let e = verdict("if t < 32 { for e in 0..8u32 { tile[(t / 8) * 32 + e * 8 + t % 8] = 1.0; } }")
+        .expect_err("threads 0 and 8 write tile[32]");
+    assert!(e.iter().any(|m| m.contains("`tile`")), "{e:?}");
+    // A remainder by another divisor is another symbol: `t % 4` does not complete `t / 8`.
+    let e = verdict("if t < 32 { tile[(t / 8) * 8 + t % 4] = 1.0; }")
+        .expect_err("threads 0 and 4 write tile[0]");
+    assert!(e.iter().any(|m| m.contains("`tile`")), "{e:?}");
+}
+
 #[test]
 fn a_shared_quotient_is_a_race_with_a_real_pair() {
     let e = verdict("if t < 512 { tile[t / 2] = 1.0; }").expect_err("threads 2i and 2i+1 collide");

@@ -140,7 +140,7 @@ impl Walker<'_> {
                             aff: Affine::var(self.tid(0)),
                             exact: true,
                         };
-                        let (_, lane) = self.quotient(OpSite::Expr(e), &tx, 32);
+                        let (_, lane) = self.quotient(&tx, 32);
                         exact(Affine::var(lane))
                     }
                     Builtin::LaneId => self.opaque(e, true),
@@ -351,7 +351,7 @@ impl Walker<'_> {
             _ => None,
         };
         if let Some(c) = divisor {
-            let (q, rem) = self.quotient(site, l, c);
+            let (q, rem) = self.quotient(l, c);
             return Some(Val {
                 aff: Affine::var(if remainder { rem } else { q }),
                 exact: true,
@@ -415,20 +415,22 @@ impl Walker<'_> {
         !crate::analysis::affine::feasible(&cs)
     }
 
-    /// The quotient and remainder symbols of `x / c` at `site`: `x == c*q + r`, `0 <= r < c`,
-    /// `q >= 0` (as facts of both, which every pair that meets one of them uses).
-    fn quotient(&mut self, site: OpSite, x: &Val, c: i128) -> (Var, Var) {
+    /// The quotient and remainder symbols of `x / c`: `x == c*q + r`, `0 <= r < c`, `q >= 0`
+    /// (as facts of both, which every pair that meets one of them uses).
+    fn quotient(&mut self, x: &Val, c: i128) -> (Var, Var) {
         let pt = self.per_thread(x);
-        // Keyed by `x`'s form too: in another round of a loop's fixpoint `x` may be another
-        // form, and then its quotient is another symbol (each keeps its own definition).
+        // Keyed by `x`'s form and `c`, wherever the division is written: a quotient is a
+        // function of its dividend's value, and one form of the same symbols is one value (in
+        // another round of a loop's fixpoint `x` may be another form, and then its quotient is
+        // another symbol, with its own definition).
         let q = self.sym(
-            SymKey::Quotient(site, x.aff.clone(), pt),
+            SymKey::Quotient(c, x.aff.clone(), pt),
             pt,
             true,
             SymKind::Other,
         );
         let r = self.sym(
-            SymKey::Remainder(site, x.aff.clone(), pt),
+            SymKey::Remainder(c, x.aff.clone(), pt),
             pt,
             true,
             SymKind::Other,

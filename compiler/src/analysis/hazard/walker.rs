@@ -92,12 +92,15 @@ pub(super) enum SymKey {
     /// The lane of a row that an asynchronous copy writes or a fragment load reads (any of
     /// them: the array's last dimension bounds it).
     RowLane(StmtId),
-    /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by a constant, per thread or
-    /// not.
-    Quotient(OpSite, Affine, bool),
-    /// `x % c` (or `x & (2^k - 1)`) of an unsigned `x` (of this form) by a constant, per
+    /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by the constant `c`, per thread
+    /// or not. Keyed by the form and the divisor, not the place: every `x / c` (and `x % c`)
+    /// of one form is one symbol, so `tx / 8` and `tx % 8` written apart are the quotient and
+    /// remainder of one division, `tx == 8 * q + r`, which the proof needs to tell apart the
+    /// threads of an index built from both.
+    Quotient(i128, Affine, bool),
+    /// `x % c` (or `x & (2^k - 1)`) of an unsigned `x` (of this form) by the constant `c`, per
     /// thread or not.
-    Remainder(OpSite, Affine, bool),
+    Remainder(i128, Affine, bool),
     /// `factor * form` of a uniform symbol and a form, per thread or not.
     Product(Var, Affine, bool),
     /// `x / d` (or, with a remainder, `x % d`, `x & (d - 1)`) of an unsigned `x` by a uniform
