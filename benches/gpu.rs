@@ -5,7 +5,9 @@
 //! Run on a machine with a GPU: `cargo run --release --example bench_gpu`. Without one it says
 //! so and exits successfully; `-- --sim` runs the suite's kernels on the simulator instead
 //! (small problems, every result checked), `-- --small` the same on the GPU, `-- --math`
-//! the math methods' cost against CUDA's libm.
+//! the math methods' cost against CUDA's libm, `-- --overhead` the host cost of a launch
+//! against a raw cudarc launch, `-- --overhead-parts` the same split into the launch code's
+//! steps.
 
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use cuphase::prelude::*;
@@ -389,6 +391,99 @@ fn launch_overhead(dev: &Device) -> BenchResult<()> {
     Ok(())
 }
 
+/// Where cuphase's launch spends what a raw launch does not: rounds as in [`launch_overhead`],
+/// each timing 500 launches of four paths back to back (the order rotating): the raw cudarc
+/// launch; the generated launch code's steps written out by hand; the same with the driver
+/// call made directly (no device-limit check, no trace); and `empty.launch`. Each path's
+/// median ratio to the raw one.
+fn launch_parts(dev: &Device) -> BenchResult<()> {
+    use cuphase::__private::BackendRef;
+    use cuphase::LaunchTarget;
+    let stream = dev.cuda_stream().ok_or("not a CUDA device")?.clone();
+    let BackendRef::Cuda(cu) = dev.__backend() else {
+        return Err("not a CUDA device".into());
+    };
+    let mut out = dev.zeros::<u32>(1)?;
+    let n = 500;
+    let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
+    let module =
+        cuphase::cuda::compile_cuda(empty.cuda_source(), "empty.rs", "empty", arch, false)?;
+    let f = stream
+        .context()
+        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))?
+        .load_function("empty")?;
+    let mut raw_out = stream.alloc_zeros::<u32>(1)?;
+    let len = 1u64;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let info = empty.__info();
+    empty.launch(dev, Launch::new(1, 32), &mut out)?;
+    stream.synchronize()?;
+    let rounds = 41;
+    let mut times = vec![Vec::new(); 4];
+    for round in 0..rounds {
+        for turn in 0..4 {
+            let path = (turn + round) % 4;
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                match path {
+                    0 => {
+                        let mut b = stream.launch_builder(&f);
+                        b.arg(&mut raw_out).arg(&len);
+                        // SAFETY: the arguments match `empty`'s parameters.
+                        unsafe { b.launch(cfg) }?;
+                    }
+                    1 | 2 => {
+                        let launch = Launch::new(1, 32);
+                        launch.validate_for(info)?;
+                        let (func, _) = cu.function(info)?;
+                        let lens = [out.len() as u64];
+                        let record = dev.fault_record_for(cu);
+                        let slice = out.__cuda_slice_mut(cu, record)?;
+                        let mut args = dev.stream_for(cu).launch_builder(func);
+                        args.arg(slice);
+                        args.arg(&lens[0]);
+                        if path == 1 {
+                            cu.launch(info, &launch, func, args)?;
+                        } else {
+                            // SAFETY: as above.
+                            unsafe { args.launch(cfg) }?;
+                        }
+                    }
+                    _ => empty.launch(dev, Launch::new(1, 32), &mut out)?,
+                }
+            }
+            times[path].push(t.elapsed().as_secs_f64());
+            stream.synchronize()?;
+        }
+    }
+    let names = [
+        "raw cudarc",
+        "generated steps by hand",
+        "the same, driver called directly",
+        "`empty.launch`",
+    ];
+    for (path, name) in names.iter().enumerate() {
+        let mut r: Vec<f64> = times[path]
+            .iter()
+            .zip(&times[0])
+            .map(|(a, b)| a / b)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        let mut t = times[path].clone();
+        t.sort_by(f64::total_cmp);
+        println!(
+            "{name}: {:.3} us a launch, {:.3} of raw (median of {rounds} rounds)",
+            t[rounds / 2] / n as f64 * 1e6,
+            r[rounds / 2]
+        );
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     // `--sim`: the suite's kernels on the simulator, small problems, results checked;
     // `--small`: the same on the GPU (for compute-sanitizer).
@@ -440,6 +535,15 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    if std::env::args().any(|a| a == "--overhead-parts") {
+        for _ in 0..3 {
+            if let Err(e) = launch_parts(&dev) {
+                eprintln!("bench_gpu: launch parts: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
     }
     if std::env::args().any(|a| a == "--overhead") {
         // The launch overhead alone, several times in one process.
