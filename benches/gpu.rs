@@ -321,6 +321,27 @@ pub fn empty(out: &mut [u32]) {
     }
 }
 
+/// `empty` compiled by the same NVRTC and loaded by cudarc alone, a buffer for its argument
+/// and its launch configuration: the raw launch the overhead is measured against.
+fn raw_empty(
+    dev: &Device,
+    stream: &Arc<CudaStream>,
+) -> BenchResult<(CudaFunction, cudarc::driver::CudaSlice<u32>, LaunchConfig)> {
+    let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
+    let module =
+        cuphase::cuda::compile_cuda(empty.cuda_source(), "empty.rs", "empty", arch, false)?;
+    let f = stream
+        .context()
+        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))?
+        .load_function("empty")?;
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    Ok((f, stream.alloc_zeros::<u32>(1)?, cfg))
+}
+
 /// Host cost per launch of an (almost) empty kernel: cuphase's `kernel.launch` against a raw
 /// cudarc launch of the same CUBIN. Batches of 500 launches (fewer than the GPU's launch queue
 /// holds, so that no launch waits for the GPU and the time is the host's alone), the stream
@@ -332,20 +353,8 @@ fn launch_overhead(dev: &Device) -> BenchResult<()> {
     let stream = dev.cuda_stream().ok_or("not a CUDA device")?.clone();
     let mut out = dev.zeros::<u32>(1)?;
     let n = 500;
-    let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
-    let module =
-        cuphase::cuda::compile_cuda(empty.cuda_source(), "empty.rs", "empty", arch, false)?;
-    let f = stream
-        .context()
-        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))?
-        .load_function("empty")?;
-    let mut raw_out = stream.alloc_zeros::<u32>(1)?;
+    let (f, mut raw_out, cfg) = raw_empty(dev, &stream)?;
     let len = 1u64;
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let mut ours = Vec::new();
     let mut raw = Vec::new();
     empty.launch(dev, Launch::new(1, 32), &mut out)?;
@@ -405,20 +414,8 @@ fn launch_parts(dev: &Device) -> BenchResult<()> {
     };
     let mut out = dev.zeros::<u32>(1)?;
     let n = 500;
-    let arch = dev.cuda_arch().ok_or("not a CUDA device")?;
-    let module =
-        cuphase::cuda::compile_cuda(empty.cuda_source(), "empty.rs", "empty", arch, false)?;
-    let f = stream
-        .context()
-        .load_module(cudarc::nvrtc::Ptx::from_binary(module.image))?
-        .load_function("empty")?;
-    let mut raw_out = stream.alloc_zeros::<u32>(1)?;
+    let (f, mut raw_out, cfg) = raw_empty(dev, &stream)?;
     let len = 1u64;
-    let cfg = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (32, 1, 1),
-        shared_mem_bytes: 0,
-    };
     let info = empty.__info();
     empty.launch(dev, Launch::new(1, 32), &mut out)?;
     stream.synchronize()?;

@@ -146,26 +146,17 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
         Dim3::new(32, 2, 2),
     );
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
-    // First the form with double-buffered fragments, checked here.
+    let check = |name: &str, got: &[f32]| {
+        let what = format!("{name} {m}x{n}x{k} on {}", dev.name());
+        assert_close(&what, got, &want, &mag, 4.0 * (k / 16) as f64);
+    };
+    // First the form with double-buffered fragments and the one whose copies run along rows,
+    // checked here.
     gemm_bf16_ldmatrix_db.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
-    let steps = (k / 16) as f64;
-    assert_close(
-        &format!("gemm_bf16_ldmatrix_db {m}x{n}x{k} on {}", dev.name()),
-        &c.to_vec()?,
-        &want,
-        &mag,
-        4.0 * steps,
-    );
+    check("gemm_bf16_ldmatrix_db", &c.to_vec()?);
     c.copy_from_host(&vec![f32::NAN; m * n])?;
-    // The form whose copies run along rows.
     gemm_bf16_ldmatrix_rows.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
-    assert_close(
-        &format!("gemm_bf16_ldmatrix_rows {m}x{n}x{k} on {}", dev.name()),
-        &c.to_vec()?,
-        &want,
-        &mag,
-        4.0 * steps,
-    );
+    check("gemm_bf16_ldmatrix_rows", &c.to_vec()?);
     c.copy_from_host(&vec![f32::NAN; m * n])?;
     gemm_bf16_ldmatrix.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     Ok((c.to_vec()?, want, mag))

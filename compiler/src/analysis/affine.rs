@@ -315,17 +315,8 @@ fn solve(mut eqs: Vec<Affine>, mut ges: Vec<Affine>) -> bool {
         if e.c % g != 0 {
             return false;
         }
-        match e
-            .terms
-            .iter()
-            .find(|(_, k)| k.abs() == 1)
-            .map(|(v, k)| (*v, *k))
-        {
-            Some((v, k)) => {
-                // v = -(e - k v) / k
-                let mut rest = e.clone();
-                rest.terms.remove(&v);
-                let by = rest.scale(-k);
+        match solved(&e) {
+            Some((v, by)) => {
                 eqs = eqs.iter().map(|x| x.substitute(v, &by)).collect();
                 ges = ges.iter().map(|x| x.substitute(v, &by)).collect();
             }
@@ -337,6 +328,15 @@ fn solve(mut eqs: Vec<Affine>, mut ges: Vec<Affine>) -> bool {
         }
     }
     fourier_motzkin(ges)
+}
+
+/// `a == 0` solved for a variable of coefficient 1 or -1: the variable and what it equals
+/// (`v = -(a - k v) / k`, exact over the integers).
+fn solved(a: &Affine) -> Option<(Var, Affine)> {
+    let (&v, &k) = a.terms.iter().find(|(_, k)| k.abs() == 1)?;
+    let mut rest = a.clone();
+    rest.terms.remove(&v);
+    Some((v, rest.scale(-k)))
 }
 
 fn normalize(a: &Affine) -> Option<Affine> {
@@ -375,13 +375,11 @@ fn fourier_motzkin(mut ges: Vec<Affine>) -> bool {
         // lets the next rounding bite (`-1 <= 2 x + y <= 1` with `y` in `-1..=1` makes
         // `2 x + y == 0`, so `y` is even, so 0), where eliminating the variable would lose it.
         // This separates the lanes of `128 * (l / 8) + 32 * e + l % 8` (copies along rows).
-        if let Some((v, by)) = ges.iter().find_map(|a| {
-            let (v, k) = a.terms.iter().find(|(_, k)| k.abs() == 1)?;
-            ges.binary_search(&a.scale(-1)).ok()?;
-            let mut rest = a.clone();
-            rest.terms.remove(v);
-            Some((*v, rest.scale(-k)))
-        }) {
+        if let Some((v, by)) = ges
+            .iter()
+            .filter(|a| ges.binary_search(&a.scale(-1)).is_ok())
+            .find_map(solved)
+        {
             ges = ges.iter().map(|x| x.substitute(v, &by)).collect();
             continue;
         }

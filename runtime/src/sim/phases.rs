@@ -501,15 +501,7 @@ impl Phase<'_> {
                 phase: self.phase,
             });
         }
-        ThreadCtx {
-            thread_idx: match self.idx.get(t) {
-                Some(d) => *d,
-                None => Dim3::new(t as u32, 0, 0),
-            },
-            block_idx: self.block_idx,
-            block_dim: self.block_dim,
-            grid_dim: self.grid_dim,
-        }
+        self.ctx(t)
     }
 }
 

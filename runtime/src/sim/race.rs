@@ -382,14 +382,15 @@ struct Element {
     readers: [Slot; 2],
 }
 
-impl Element {
-    /// Forgets every access (a new launch).
-    fn clear(&self) {
-        for s in std::iter::once(&self.writer).chain(&self.readers) {
-            s.who.store(0, Ordering::Relaxed);
-            s.loc.store(0, Ordering::Relaxed);
-        }
-    }
+/// Forgets every access to `elements` (a new launch), with one bulk write.
+///
+/// # Safety
+/// No other thread accesses `elements` meanwhile.
+unsafe fn clear(elements: &[Element]) {
+    // SAFETY: every byte of an `Element` is inside an atomic (an `UnsafeCell`), so writing
+    // through this shared slice is allowed; the caller guarantees nothing races with the
+    // plain writes; all zeros is "no access".
+    unsafe { std::ptr::write_bytes(elements.as_ptr().cast_mut(), 0, elements.len()) }
 }
 
 /// A page of a [`GlobalShadow`]: its slots, allocated on the first access, and the launch
@@ -457,7 +458,9 @@ impl GlobalShadow {
             for p in self.pages.iter() {
                 p.epoch.store(0, Ordering::Relaxed);
                 if let Some(slots) = p.slots.get() {
-                    slots.iter().for_each(Element::clear);
+                    // SAFETY: the launch has the buffer borrowed mutably and has not started:
+                    // no thread accesses the shadow.
+                    unsafe { clear(slots) };
                 }
             }
             self.epoch.store(1, Ordering::Release);
@@ -497,13 +500,9 @@ impl GlobalShadow {
                     .compare_exchange(e, BUSY, Ordering::AcqRel, Ordering::Acquire)
                     .is_ok()
             {
-                // SAFETY: every byte of an `Element` is inside an atomic (an `UnsafeCell`), so
-                // writing through this shared slice is allowed; no other thread touches the
-                // page while its epoch is `BUSY` (every access first waits for the launch's
-                // epoch), so the plain writes race with nothing; all zeros is "no access".
-                unsafe {
-                    std::ptr::write_bytes(elements.as_ptr().cast_mut(), 0, elements.len());
-                }
+                // SAFETY: no other thread touches the page while its epoch is `BUSY` (every
+                // access first waits for the launch's epoch).
+                unsafe { clear(elements) };
                 page.epoch.store(epoch, Ordering::Release);
                 return;
             }

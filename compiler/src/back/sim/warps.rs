@@ -102,20 +102,6 @@ impl Writer<'_> {
         }
     }
 
-    /// Whether `e` computes a value from locals, thread indices and constants alone: no
-    /// memory access, nothing that may fault.
-    fn lane_pure(&self, e: Handle<Expr>) -> bool {
-        let mut impure = false;
-        crate::ir::visit::any_expr(self.k, e, &mut |x| {
-            impure |= matches!(
-                x,
-                Expr::Load { .. } | Expr::UniformLoad { .. } | Expr::AssumeUniform(_)
-            );
-            impure
-        });
-        !impure && !super::straight::may_fault(self.k, self.types, e)
-    }
-
     /// `value` as the first live lane of warp `__w` computes it: a value the compiler proved
     /// warp-uniform. A warp whose lanes have all returned has nothing left to run.
     fn once_per_warp(&self, split: &Split, e: Handle<Expr>) -> TokenStream {
@@ -252,7 +238,10 @@ impl Writer<'_> {
         let operands = s.operands();
         let put =
             quote!(__in[__t - 32 * __w] = (<#ty as ::cuphase::Scalar>::to_lane_bits(#v), #arg););
-        let gather = if operands.iter().all(|&o| self.lane_pure(o)) {
+        // Operands that can neither fault nor touch memory (`may_fault` names loads, and
+        // promises, which fault) come from locals, thread indices and constants alone.
+        let pure = |&o: &Handle<Expr>| !super::straight::may_fault(self.k, self.types, o);
+        let gather = if operands.iter().all(pure) {
             self.pure_lane_loop(split, used, &none, put)
         } else {
             self.lane_loop(split, used, &none, put)
