@@ -402,11 +402,12 @@ fn launch_overhead(dev: &Device) -> BenchResult<()> {
 
 /// Where cuphase's launch spends what a raw launch does not: rounds as in [`launch_overhead`],
 /// each timing 500 launches of four paths back to back (the order rotating): the raw cudarc
-/// launch; the generated launch code's steps written out by hand; the same with the driver
-/// call made directly (no device-limit check, no trace); and `empty.launch`. Each path's
-/// median ratio to the raw one.
+/// launch; the generated launch code's steps written out by hand (the back end's `launch`:
+/// the device-limit check, the trace, the driver call with the arguments on the stack); the
+/// same steps launched through cudarc's launch builder instead; and `empty.launch`. Each
+/// path's median ratio to the raw one.
 fn launch_parts(dev: &Device) -> BenchResult<()> {
-    use cuphase::__private::BackendRef;
+    use cuphase::__private::{ArgList, BackendRef, DevicePtrMut};
     use cuphase::LaunchTarget;
     let stream = dev.cuda_stream().ok_or("not a CUDA device")?.clone();
     let BackendRef::Cuda(cu) = dev.__backend() else {
@@ -439,15 +440,18 @@ fn launch_parts(dev: &Device) -> BenchResult<()> {
                         let (func, _) = cu.function(info)?;
                         let lens = [out.len() as u64];
                         let record = dev.fault_record_for(cu);
-                        let slice = out.__cuda_slice_mut(cu, record)?;
-                        let mut args = dev.stream_for(cu).launch_builder(func);
-                        args.arg(slice);
-                        args.arg(&lens[0]);
+                        let stream = dev.stream_for(cu);
+                        let (ptr, _guard) =
+                            out.__cuda_slice_mut(cu, record)?.device_ptr_mut(stream);
+                        let mut args = ArgList::<2>::new();
+                        args.push(&ptr).push(&lens[0]);
                         if path == 1 {
-                            cu.launch(info, &launch, func, args)?;
+                            cu.launch(info, &launch, func, stream, &mut args)?;
                         } else {
+                            let mut b = stream.launch_builder(func);
+                            b.arg(&ptr).arg(&lens[0]);
                             // SAFETY: as above.
-                            unsafe { args.launch(cfg) }?;
+                            unsafe { b.launch(cfg) }?;
                         }
                     }
                     _ => empty.launch(dev, Launch::new(1, 32), &mut out)?,
@@ -460,7 +464,7 @@ fn launch_parts(dev: &Device) -> BenchResult<()> {
     let names = [
         "raw cudarc",
         "generated steps by hand",
-        "the same, driver called directly",
+        "the same through cudarc's builder",
         "`empty.launch`",
     ];
     for (path, name) in names.iter().enumerate() {

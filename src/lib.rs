@@ -51,19 +51,18 @@ pub mod cuda {
 /// Items used by the code `#[kernel]` generates. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use cudarc_driver::{DeviceRepr, ValidAsZeroBits};
-    pub use cudarc_reexport::PushKernelArg;
+    pub use cudarc_driver::{DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
     pub use cuphase_macros::{kernel_cfg, kernel_continue};
+    pub use cuphase_runtime::cuda::ArgList;
     pub use cuphase_runtime::sim;
     pub use cuphase_runtime::{
         assert_element, assert_scalar, instance, not_compiled, BackendRef, ConstValue, FaultKind,
         FaultSite, KernelInfo,
     };
 
-    mod cudarc_reexport {
-        pub use cuphase_runtime::cuda_driver::PushKernelArg;
-    }
     mod cudarc_driver {
-        pub use cuphase_runtime::cuda_driver::{DeviceRepr, ValidAsZeroBits};
+        pub use cuphase_runtime::cuda_driver::{
+            DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits,
+        };
     }
 }

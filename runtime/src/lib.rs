@@ -57,5 +57,5 @@ pub fn not_compiled(name: &str) -> Error {
 /// cudarc's driver layer, for generated code.
 #[doc(hidden)]
 pub mod cuda_driver {
-    pub use cudarc::driver::{DeviceRepr, PushKernelArg, ValidAsZeroBits};
+    pub use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 }

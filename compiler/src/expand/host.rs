@@ -109,6 +109,9 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
     let mut lens = Vec::new();
     let mut cuda_prep = Vec::new();
     let mut cuda_args = Vec::new();
+    // The most arguments a launch pushes: the parameters', then the fault record and the
+    // kernel's id (where the variant records faults) and the print flag (where it prints).
+    let mut nargs = 3usize;
     let mut sim_prep = Vec::new();
     let mut sim_args = Vec::new();
     let mut const_prep = Vec::new();
@@ -186,25 +189,41 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 if p.source == ParamSource::ConstGeneric {
                     instance_values.push(const_value(ty, &pname));
                 } else {
-                    cuda_args.push(quote!(__args.arg(&#cname);));
+                    cuda_args.push(quote!(__args.push(&#cname);));
+                    nargs += 1;
                 }
                 sim_args.push(quote!(#cname));
             }
             ParamKind::Scalar { .. } => {
-                cuda_args.push(quote!(__args.arg(&#pname);));
+                cuda_args.push(quote!(__args.push(&#pname);));
+                nargs += 1;
                 sim_args.push(quote!(#pname));
             }
             ParamKind::Slice { array } => {
                 let i = lens.len();
                 lens.push(quote!(#pname.len() as u64));
                 let dev = format_ident!("__d_{}", p.name);
+                // (The guard orders the launch after other streams' uses, where cudarc tracks
+                // them, when it is dropped after the launch.)
+                let guard = format_ident!("__g_{}", p.name);
                 let mutable = k.arrays.get(array).kind == (ArrayKind::Global { mutable: true });
                 if mutable {
-                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice_mut(__cu, __record)?;));
+                    cuda_prep.push(quote! {
+                        let (#dev, #guard) = ::cuphase::__private::DevicePtrMut::device_ptr_mut(
+                            #pname.__cuda_slice_mut(__cu, __record)?,
+                            __stream,
+                        );
+                    });
                 } else {
-                    cuda_prep.push(quote!(let #dev = #pname.__cuda_slice(__cu)?;));
+                    cuda_prep.push(quote! {
+                        let (#dev, #guard) = ::cuphase::__private::DevicePtr::device_ptr(
+                            #pname.__cuda_slice(__cu)?,
+                            __stream,
+                        );
+                    });
                 }
-                cuda_args.push(quote!(__args.arg(#dev); __args.arg(&__lens[#i]);));
+                cuda_args.push(quote!(__args.push(&#dev); __args.push(&__lens[#i]);));
+                nargs += 2;
                 let label = &p.name;
                 if mutable && c.report.exclusive.contains(&array) {
                     sim_prep.push(
@@ -221,6 +240,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         }
     }
     let nlens = lens.len();
+    let nargs = proc_macro2::Literal::usize_unsuffixed(nargs);
     // A shared array sized at launch (by a const parameter, a module constant or an
     // expression of them): the launch's dynamic shared memory.
     let shared_sizing = k.arrays.iter().find_map(|(_, a)| match &a.kind {
@@ -417,8 +437,6 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 __launch: ::cuphase::Launch,
                 #(#params),*
             ) -> ::core::result::Result<(), ::cuphase::Error> {
-                #[allow(unused_imports)]
-                use ::cuphase::__private::PushKernelArg as _;
                 #(#elem_checks)*
                 #record_checks
                 #(#const_prep)*
@@ -432,19 +450,23 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                         let (__func, __kernel_id) = __cu.function(__info)?;
                         let __lens: [u64; #nlens] = [#(#lens),*];
                         let __record = __target.fault_record_for(__cu);
-                        #(#cuda_prep)*
                         let __stream = __target.stream_for(__cu);
-                        let mut __args = __stream.launch_builder(__func);
-                        #(#cuda_args)*
-                        if __info.uses_fault_record {
-                            __args.arg(__record.slice()?);
-                            __args.arg(&__kernel_id);
-                        }
+                        #(#cuda_prep)*
+                        let __fault = match __info.uses_fault_record {
+                            true => Some(::cuphase::__private::DevicePtr::device_ptr(__record.slice()?, __stream)),
+                            false => None,
+                        };
                         let __print_ids = u32::from(__launch.prints_ids());
-                        if __info.prints {
-                            __args.arg(&__print_ids);
+                        let mut __args = ::cuphase::__private::ArgList::<#nargs>::new();
+                        #(#cuda_args)*
+                        if let Some((__fault_ptr, _)) = &__fault {
+                            __args.push(__fault_ptr);
+                            __args.push(&__kernel_id);
                         }
-                        __cu.launch(__info, &__launch, __func, __args)
+                        if __info.prints {
+                            __args.push(&__print_ids);
+                        }
+                        __cu.launch(__info, &__launch, __func, __stream, &mut __args)
                     }
                     ::cuphase::__private::BackendRef::Sim(__sim) => {
                         #(#sim_prep)*

@@ -2,8 +2,8 @@
 //! the launch of the arguments generated code pushed.
 //!
 //! Takes a kernel's [`KernelInfo`], a [`Launch`] that passed [`Launch::validate_for`], the
-//! loaded function and its arguments (marshalled by generated code through cudarc's
-//! `PushKernelArg`). Gives [`CudaBackend::launch_builder`] and [`CudaBackend::launch`].
+//! loaded function and its arguments (collected by generated code in an [`ArgList`] on the
+//! stack). Gives [`CudaBackend::launch`].
 //! Guarantees: a launch beyond this device's limits (threads per block, block and grid per axis,
 //! shared memory) is [`Error::InvalidLaunch`] naming the limit, before anything is queued; a
 //! launch returns once queued (its faults surface at the next synchronising call).
@@ -12,21 +12,63 @@ use super::{driver_err, CudaBackend};
 use crate::error::Error;
 use crate::kernel::KernelInfo;
 use crate::launch::{Launch, DEFAULT_SHARED_BYTES};
-use cudarc::driver::{CudaFunction, LaunchArgs, LaunchConfig};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr};
+use std::ffi::c_void;
+use std::marker::PhantomData;
 
-impl CudaBackend {
-    /// A launch builder for `f` on this device's stream.
-    pub fn launch_builder<'a>(&'a self, f: &'a CudaFunction) -> LaunchArgs<'a> {
-        self.stream().launch_builder(f)
+/// The arguments of one launch as the driver takes them: a pointer to each value, in the
+/// kernel's parameter order, held on the stack (the macro sizes `N` from the kernel's
+/// parameters, so a launch allocates nothing).
+///
+/// A device buffer's argument is its device pointer, taken with cudarc's
+/// [`DevicePtr`](cudarc::driver::DevicePtr)/[`DevicePtrMut`](cudarc::driver::DevicePtrMut)
+/// (which order the launch after other streams' uses where cudarc tracks them), kept alive by
+/// the caller until after [`CudaBackend::launch`].
+pub struct ArgList<'a, const N: usize> {
+    ptrs: [*mut c_void; N],
+    len: usize,
+    values: PhantomData<&'a ()>,
+}
+
+impl<'a, const N: usize> ArgList<'a, N> {
+    /// No arguments yet.
+    #[inline(always)]
+    pub fn new() -> Self {
+        Self {
+            ptrs: [std::ptr::null_mut(); N],
+            len: 0,
+            values: PhantomData,
+        }
     }
 
-    /// Launches with the arguments pushed into `args`, after checking the launch.
-    pub fn launch(
+    /// Appends the argument `value` (borrowed until the launch).
+    ///
+    /// # Panics
+    /// With more than `N` arguments: generated code sizes `N` from the kernel, so that is a bug
+    /// of the macro, never of a launch.
+    #[inline(always)]
+    pub fn push<T: DeviceRepr>(&mut self, value: &'a T) -> &mut Self {
+        self.ptrs[self.len] = value as *const T as *mut c_void;
+        self.len += 1;
+        self
+    }
+}
+
+impl<const N: usize> Default for ArgList<'_, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CudaBackend {
+    /// Launches `func` on `stream` with the arguments in `args`, after checking the launch.
+    pub fn launch<const N: usize>(
         &self,
         info: &'static KernelInfo,
         launch: &Launch,
         func: &CudaFunction,
-        mut args: LaunchArgs<'_>,
+        stream: &CudaStream,
+        args: &mut ArgList<'_, N>,
     ) -> Result<(), Error> {
         // The generated `launch` has checked the device-independent limits (`validate_for`).
         self.check_limits(info, launch)?;
@@ -39,17 +81,24 @@ impl CudaBackend {
             .map_err(|e| driver_err(&format!("allowing kernel `{}` more dynamic shared memory", info.name), e))?;
         }
         tracing::trace!(kernel = info.name, grid = %launch.grid, block = %launch.block, "cuphase: CUDA launch");
-        let cfg = LaunchConfig {
-            grid_dim: (launch.grid.x, launch.grid.y, launch.grid.z),
-            block_dim: (launch.block.x, launch.block.y, launch.block.z),
-            shared_mem_bytes: launch.shared_bytes,
-        };
-        // SAFETY: `#[kernel]` pushed one argument per parameter of the generated CUDA function,
-        // in order and of the matching types (device pointers, `unsigned long long` lengths,
-        // scalars), all generated from the same signature.
-        unsafe { args.launch(cfg) }
-            .map_err(|e| driver_err(&format!("launching kernel `{}`", info.name), e))?;
-        Ok(())
+        let (g, b) = (launch.grid, launch.block);
+        let launched = stream.context().bind_to_thread().and_then(|()| {
+            // SAFETY: `#[kernel]` pushed one argument per parameter of the generated CUDA
+            // function, in order and of the matching types (device pointers, `unsigned long
+            // long` lengths, scalars), all generated from the same signature; each pointer is
+            // to a value the caller keeps until this returns, and the driver copies them.
+            unsafe {
+                cudarc::driver::result::launch_kernel(
+                    func.cu_function(),
+                    (g.x, g.y, g.z),
+                    (b.x, b.y, b.z),
+                    launch.shared_bytes,
+                    stream.cu_stream(),
+                    &mut args.ptrs[..args.len],
+                )
+            }
+        });
+        launched.map_err(|e| driver_err(&format!("launching kernel `{}`", info.name), e))
     }
 
     /// Checks a launch against this device's own limits, naming the limit it breaks.
@@ -114,5 +163,31 @@ impl CudaBackend {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ArgList;
+
+    #[test]
+    fn an_argument_list_points_at_each_value_in_order() {
+        let (a, b, c) = (7u32, 0x1234_5678_9abc_u64, 2.5f32);
+        let mut args = ArgList::<4>::new();
+        args.push(&a).push(&b).push(&c);
+        assert_eq!(args.len, 3);
+        let got: Vec<*const u8> = args.ptrs[..args.len]
+            .iter()
+            .map(|p| *p as *const u8)
+            .collect();
+        let want = [
+            &a as *const u32 as *const u8,
+            &b as *const u64 as *const u8,
+            &c as *const f32 as *const u8,
+        ];
+        assert_eq!(got, want);
+        // SAFETY: each pointer is to the value pushed, alive here.
+        assert_eq!(unsafe { *(args.ptrs[1] as *const u64) }, b);
+        assert!(args.ptrs[3].is_null());
     }
 }

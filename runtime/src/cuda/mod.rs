@@ -22,6 +22,7 @@ pub(crate) mod nccl;
 mod nvrtc;
 
 pub use fault::FaultRecord;
+pub use launch::ArgList;
 pub use module::{
     compile_cached, compile_cached_in, compile_cuda, nvrtc_available, nvrtc_version, CacheOutcome,
     CompiledModule,
