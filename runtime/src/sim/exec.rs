@@ -18,7 +18,6 @@ use crate::kernel::KernelInfo;
 use crate::launch::Launch;
 use crate::scalar::Scalar;
 use cuphase_contract::WarpOp;
-use rayon::prelude::*;
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
@@ -169,42 +168,42 @@ impl SimBackend {
         } else {
             (0..b.volume()).map(|t| unlinearize(t, b)).collect()
         };
-        let first_error = (0..total)
-            .into_par_iter()
-            .filter_map(|linear| {
-                if let Some(fault) = watch.as_ref().and_then(|w| w.fired()) {
-                    // Past the deadline, the blocks not yet started do not start.
-                    let z = Dim3::new(0, 0, 0);
-                    return Some((
-                        linear,
-                        Box::new(fault.into_error(info.name, z, z, grid, launch.block)),
-                    ));
-                }
-                let x = (linear % u64::from(grid.x)) as u32;
-                let y = ((linear / u64::from(grid.x)) % u64::from(grid.y)) as u32;
-                let z = (linear / (u64::from(grid.x) * u64::from(grid.y))) as u32;
-                let ctx = BlockCtx {
-                    kernel: info.name,
-                    linear: linear as u32,
-                    block_idx: Dim3::new(x, y, z),
-                    block_dim: launch.block,
-                    grid_dim: grid,
-                    options: self.options,
-                    straight: self.straight,
-                    shared_races: self.options.race_detection
-                        && !(self.options.trust_compiler && info.shared_proven),
-                    dynamic_shared_bytes: launch.shared_bytes,
-                    printer: &printer,
-                    thread_indices: &thread_indices,
-                };
-                // Boxed: every block's `Option` passes through rayon's reduction, and an
-                // unboxed `Error` made each of them a copy of the whole error's size (a sixth of
-                // a small kernel's launch).
-                super::Watch::during(watch.as_ref(), || block(&ctx))
-                    .err()
-                    .map(|e| (linear, Box::new(e)))
-            })
-            .min_by_key(|(linear, _)| *linear);
+        let first_error = super::grid::run_blocks(total, &|linear| {
+            if let Some(fault) = watch.as_ref().and_then(|w| w.fired()) {
+                // Past the deadline, the blocks not yet started do not start.
+                let z = Dim3::new(0, 0, 0);
+                return Some(Box::new(fault.into_error(
+                    info.name,
+                    z,
+                    z,
+                    grid,
+                    launch.block,
+                )));
+            }
+            let x = (linear % u64::from(grid.x)) as u32;
+            let y = ((linear / u64::from(grid.x)) % u64::from(grid.y)) as u32;
+            let z = (linear / (u64::from(grid.x) * u64::from(grid.y))) as u32;
+            let ctx = BlockCtx {
+                kernel: info.name,
+                linear: linear as u32,
+                block_idx: Dim3::new(x, y, z),
+                block_dim: launch.block,
+                grid_dim: grid,
+                options: self.options,
+                straight: self.straight,
+                shared_races: self.options.race_detection
+                    && !(self.options.trust_compiler && info.shared_proven),
+                dynamic_shared_bytes: launch.shared_bytes,
+                printer: &printer,
+                thread_indices: &thread_indices,
+            };
+            // Boxed: every block's `Option` passes through rayon's reduction, and an
+            // unboxed `Error` made each of them a copy of the whole error's size (a sixth of
+            // a small kernel's launch).
+            super::Watch::during(watch.as_ref(), || block(&ctx))
+                .err()
+                .map(Box::new)
+        });
         printer.finish();
         match first_error {
             Some((_, e)) => Err(*e),

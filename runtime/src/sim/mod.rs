@@ -25,6 +25,7 @@
 //! The items of this module are used by generated code and are not a stable API.
 
 mod exec;
+mod grid;
 mod memory;
 mod methods;
 mod mma;
