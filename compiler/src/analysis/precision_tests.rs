@@ -65,6 +65,30 @@ fn quotient_and_remainder_written_apart_are_one_division() {
     assert!(e.iter().any(|m| m.contains("`tile`")), "{e:?}");
 }
 
+/// A short loop's counter takes each of its values in turn before a pair is called a hazard:
+/// over the rationals, `e1 - e0` in `-1..=1` merges the iterations and nothing rounds, so
+/// `4 (t % 16) + t / 16 + 512 e` (64 threads: 0..64 a row, 512 apart) was "cannot prove".
+#[test]
+fn a_short_loops_iterations_are_told_apart() {
+    for body in [
+        "if t < 64 { for e in 0..2u32 { tile[(t % 16) * 4 + t / 16 + 512 * e] = 1.0; } }",
+        "if t < 64 { for e in 0..2u32 { tile[(t % 16) * 4 + t / 16 + 64 * e] = 1.0; } }",
+        "if t < 64 { for e in 1..=3u32 { tile[(t % 16) * 4 + t / 16 + 128 * e] = 1.0; } }",
+        "if t < 64 { for e in (0..8u32).step_by(4) { tile[(t % 16) * 4 + t / 16 + 64 * e] = 1.0; } }",
+    ] {
+        assert_eq!(verdict(body), Ok(()), "{body}");
+    }
+    // Rows 32 apart overlap: threads 8 (row element 32, e = 0) and 0 (e = 1) meet at 32.
+    let e =
+        verdict("if t < 64 { for e in 0..2u32 { tile[(t % 16) * 4 + t / 16 + 32 * e] = 1.0; } }")
+            .expect_err("a real collision");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("data race on shared array `tile`")),
+        "{e:?}"
+    );
+}
+
 #[test]
 fn a_shared_quotient_is_a_race_with_a_real_pair() {
     let e = verdict("if t < 512 { tile[t / 2] = 1.0; }").expect_err("threads 2i and 2i+1 collide");

@@ -39,7 +39,14 @@ type BlockFn<'a> = dyn Fn(u64) -> BlockResult + Sync + 'a;
 pub(super) fn run_blocks(total: u64, block: &BlockFn<'_>) -> Option<(u64, Box<Error>)> {
     let threads = rayon::current_num_threads() as u64;
     if total <= 1 || threads <= 1 {
-        return (0..total).find_map(|b| block(b).map(|e| (b, e)));
+        // Every block runs, as on the GPU, whatever an earlier one returned.
+        let mut first = None;
+        for b in 0..total {
+            if let Some(e) = block(b) {
+                first.get_or_insert((b, e));
+            }
+        }
+        return first;
     }
     if rayon::current_thread_index().is_some() || u32::try_from(total).is_err() {
         // Already one of the pool's threads (a launch from inside rayon: rayon's own
@@ -57,11 +64,10 @@ pub(super) fn run_blocks(total: u64, block: &BlockFn<'_>) -> Option<(u64, Box<Er
     let ranges = (0..parts)
         .map(|p| Range::new(total * p / parts, total * (p + 1) / parts))
         .collect();
-    // SAFETY: the pointer is only dereferenced by participants between a successful
-    // `Launch::enter` and their `leave`, and this function returns (ending `block`'s borrow)
-    // only after `close` has stopped new entries and every entered participant has left; the
-    // function is `Sync`, so sharing it between threads is sound.
-    let erased: &'static BlockFn<'static> = unsafe { std::mem::transmute(block) };
+    // SAFETY: the same pointer (a cast may not extend a trait object's lifetime), for the
+    // helpers, `'static` jobs; it is only called while `block` is borrowed (see `BlockPtr`).
+    let erased =
+        unsafe { std::mem::transmute::<*const BlockFn<'_>, *const BlockFn<'static>>(block) };
     let launch = Arc::new(Launch {
         block: BlockPtr(erased),
         chunk,
@@ -98,8 +104,18 @@ pub(super) fn run_blocks(total: u64, block: &BlockFn<'_>) -> Option<(u64, Box<Er
     first
 }
 
-/// The block function, sendable: see the `SAFETY` of its making in [`run_blocks`].
-struct BlockPtr(&'static BlockFn<'static>);
+/// The launch's block function, borrowed by [`run_blocks`] for the launch: participants call
+/// it only between a successful [`Launch::enter`] and their [`Launch::leave`] (the caller, all
+/// along), and `run_blocks` returns, ending the borrow, only after [`Launch::close`] has
+/// stopped new entries and every entered helper has left. A helper that runs later holds the
+/// pointer without using it.
+struct BlockPtr(*const BlockFn<'static>);
+
+// SAFETY: the function is `Sync`, so calling it from several threads at once is sound; when
+// it may be called is `BlockPtr`'s rule above.
+unsafe impl Send for BlockPtr {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for BlockPtr {}
 
 /// A participant's blocks not yet taken, `[next, end)`, in one word (`next` in the low half),
 /// so that the owner taking from the front and a thief taking from the back never both get a
@@ -206,7 +222,9 @@ impl Launch {
                     break;
                 };
                 for b in blocks {
-                    if let Some(e) = (self.block.0)(b) {
+                    // SAFETY: this participant is the caller or an entered helper that has not
+                    // left (see `BlockPtr`).
+                    if let Some(e) = unsafe { (*self.block.0)(b) } {
                         if first.as_ref().is_none_or(|(f, _)| b < *f) {
                             first = Some((b, e));
                         }

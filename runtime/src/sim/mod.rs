@@ -10,7 +10,8 @@
 //! thread, made by an `async fn` whose only await points are barriers and warp operations:
 //! [`BlockCtx::run`] polls each until it finishes or waits, then checks that every live thread
 //! waits at the same barrier. Both report a barrier some threads never reach as
-//! [`Error::BarrierDivergence`]. Blocks run in parallel on rayon's pool; global memory is
+//! [`Error::BarrierDivergence`]. Blocks run in parallel on the launching thread and rayon's
+//! pool (contiguous ranges of blocks, with stealing: `grid`); global memory is
 //! atomic cells with relaxed ordering, so even a racy kernel is sound Rust here. Every index
 //! is bounds-checked, every fault is an error value, nothing panics.
 //!

@@ -242,6 +242,7 @@ impl Walker<'_> {
                     }
                 }
                 if st.exact && en.exact {
+                    self.bound_counter(&value, &st.aff, &en.aff, *inclusive);
                     self.guards.push(Constraint::le(&st.aff, &value));
                     self.guards.push(if *inclusive {
                         Constraint::le(&value, &en.aff)
@@ -361,6 +362,35 @@ impl Walker<'_> {
 
     /// Gives each of `locals` a symbol of its own (`key` of the local and whether it is per
     /// thread): per thread unless `uniform` (the loop head's uniformity, by local) says not.
+    /// Records the values of a loop counter's symbol, where the loop's range is constant:
+    /// `value` (`start + step * k`, or the counter itself) lies in `start..end` (or
+    /// `start..=end`), so its one symbol lies in the matching range. The pair proof tries each
+    /// value of a symbol with a few (`for e in 0..2`) before it calls two accesses a hazard.
+    fn bound_counter(&mut self, value: &Affine, start: &Affine, end: &Affine, inclusive: bool) {
+        let (Some(lo), Some(end)) = (start.as_constant(), end.as_constant()) else {
+            return;
+        };
+        let hi = if inclusive { end } else { end - 1 };
+        let mut terms = value.terms.iter();
+        let (Some((&v, &a)), None) = (terms.next(), terms.next()) else {
+            return;
+        };
+        if lo > hi || a == 0 {
+            return;
+        }
+        // `lo <= a * v + c <= hi`: `v` from `ceil` of the one end to `floor` of the other.
+        let (from, to) = if a > 0 {
+            (lo - value.c, hi - value.c)
+        } else {
+            (value.c - hi, value.c - lo)
+        };
+        let m = a.abs();
+        let range = (-(-from).div_euclid(m), to.div_euclid(m));
+        if range.0 <= range.1 {
+            self.syms[v as usize].counts = Some(range);
+        }
+    }
+
     fn fresh_values(
         &mut self,
         locals: &[Handle<Local>],

@@ -481,48 +481,98 @@ impl Walker<'_> {
             .collect();
         factors.sort();
         factors.dedup();
-        // For a copy in flight (`small_remainders`), a remainder by a small constant (a
-        // pipeline's stage, `step % 2`) takes each of its values in turn, where the whole may
-        // hold: the relaxation over the rationals cannot tell `step % 2` from `(step + 1) % 2`,
-        // one value at a time the divisibility test can. (Elsewhere, where barriers separate
-        // the stages, the cases would double the time of the GEMMs' proofs for nothing.)
+        // A symbol of a few values (a remainder by a small constant, a pipeline's stage
+        // `step % 2`; a counter of a short loop) takes each of them in turn: the relaxation
+        // over the rationals cannot tell `step % 2` from `(step + 1) % 2`, one value at a time
+        // the divisibility test can. For a copy in flight (`small_remainders`) first, before
+        // the factors; elsewhere, where barriers separate the stages, only for a case that
+        // still holds with the factors fixed (first, they doubled the GEMMs' proof times).
         if !affine::feasible(&cs) {
             return None;
         }
-        let mut small: Vec<(Var, i128, i128)> = Vec::new();
-        if small_remainders {
-            for c in &cs {
-                let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
-                for v in f.terms.keys() {
-                    let info = &self.syms[(*v / 2) as usize];
-                    if let (SymKind::Other, Some((lo, hi))) = (info.kind, info.range) {
-                        if hi - lo < MAX_SMALL_VALUES && !small.iter().any(|(w, ..)| w == v) {
-                            small.push((*v, lo, hi));
-                        }
-                    }
+        // The remainders by small constants, and the counters of short loops.
+        let (mut small, mut counters): (Vec<(Var, i128, i128)>, Vec<(Var, i128, i128)>) =
+            (Vec::new(), Vec::new());
+        for c in &cs {
+            let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
+            for v in f.terms.keys() {
+                let info = &self.syms[(*v / 2) as usize];
+                let (list, values) = match (info.kind, info.range, info.counts) {
+                    (SymKind::Other, Some(r), _) => (&mut small, r),
+                    (SymKind::Other, None, Some(r)) => (&mut counters, r),
+                    _ => continue,
+                };
+                let (lo, hi) = values;
+                if hi - lo < MAX_SMALL_VALUES && !list.iter().any(|(w, ..)| w == v) {
+                    list.push((*v, lo, hi));
                 }
             }
+        }
+        small.truncate(MAX_SMALL_SYMBOLS);
+        counters.truncate(MAX_SMALL_SYMBOLS);
+        // Elsewhere, and for the counters of short loops (`for e in 0..2`, where the
+        // relaxation merges `e1 - e0` in `-1..=1` and rounds nothing), each case that still
+        // holds with the factors fixed tries them, as a last resort before it is a hazard: a
+        // pair that holds stops at its first assignment that does; only one that holds for
+        // none pays for them all.
+        if small_remainders {
+            // Each assignment that may hold, with the factors' values in turn (an assignment
+            // that holds over the rationals with the products free may hold for no factor).
+            Self::small_cases(cs, &small, &|case| {
+                self.products_case(case, products, &factors, &counters)
+            })
+        } else {
+            small.extend(counters);
             small.truncate(MAX_SMALL_SYMBOLS);
+            self.products_case(cs, products, &factors, &small)
         }
-        let cs = Self::small_values(cs, &small)?;
-        if factors.len() > MAX_ENUMERATED_FACTORS {
-            return Some(cs);
-        }
-        self.enumerate(cs, products, &factors)
     }
 
-    /// `cs` with each of `small` fixed to one of its values, for the first assignment that
-    /// may hold; `None` when none may. Only whole assignments are tested: with some of the
-    /// remainders still free, elimination must find the divisibility argument itself, which
-    /// takes it far longer than the few cases it could prune.
+    /// The first case of `cs` with the factors fixed that may hold (each of `small` fixed too,
+    /// at the end), if any.
+    fn products_case(
+        &self,
+        cs: Vec<Constraint>,
+        products: &[Product],
+        factors: &[Var],
+        small: &[(Var, i128, i128)],
+    ) -> Option<Vec<Constraint>> {
+        if factors.len() > MAX_ENUMERATED_FACTORS {
+            return Self::small_values(cs, small);
+        }
+        self.enumerate(cs, products, factors, small)
+    }
+
+    /// `cs` (feasible) with each of `small` fixed to one of its values, for the first
+    /// assignment that may hold; `None` when none may. Only whole assignments are tested: with
+    /// some of the symbols still free, elimination must find the divisibility argument itself,
+    /// which takes it far longer than the few cases it could prune.
     fn small_values(cs: Vec<Constraint>, small: &[(Var, i128, i128)]) -> Option<Vec<Constraint>> {
+        if small.is_empty() {
+            // (Nothing fixed: `cs` is what the caller found feasible.)
+            return Some(cs);
+        }
+        Self::small_cases(cs, small, &Some)
+    }
+
+    /// `then` of the first whole assignment of `small` in `cs` that may hold and for which it
+    /// gives a case.
+    fn small_cases(
+        cs: Vec<Constraint>,
+        small: &[(Var, i128, i128)],
+        then: &dyn Fn(Vec<Constraint>) -> Option<Vec<Constraint>>,
+    ) -> Option<Vec<Constraint>> {
         let Some((&(v, lo, hi), rest)) = small.split_first() else {
-            return affine::feasible(&cs).then_some(cs);
+            return if affine::feasible(&cs) {
+                then(cs)
+            } else {
+                None
+            };
         };
         (lo..=hi).find_map(|value| {
             let mut case = cs.clone();
             case.push(Constraint::eq(&Affine::var(v), &Affine::constant(value)));
-            Self::small_values(case, rest)
+            Self::small_cases(case, rest, then)
         })
     }
 
@@ -531,9 +581,10 @@ impl Walker<'_> {
         cs: Vec<Constraint>,
         products: &[Product],
         factors: &[Var],
+        small: &[(Var, i128, i128)],
     ) -> Option<Vec<Constraint>> {
         let Some((&f, rest)) = factors.split_first() else {
-            return Some(cs);
+            return Self::small_values(cs, small);
         };
         let info = &self.syms[(f / 2) as usize];
         let zero = (!info.nonzero).then_some(0);
@@ -543,7 +594,7 @@ impl Walker<'_> {
             // Fixing one factor only removes solutions: an infeasible case stays infeasible
             // whatever the others are.
             if affine::feasible(&case) {
-                if let Some(c) = self.enumerate(case, products, rest) {
+                if let Some(c) = self.enumerate(case, products, rest, small) {
                     return Some(c);
                 }
             }

@@ -30,6 +30,7 @@ impl Walker<'_> {
             nonzero: false,
             product: None,
             range: builtin_range(&key),
+            counts: None,
         });
         self.sym_keys.insert(key, s);
         s

@@ -42,6 +42,8 @@ pub(super) struct SymInfo {
     /// The values the symbol can take, where CUDA bounds them (the thread and block ids and
     /// extents): what lets a cast that changes the type keep the symbol's value.
     pub(super) range: Option<(i128, i128)>,
+    /// The values of a loop counter's symbol, where the loop's range is constant.
+    pub(super) counts: Option<(i128, i128)>,
 }
 
 #[derive(Clone, Debug)]
