@@ -17,6 +17,10 @@ const MAX_SMALL_VALUES: i128 = 4;
 /// ... up to this many remainders in one pair.
 const MAX_SMALL_SYMBOLS: usize = 3;
 
+/// A symbol of a few values, with its least and greatest (a remainder by a small constant,
+/// a short loop's counter): a pair tries each value in turn.
+type Small = (Var, i128, i128);
+
 /// A product symbol of one of the two threads: `var == factor * of`.
 pub(super) struct Product {
     var: Var,
@@ -491,8 +495,7 @@ impl Walker<'_> {
             return None;
         }
         // The remainders by small constants, and the counters of short loops.
-        let (mut small, mut counters): (Vec<(Var, i128, i128)>, Vec<(Var, i128, i128)>) =
-            (Vec::new(), Vec::new());
+        let (mut small, mut counters): (Vec<Small>, Vec<Small>) = (Vec::new(), Vec::new());
         for c in &cs {
             let (Constraint::Eq(f) | Constraint::Ge(f) | Constraint::Ne(f)) = c;
             for v in f.terms.keys() {
@@ -535,7 +538,7 @@ impl Walker<'_> {
         cs: Vec<Constraint>,
         products: &[Product],
         factors: &[Var],
-        small: &[(Var, i128, i128)],
+        small: &[Small],
     ) -> Option<Vec<Constraint>> {
         if factors.len() > MAX_ENUMERATED_FACTORS {
             return Self::small_values(cs, small);
@@ -547,7 +550,7 @@ impl Walker<'_> {
     /// assignment that may hold; `None` when none may. Only whole assignments are tested: with
     /// some of the symbols still free, elimination must find the divisibility argument itself,
     /// which takes it far longer than the few cases it could prune.
-    fn small_values(cs: Vec<Constraint>, small: &[(Var, i128, i128)]) -> Option<Vec<Constraint>> {
+    fn small_values(cs: Vec<Constraint>, small: &[Small]) -> Option<Vec<Constraint>> {
         if small.is_empty() {
             // (Nothing fixed: `cs` is what the caller found feasible.)
             return Some(cs);
@@ -559,7 +562,7 @@ impl Walker<'_> {
     /// gives a case.
     fn small_cases(
         cs: Vec<Constraint>,
-        small: &[(Var, i128, i128)],
+        small: &[Small],
         then: &dyn Fn(Vec<Constraint>) -> Option<Vec<Constraint>>,
     ) -> Option<Vec<Constraint>> {
         let Some((&(v, lo, hi), rest)) = small.split_first() else {
@@ -581,7 +584,7 @@ impl Walker<'_> {
         cs: Vec<Constraint>,
         products: &[Product],
         factors: &[Var],
-        small: &[(Var, i128, i128)],
+        small: &[Small],
     ) -> Option<Vec<Constraint>> {
         let Some((&f, rest)) = factors.split_first() else {
             return Self::small_values(cs, small);
