@@ -376,7 +376,7 @@ fn fourier_motzkin(ges: Vec<Affine>) -> bool {
         // This separates the lanes of `128 * (l / 8) + 32 * e + l % 8` (copies along rows).
         if let Some((v, by)) = ges
             .iter()
-            .filter(|a| ges.binary_search(&a.scale(-1)).is_ok())
+            .filter(|a| ges.binary_search_by(|x| cmp_negated(x, a)).is_ok())
             .find_map(solved)
         {
             next = HashSet::with_capacity(ges.len());
@@ -437,12 +437,11 @@ fn fourier_motzkin(ges: Vec<Affine>) -> bool {
                     }
                     continue;
                 }
-                let x = p.scale(b).add(&n.scale(a));
-                match normalize(&x) {
-                    None if x.c < 0 => return false,
-                    None => {}
-                    Some(n) => {
-                        next.insert(n);
+                match combined(p, b, n, a) {
+                    Err(c) if c < 0 => return false,
+                    Err(_) => {}
+                    Ok(x) => {
+                        next.insert(x);
                         over = next.len() > MAX_INEQUALITIES;
                     }
                 }
@@ -452,6 +451,65 @@ fn fourier_motzkin(ges: Vec<Affine>) -> bool {
             return true;
         }
     }
+}
+
+/// How `x` compares with `-a` (the derived order: the terms, then the constant), without
+/// making `-a`.
+fn cmp_negated(x: &Affine, a: &Affine) -> std::cmp::Ordering {
+    x.terms
+        .iter()
+        .map(|(v, k)| (*v, *k))
+        .cmp(a.terms.iter().map(|(v, k)| (*v, -*k)))
+        .then(x.c.cmp(&-a.c))
+}
+
+/// `normalize(&p.scale(b).add(&n.scale(a)))` made at once (one merge of the two sorted term
+/// lists, one map): `Err(c)` where every term cancels and the combination is the constant
+/// `c`.
+fn combined(p: &Affine, b: i128, n: &Affine, a: i128) -> Result<Affine, i128> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let mut terms: Vec<(Var, i128)> = Vec::with_capacity(p.terms.len() + n.terms.len());
+    let (mut i, mut j) = (p.terms.iter().peekable(), n.terms.iter().peekable());
+    loop {
+        let (v, k) = match (i.peek(), j.peek()) {
+            (Some(&(&v, &k)), Some(&(&w, &l))) => match v.cmp(&w) {
+                Less => {
+                    i.next();
+                    (v, b * k)
+                }
+                Greater => {
+                    j.next();
+                    (w, a * l)
+                }
+                Equal => {
+                    i.next();
+                    j.next();
+                    (v, b * k + a * l)
+                }
+            },
+            (Some(&(&v, &k)), None) => {
+                i.next();
+                (v, b * k)
+            }
+            (None, Some(&(&w, &l))) => {
+                j.next();
+                (w, a * l)
+            }
+            (None, None) => break,
+        };
+        if k != 0 {
+            terms.push((v, k));
+        }
+    }
+    let c = b * p.c + a * n.c;
+    let g = terms.iter().fold(0, |g, (_, k)| gcd(g, *k));
+    if g == 0 {
+        return Err(c);
+    }
+    Ok(Affine {
+        terms: terms.into_iter().map(|(v, k)| (v, k / g)).collect(),
+        c: c.div_euclid(g),
+    })
 }
 
 /// Whether `b * p + a * n` is a constant below zero (`0 >= c`, `c < 0`), without making it.
