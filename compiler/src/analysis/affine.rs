@@ -354,21 +354,31 @@ fn normalize(a: &Affine) -> Option<Affine> {
     })
 }
 
-fn fourier_motzkin(ges: Vec<Affine>) -> bool {
-    // Each round's inequalities normalised, without duplicates, in order.
-    let mut next: HashSet<Affine> = HashSet::with_capacity(ges.len());
-    for a in &ges {
-        match normalize(a) {
-            None if a.c < 0 => return false,
+/// `xs` normalised, without duplicates; `Err` with the answer where that decides it: `false`
+/// for a contradiction (`0 >= c` with `c < 0`), `true` past the limit.
+fn normalized(xs: impl Iterator<Item = Affine>) -> Result<HashSet<Affine>, bool> {
+    let mut set = HashSet::new();
+    for x in xs {
+        match normalize(&x) {
+            None if x.c < 0 => return Err(false),
             None => {}
             Some(n) => {
-                next.insert(n);
+                set.insert(n);
             }
         }
     }
-    if next.len() > MAX_INEQUALITIES {
-        return true;
+    if set.len() > MAX_INEQUALITIES {
+        return Err(true);
     }
+    Ok(set)
+}
+
+fn fourier_motzkin(ges: Vec<Affine>) -> bool {
+    // Each round's inequalities normalised, without duplicates, in order.
+    let mut next = match normalized(ges.into_iter()) {
+        Ok(set) => set,
+        Err(answer) => return answer,
+    };
     loop {
         let mut ges: Vec<Affine> = next.into_iter().collect();
         ges.sort();
@@ -383,20 +393,10 @@ fn fourier_motzkin(ges: Vec<Affine>) -> bool {
             .filter(|a| ges.binary_search_by(|x| cmp_negated(x, a)).is_ok())
             .find_map(solved)
         {
-            next = HashSet::with_capacity(ges.len());
-            for x in &ges {
-                let x = x.substitute(v, &by);
-                match normalize(&x) {
-                    None if x.c < 0 => return false,
-                    None => {}
-                    Some(n) => {
-                        next.insert(n);
-                    }
-                }
-            }
-            if next.len() > MAX_INEQUALITIES {
-                return true;
-            }
+            next = match normalized(ges.iter().map(|x| x.substitute(v, &by))) {
+                Ok(set) => set,
+                Err(answer) => return answer,
+            };
             continue;
         }
         // Choose the variable with the fewest new constraints, preferring exact eliminations.

@@ -485,6 +485,12 @@ impl Walker<'_> {
             .collect();
         factors.sort();
         factors.dedup();
+        // (Past the limit no factor is enumerated: the products stay symbols of their own.)
+        let factors: &[Var] = if factors.len() > MAX_ENUMERATED_FACTORS {
+            &[]
+        } else {
+            &factors
+        };
         // A symbol of a few values (a remainder by a small constant, a pipeline's stage
         // `step % 2`; a counter of a short loop) takes each of them in turn: the relaxation
         // over the rationals cannot tell `step % 2` from `(step + 1) % 2`, one value at a time
@@ -522,28 +528,13 @@ impl Walker<'_> {
             // Each assignment that may hold, with the factors' values in turn (an assignment
             // that holds over the rationals with the products free may hold for no factor).
             Self::small_cases(cs, &small, &|case| {
-                self.products_case(case, products, &factors, &counters)
+                self.enumerate(case, products, factors, &counters)
             })
         } else {
             small.extend(counters);
             small.truncate(MAX_SMALL_SYMBOLS);
-            self.products_case(cs, products, &factors, &small)
+            self.enumerate(cs, products, factors, &small)
         }
-    }
-
-    /// The first case of `cs` with the factors fixed that may hold (each of `small` fixed too,
-    /// at the end), if any.
-    fn products_case(
-        &self,
-        cs: Vec<Constraint>,
-        products: &[Product],
-        factors: &[Var],
-        small: &[Small],
-    ) -> Option<Vec<Constraint>> {
-        if factors.len() > MAX_ENUMERATED_FACTORS {
-            return Self::small_values(cs, small);
-        }
-        self.enumerate(cs, products, factors, small)
     }
 
     /// `cs` (feasible) with each of `small` fixed to one of its values, for the first
