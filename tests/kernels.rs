@@ -18,6 +18,8 @@ pub mod faults;
 pub mod half;
 #[path = "in/helpers.rs"]
 pub mod helpers;
+#[path = "in/large_shared.rs"]
+pub mod large_shared;
 #[path = "in/ldmatrix.rs"]
 pub mod ldmatrix;
 #[path = "in/apps/llmc.rs"]
@@ -222,6 +224,14 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         (
             ldmatrix::gemm_bf16_ldmatrix_rows.name(),
             ldmatrix::gemm_bf16_ldmatrix_rows.cuda_source(),
+        ),
+        (
+            large_shared::large_tiles.name(),
+            large_shared::large_tiles.cuda_source(),
+        ),
+        (
+            large_shared::gemm_bf16_wide.name(),
+            large_shared::gemm_bf16_wide.cuda_source(),
         ),
         (
             mma::gemm_bf16_128_k64.name(),

@@ -29,6 +29,7 @@ mod edges;
 mod exhaustion;
 mod gpu;
 mod kernels;
+mod large_shared;
 mod layering;
 mod ldmatrix;
 mod math;

@@ -36,8 +36,14 @@ pub struct KernelInfo {
     /// The compiler proved every shared-memory access of the kernel race-free (none is in
     /// `unsafe`): the simulator may skip shared-memory race detection.
     pub shared_proven: bool,
-    /// Bytes of `shared::<..>()` arrays per block.
+    /// Bytes of `shared::<..>()` arrays of fixed size per block, declared `__shared__`: at most
+    /// 48 KiB, the most static shared memory a block may have; 0 when they take more together.
     pub static_shared_bytes: u32,
+    /// Bytes of dynamic shared memory the kernel's fixed-size `shared::<..>()` arrays take when
+    /// together they are more than 48 KiB (0 otherwise): they are carved from the start of its
+    /// dynamic shared memory, and every launch adds these bytes to its own
+    /// ([`Launch::shared_bytes`](crate::Launch::shared_bytes)).
+    pub dynamic_shared_base: u32,
     /// The generated code's fault checks, by the site number it reports.
     pub fault_sites: &'static [FaultSite],
     /// The kernel takes the fault record parameters.
@@ -153,6 +159,7 @@ mod tests {
             block_rank: 3,
             shared_proven: false,
             static_shared_bytes: 0,
+            dynamic_shared_base: 0,
             fault_sites: &[],
             uses_fault_record: false,
             prints: false,

@@ -10,11 +10,12 @@ fn huge(out: &mut [f32]) {
     out[t] = tile[t];
 }
 
-// 32 KiB + 32 KiB: each fits, together they do not.
+// 128 KiB + 128 KiB: each fits in a block's 227 KiB (carved from dynamic shared memory, since
+// either is more than 48 KiB), together they do not.
 #[kernel]
 fn two_halves(out: &mut [f32]) {
-    let a = shared::<[f32; 8192]>();
-    let b = shared::<[[f32; 64]; 128]>();
+    let a = shared::<[f32; 32768]>();
+    let b = shared::<[[f32; 256]; 128]>();
     let t = thread_idx().x;
     a[t] = 1.0;
     b[0][t] = 2.0;

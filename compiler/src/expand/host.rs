@@ -88,12 +88,9 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let shared_proven = report.shared_proven;
-    let static_shared_bytes: u64 = k
-        .arrays
-        .iter()
-        .filter_map(|(_, a)| a.static_shared_bytes())
-        .fold(0, u64::saturating_add);
-    let static_shared_bytes = u32::try_from(static_shared_bytes).unwrap_or(u32::MAX);
+    let layout = k.shared_layout();
+    let static_shared_bytes = u32::try_from(layout.static_bytes()).unwrap_or(u32::MAX);
+    let dynamic_shared_base = u32::try_from(layout.dynamic_base()).unwrap_or(u32::MAX);
     let vis = &func.vis;
     let name = &func.sig.ident;
     let generics = &func.sig.generics;
@@ -310,6 +307,7 @@ pub fn write(func: &syn::ItemFn, c: &Compiled, file: &str) -> TokenStream {
                 block_rank: #block_rank,
                 shared_proven: #shared_proven,
                 static_shared_bytes: #static_shared_bytes,
+                dynamic_shared_base: #dynamic_shared_base,
                 fault_sites: &[#(#sites),*],
                 uses_fault_record: #uses_record,
                 prints: #prints,

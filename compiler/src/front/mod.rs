@@ -33,7 +33,7 @@ mod option_tests;
 pub mod records;
 
 use crate::diag::{Ctxt, Diagnostic};
-use crate::ir::{Checked, Kernel, ParamKind, ParamSource, STATIC_SHARED_LIMIT};
+use crate::ir::{Checked, Kernel, ParamKind, ParamSource, SHARED_LIMIT};
 use proc_macro2::TokenStream;
 
 /// Parses the attribute, lowers and type-checks a kernel function.
@@ -73,38 +73,39 @@ pub fn check_kernel(
     Err(cx.into_errors())
 }
 
-/// Static shared memory beyond what any CUDA GPU's block can hold is a build error (ptxas
-/// would reject it at run time, and the simulator would allocate it): per array at the array,
-/// all of them together at the kernel. (Thread-local arrays are limited where they are
-/// lowered, to 64 elements: registers.)
+/// Shared memory beyond what any CUDA GPU's block can hold is a build error (the launch could
+/// never succeed, and the simulator would allocate it): per array at the array, all of them
+/// together at the kernel. Beyond 48 KiB together the fixed-size arrays are carved from dynamic
+/// shared memory ([`crate::ir::SharedLayout`]), up to 227 KiB on sm_90. (Thread-local arrays
+/// are limited where they are lowered, to 64 elements: registers.)
 fn check_shared_size(cx: &mut Ctxt, k: &Kernel) {
-    let limit = STATIC_SHARED_LIMIT;
-    let fix = "for more, use `shared_slice::<T>()` sized by `Launch::shared_bytes` (dynamic shared memory: up to 227 KiB a block on sm_90)";
-    let mut total = 0u64;
+    let limit = SHARED_LIMIT;
+    let kib = limit / 1024;
+    let note = "a block's shared memory is the fixed-size `shared` arrays plus the launch's dynamic shared memory (`Launch::shared_bytes`); GPUs before sm_90 allow less, which a launch checks";
     let mut reported = false;
     for (h, a) in k.arrays.iter() {
         let Some(bytes) = a.static_shared_bytes() else {
             continue;
         };
-        total = total.saturating_add(bytes);
         if bytes > limit {
             reported = true;
             cx.push(
                 Diagnostic::new(
                     k.arrays.span(h),
-                    format!("the shared array `{}` takes {bytes} bytes, but a block's static shared memory is at most {limit} bytes (48 KiB) on every CUDA GPU", a.name),
+                    format!("the shared array `{}` takes {bytes} bytes, but a block has at most {limit} bytes ({kib} KiB) of shared memory on any CUDA GPU", a.name),
                 )
-                .note(fix),
+                .note(note),
             );
         }
     }
+    let total = k.shared_layout().fixed_bytes;
     if total > limit && !reported {
         cx.push(
             Diagnostic::new(
                 k.name_span,
-                format!("the kernel's shared arrays take {total} bytes together, but a block's static shared memory is at most {limit} bytes (48 KiB) on every CUDA GPU"),
+                format!("the kernel's shared arrays take {total} bytes together, but a block has at most {limit} bytes ({kib} KiB) of shared memory on any CUDA GPU"),
             )
-            .note(fix),
+            .note(note),
         );
     }
 }

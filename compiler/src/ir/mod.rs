@@ -34,6 +34,7 @@ mod param;
 mod print;
 mod record;
 mod scalar;
+mod shared;
 pub mod types;
 pub mod visit;
 
@@ -46,6 +47,7 @@ pub use record::{
     field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField, Step,
 };
 pub use scalar::Scalar;
+pub use shared::{SharedLayout, CARVED_ALIGN, SHARED_LIMIT, STATIC_SHARED_LIMIT};
 pub use types::{Checked, Types};
 
 /// One `#[kernel]` function.
@@ -185,10 +187,6 @@ pub enum ArrayKind {
     /// when declared `mut`.
     Local { dims: Vec<u64>, mutable: bool },
 }
-
-/// The most static shared memory (`__shared__` arrays of fixed size) a block may declare on
-/// every CUDA GPU: 48 KiB. More must be dynamic shared memory, sized at launch.
-pub const STATIC_SHARED_LIMIT: u64 = 48 * 1024;
 
 /// The most elements a thread-local array may hold: it lives in registers (a thread has at
 /// most 255), so a GEMM's 128 accumulators fit and a larger array is a mistake.

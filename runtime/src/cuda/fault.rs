@@ -199,6 +199,7 @@ mod tests {
             block_rank: 3,
             shared_proven: false,
             static_shared_bytes: 0,
+            dynamic_shared_base: 0,
             fault_sites: &SITES,
             uses_fault_record: true,
             prints: false,

@@ -72,11 +72,14 @@ impl CudaBackend {
     ) -> Result<(), Error> {
         // The generated `launch` has checked the device-independent limits (`validate_for`).
         self.check_limits(info, launch)?;
-        if launch.shared_bytes > DEFAULT_SHARED_BYTES {
+        // The kernel's own fixed-size shared arrays, when they are more than 48 KiB together,
+        // start its dynamic shared memory; the launch's follows (`check_limits` bounded the sum).
+        let dynamic = info.dynamic_shared_base.saturating_add(launch.shared_bytes);
+        if dynamic > DEFAULT_SHARED_BYTES {
             // Above 48 KiB of dynamic shared memory a kernel must opt in.
             func.set_attribute(
                 cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                launch.shared_bytes as i32,
+                dynamic as i32,
             )
             .map_err(|e| driver_err(&format!("allowing kernel `{}` more dynamic shared memory", info.name), e))?;
         }
@@ -92,7 +95,7 @@ impl CudaBackend {
                     func.cu_function(),
                     (g.x, g.y, g.z),
                     (b.x, b.y, b.z),
-                    launch.shared_bytes,
+                    dynamic,
                     stream.cu_stream(),
                     &mut args.ptrs[..args.len],
                 )
@@ -151,12 +154,13 @@ impl CudaBackend {
                 ));
             }
         }
-        let shared = u64::from(info.static_shared_bytes) + u64::from(launch.shared_bytes);
+        let fixed = u64::from(info.static_shared_bytes) + u64::from(info.dynamic_shared_base);
+        let shared = fixed + u64::from(launch.shared_bytes);
         if shared > u64::from(l.max_shared_optin) {
             return bad(format!(
-                "{} bytes of shared memory per block ({} static + {} dynamic); {} allows {}",
+                "{} bytes of shared memory per block ({} of the kernel's shared arrays + {} dynamic); {} allows {}",
                 shared,
-                info.static_shared_bytes,
+                fixed,
                 launch.shared_bytes,
                 self.name,
                 l.max_shared_optin

@@ -380,8 +380,7 @@ __device__ __forceinline__ void const_block_sum_body(
     unsigned long long input_len,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
-#line 145 "tests/in/helpers.rs"
-    extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
 #line 145 "tests/in/helpers.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 145 "tests/in/helpers.rs"

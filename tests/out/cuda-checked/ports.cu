@@ -1472,8 +1472,7 @@ extern "C" __global__ void shared_alias(
     unsigned long long xs_len,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
-#line 405 "tests/in/ports.rs"
-    extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
 #line 405 "tests/in/ports.rs"
     float* const shared = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 405 "tests/in/ports.rs"

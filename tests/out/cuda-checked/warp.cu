@@ -338,8 +338,7 @@ extern "C" __global__ void dyn_reverse(
     unsigned long long input_len,
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
-#line 64 "tests/in/warp.rs"
-    extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
 #line 64 "tests/in/warp.rs"
     float* const buf = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 64 "tests/in/warp.rs"

@@ -204,8 +204,7 @@ __device__ __forceinline__ void const_block_sum_body(
     unsigned long long out_len,
     const float* __restrict__ input,
     unsigned long long input_len) {
-#line 145 "tests/in/helpers.rs"
-    extern __shared__ __align__(16) unsigned char cuphase_dynamic_shared[];
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
 #line 145 "tests/in/helpers.rs"
     float* const tile = reinterpret_cast<float*>(cuphase_dynamic_shared);
 #line 145 "tests/in/helpers.rs"

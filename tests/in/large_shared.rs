@@ -1,0 +1,223 @@
+//! Shared arrays of more than 48 KiB together, which cuphase carves from the start of dynamic
+//! shared memory (CUDA allows a block 48 KiB of static shared memory, up to 227 KiB of dynamic
+//! with the opt-in, which every launch of these kernels makes); and the GEMM they allow: bigger
+//! block tiles and deeper pipelines.
+
+use cuphase::half::bf16;
+use cuphase::prelude::*;
+
+/// 48 KiB, 16 KiB and the launch's dynamic array after them: each thread writes its column of
+/// each, then reads another thread's. A carved array that overlapped another, or the dynamic
+/// one, would give a wrong sum.
+#[kernel(block = 256)]
+pub fn large_tiles(out: &mut [f32]) {
+    let big = shared::<[f32; 12288]>();
+    let more = shared::<[[f32; 256]; 16]>();
+    let rest = shared_slice::<u32>();
+    let t = thread_idx().x as usize;
+    for i in 0..48 {
+        big[i * 256 + t] = (i * 256 + t) as f32;
+    }
+    for i in 0..16 {
+        more[i][t] = -((i * 1000 + t) as f32);
+    }
+    if t < rest.len() {
+        rest[t] = 3 * t as u32;
+    }
+    sync_block_threads();
+    let u = 255 - t;
+    let mut sum = 0.0f32;
+    for i in 0..48 {
+        sum += big[i * 256 + u];
+    }
+    for i in 0..16 {
+        sum += more[i][u];
+    }
+    if u < rest.len() {
+        sum += rest[u] as f32;
+    }
+    out[block_idx().x as usize * 256 + t] = sum;
+}
+
+/// `c = a * b` for row-major bf16 `a` (`m x k`) and `b` (`k x n`) read as 16-byte chunks, `m` a
+/// multiple of 256, `n` of 128 and `k` of 32: 256x128 block tiles of 8 warps (`(32, 2, 4)`),
+/// each warp 64x64 through 4 x 8 accumulators; four stages of 32-deep tiles (96 KiB, carved
+/// from dynamic shared memory) that `cp_async` fills four steps ahead (two or three copies in
+/// flight while a step multiplies); fragments double-buffered
+/// in registers as in `gemm_bf16_ldmatrix_db`: each step loads the second 16-deep half of its
+/// stage while it multiplies the first, and, after its one wait and barrier, refills the stage
+/// it is done with and loads the next stage's first half while it multiplies its own second.
+///
+/// A stage holds its tiles by 16-byte columns, as `gemm_bf16_ldmatrix` does: chunk column `c`
+/// of the 256 rows of `a` is `c * 256 + row`, of the 32 rows of `b` `c * 32 + k`, so the 8 rows
+/// each matrix of a fragment load reads are 8 consecutive chunks (no bank conflicts, no
+/// padding). Against `gemm_bf16_ldmatrix_db` (128x128 tiles of 4 warps, three stages in 48 KiB)
+/// each block reads a quarter less of `a` and `b` per product, and three copies are in flight
+/// while a stage is multiplied instead of two.
+#[kernel(block = (32, 2, 4))]
+pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    // Stage `s` of `a` at `1024 s` (4 chunk columns of 256 rows), of `b` at `512 s` (16 of 32).
+    let a_tile = shared::<[[bf16; 8]; 4096]>();
+    let b_tile = shared::<[[bf16; 8]; 2048]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let wm = tz * 64;
+    let wn = ty * 64;
+    let row0 = block_idx().y as usize * 256;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 32;
+    let mut acc = [[0.0f32; 4]; 32];
+    // Two sets of fragments: `[4 * set + i]` of `a`, `[8 * set + j]` of `b`.
+    let mut fa: [[bf16; 8]; 8] = [[bf16::ZERO; 8]; 8];
+    let mut fb: [[bf16; 4]; 16] = [[bf16::ZERO; 4]; 16];
+    // This thread's chunks of a stage: row `64 z + 32 y + x` of `a`, chunk columns `e`; row `x`
+    // of `b`, chunk columns `4 z + 2 y + e`. The first four stages, each its own group, written
+    // out (the race proof tells a loop's last iteration from the others, not each iteration).
+    if 0 < steps {
+        for e in 0..4 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[0 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 0 + e],
+            );
+        }
+        for e in 0..2 {
+            let cb = tz * 4 + ty * 2 + e;
+            cp_async(
+                &mut b_tile[0 + cb * 32 + tx],
+                &b[(0 + tx) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 1 < steps {
+        for e in 0..4 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[1024 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 4 + e],
+            );
+        }
+        for e in 0..2 {
+            let cb = tz * 4 + ty * 2 + e;
+            cp_async(
+                &mut b_tile[512 + cb * 32 + tx],
+                &b[(32 + tx) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 2 < steps {
+        for e in 0..4 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 8 + e],
+            );
+        }
+        for e in 0..2 {
+            let cb = tz * 4 + ty * 2 + e;
+            cp_async(
+                &mut b_tile[1024 + cb * 32 + tx],
+                &b[(64 + tx) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 3 < steps {
+        for e in 0..4 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[3072 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 12 + e],
+            );
+        }
+        for e in 0..2 {
+            let cb = tz * 4 + ty * 2 + e;
+            cp_async(
+                &mut b_tile[1536 + cb * 32 + tx],
+                &b[(96 + tx) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    cp_async_wait(3);
+    sync_block_threads();
+    for i in 0..4 {
+        ldmatrix(&mut fa[i], &a_tile[(tx / 16) * 256 + wm + i * 16 + tx % 16]);
+    }
+    for j in 0..8 {
+        ldmatrix_trans(&mut fb[j], &b_tile[(wn / 8 + j) * 32 + tx % 16]);
+    }
+    for step in 0..steps {
+        let s = step % 4;
+        // The second 16 of this stage into set 1, then set 0's multiplies.
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(&mut fa[4 + i], &a_tile[s * 1024 + (2 + tx / 16) * 256 + row]);
+        }
+        for j in 0..8 {
+            ldmatrix_trans(
+                &mut fb[8 + j],
+                &b_tile[s * 512 + (wn / 8 + j) * 32 + 16 + tx % 16],
+            );
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        // The next two stages have landed (the last one may be in flight); every warp holds
+        // all of this one in registers: refill it with the step four ahead, and load the next
+        // stage's first 16 into set 0.
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 4 < steps {
+            let k1 = (step + 4) * 32;
+            for e in 0..4 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s * 1024 + e * 256 + row],
+                    &a[(row0 + row) * (k / 8) + k1 / 8 + e],
+                );
+            }
+            for e in 0..2 {
+                let cb = tz * 4 + ty * 2 + e;
+                cp_async(
+                    &mut b_tile[s * 512 + cb * 32 + tx],
+                    &b[(k1 + tx) * (n / 8) + col0 / 8 + cb],
+                );
+            }
+        }
+        cp_async_commit();
+        if step + 1 < steps {
+            let s1 = (step + 1) % 4;
+            for i in 0..4 {
+                let row = wm + i * 16 + tx % 16;
+                ldmatrix(&mut fa[i], &a_tile[s1 * 1024 + (tx / 16) * 256 + row]);
+            }
+            for j in 0..8 {
+                ldmatrix_trans(&mut fb[j], &b_tile[s1 * 512 + (wn / 8 + j) * 32 + tx % 16]);
+            }
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+    }
+    let g = tx / 4;
+    let q = tx % 4;
+    for i in 0..4 {
+        for j in 0..8 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 8 + j][e];
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Shared arrays of more than 48 KiB together (`tests/in/large_shared.rs`): carved from
+//! dynamic shared memory apart from each other and from the launch's own dynamic array, on the
+//! simulator and on a GPU (skipped, saying why, without one); and the GEMM with 256x128 tiles
+//! and four stages they allow.
+
+use crate::kernels::large_shared::*;
+use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
+use cuphase::prelude::*;
+
+/// What thread `t` of `large_tiles` writes when the dynamic array has `len` elements.
+fn tiles_expected(t: usize, len: usize) -> f32 {
+    let u = 255 - t;
+    let rest = if u < len { 3 * u } else { 0 };
+    (168_768 + 32 * u + rest) as f32
+}
+
+/// `large_tiles` on two blocks of `dev` with `len` elements of dynamic shared memory, checked.
+fn tiles_on(dev: &Device, len: usize) -> Result<(), Error> {
+    let mut out = dev.upload(&vec![f32::NAN; 512])?;
+    let launch = Launch::new(2, 256).shared_bytes(4 * len as u32);
+    large_tiles.launch(dev, launch, &mut out)?;
+    let got = out.to_vec()?;
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(
+            *g,
+            tiles_expected(i % 256, len),
+            "large_tiles on {} with {len} dynamic elements: thread {}",
+            dev.name(),
+            i
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn shared_arrays_beyond_48_kib_are_carved_apart() {
+    let src = large_tiles.cuda_source();
+    // 64 KiB of fixed-size arrays: at offsets 0 and 48 KiB of dynamic shared memory, and the
+    // launch's array after them, its length what is left.
+    assert!(
+        src.contains("float (&big)[12288] = *reinterpret_cast<float (*)[12288]>(cuphase_dynamic_shared);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("float (&more)[16][256] = *reinterpret_cast<float (*)[16][256]>(cuphase_dynamic_shared + 49152);"),
+        "{src}"
+    );
+    assert!(
+        src.contains("(cuphase::dynamic_shared_bytes() - 65536) / sizeof(unsigned int)"),
+        "{src}"
+    );
+    assert!(!src.contains("__shared__ float"), "{src}");
+    let dev = Device::cpu().unwrap();
+    for len in [256, 128, 0] {
+        tiles_on(&dev, len).unwrap();
+    }
+}
+
+/// `gemm_bf16_wide` of `m x k` by `k x n` on `dev`, with the host's product and the terms'
+/// magnitudes.
+fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
+    let (a, b) = (
+        through_bf16(&randoms(m * k, 30)),
+        through_bf16(&randoms(k * n, 31)),
+    );
+    let (ah, bh) = (to_bf16(&a), to_bf16(&b));
+    let ab = dev.upload(ah.as_chunks::<8>().0)?;
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 128) as u32, (m / 256) as u32, 1),
+        Dim3::new(32, 2, 4),
+    );
+    gemm_bf16_wide.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
+/// Five 32-deep steps (the four stages each used, one reused), one step (the prologue alone),
+/// and three (fewer steps than stages).
+#[test]
+fn a_gemm_with_four_stages_in_96_kib_is_the_product() {
+    let dev = Device::cpu().unwrap();
+    for (m, n, k) in [(256, 256, 160), (256, 128, 32), (256, 128, 96)] {
+        let (got, want, mag) = wide_on(&dev, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_bf16_wide {m}x{n}x{k}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 16) as f64,
+        );
+    }
+}
+
+/// Tier 3: the carved arrays and the GEMM on the hardware, and a launch asking for more shared
+/// memory than the device has beside the kernel's own 64 KiB is refused, naming the limit.
+#[test]
+fn on_the_gpu_carved_shared_arrays_work() {
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            skip!("on_the_gpu_carved_shared_arrays_work: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    for len in [256, 128, 0] {
+        tiles_on(&gpu, len).unwrap();
+    }
+    let mut out = gpu.upload(&vec![0.0f32; 256]).unwrap();
+    let err = large_tiles
+        .launch(
+            &gpu,
+            Launch::new(1, 256).shared_bytes(200 * 1024),
+            &mut out,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidLaunch { reason, .. } if reason.contains("65536 of the kernel's shared arrays")),
+        "{err}"
+    );
+    // Thirteen 32-deep steps: every stage reused three times.
+    let (m, n, k) = (512, 384, 416);
+    let (got, want, mag) = wide_on(&gpu, m, n, k).unwrap();
+    assert_close(
+        &format!("gemm_bf16_wide {m}x{n}x{k} on the GPU"),
+        &got,
+        &want,
+        &mag,
+        4.0 * (k / 16) as f64,
+    );
+    println!(
+        "large shared: carved arrays and gemm_bf16_wide correct on {}",
+        gpu.name()
+    );
+}
