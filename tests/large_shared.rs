@@ -1,7 +1,7 @@
 //! Shared arrays of more than 48 KiB together (`tests/in/large_shared.rs`): carved from
 //! dynamic shared memory apart from each other and from the launch's own dynamic array, on the
-//! simulator and on a GPU (skipped, saying why, without one); and the GEMM with 256x128 tiles
-//! and four stages they allow.
+//! simulator and on a GPU (skipped, saying why, without one); and the GEMMs with 256x128 tiles
+//! and deep pipelines they allow.
 
 use crate::kernels::large_shared::*;
 use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
@@ -38,7 +38,9 @@ fn shared_arrays_beyond_48_kib_are_carved_apart() {
     // 64 KiB of fixed-size arrays: at offsets 0 and 48 KiB of dynamic shared memory, and the
     // launch's array after them, its length what is left.
     assert!(
-        src.contains("float (&big)[12288] = *reinterpret_cast<float (*)[12288]>(cuphase_dynamic_shared);"),
+        src.contains(
+            "float (&big)[12288] = *reinterpret_cast<float (*)[12288]>(cuphase_dynamic_shared);"
+        ),
         "{src}"
     );
     assert!(
@@ -71,17 +73,24 @@ fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
         Dim3::new((n / 128) as u32, (m / 256) as u32, 1),
         Dim3::new(32, 2, 4),
     );
-    gemm_bf16_wide.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    // First the form with 64-deep stages, where `k` allows it, checked here.
+    if k % 64 == 0 {
+        gemm_bf16_wide_k64.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+        let what = format!("gemm_bf16_wide_k64 {m}x{n}x{k} on {}", dev.name());
+        assert_close(&what, &c.to_vec()?, &want, &mag, 4.0 * (k / 16) as f64);
+        c.copy_from_host(&vec![f32::NAN; m * n])?;
+    }
+    gemm_bf16_wide.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     Ok((c.to_vec()?, want, mag))
 }
 
-/// Five 32-deep steps (the four stages each used, one reused), one step (the prologue alone),
-/// and three (fewer steps than stages).
+/// Ten 32-deep steps (the four stages each reused; five 64-deep steps, the three stages
+/// reused), one and two 32-deep steps (the prologue alone), four (one 64-deep stage unused).
 #[test]
 fn a_gemm_with_four_stages_in_96_kib_is_the_product() {
     let dev = Device::cpu().unwrap();
-    for (m, n, k) in [(256, 256, 160), (256, 128, 32), (256, 128, 96)] {
+    for (m, n, k) in [(256, 256, 320), (256, 128, 32), (256, 128, 64), (256, 128, 128)] {
         let (got, want, mag) = wide_on(&dev, m, n, k).unwrap();
         assert_close(
             &format!("gemm_bf16_wide {m}x{n}x{k}"),
@@ -109,18 +118,14 @@ fn on_the_gpu_carved_shared_arrays_work() {
     }
     let mut out = gpu.upload(&vec![0.0f32; 256]).unwrap();
     let err = large_tiles
-        .launch(
-            &gpu,
-            Launch::new(1, 256).shared_bytes(200 * 1024),
-            &mut out,
-        )
+        .launch(&gpu, Launch::new(1, 256).shared_bytes(200 * 1024), &mut out)
         .unwrap_err();
     assert!(
         matches!(&err, Error::InvalidLaunch { reason, .. } if reason.contains("65536 of the kernel's shared arrays")),
         "{err}"
     );
-    // Thirteen 32-deep steps: every stage reused three times.
-    let (m, n, k) = (512, 384, 416);
+    // Fourteen 32-deep steps (every stage reused), seven 64-deep ones.
+    let (m, n, k) = (512, 384, 448);
     let (got, want, mag) = wide_on(&gpu, m, n, k).unwrap();
     assert_close(
         &format!("gemm_bf16_wide {m}x{n}x{k} on the GPU"),

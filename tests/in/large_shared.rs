@@ -79,17 +79,11 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
     if 0 < steps {
         for e in 0..4 {
             let row = tz * 64 + ty * 32 + tx;
-            cp_async(
-                &mut a_tile[0 + e * 256 + row],
-                &a[(row0 + row) * (k / 8) + 0 + e],
-            );
+            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 8) + e]);
         }
         for e in 0..2 {
             let cb = tz * 4 + ty * 2 + e;
-            cp_async(
-                &mut b_tile[0 + cb * 32 + tx],
-                &b[(0 + tx) * (n / 8) + col0 / 8 + cb],
-            );
+            cp_async(&mut b_tile[cb * 32 + tx], &b[tx * (n / 8) + col0 / 8 + cb]);
         }
     }
     cp_async_commit();
@@ -157,7 +151,10 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
         // The second 16 of this stage into set 1, then set 0's multiplies.
         for i in 0..4 {
             let row = wm + i * 16 + tx % 16;
-            ldmatrix(&mut fa[4 + i], &a_tile[s * 1024 + (2 + tx / 16) * 256 + row]);
+            ldmatrix(
+                &mut fa[4 + i],
+                &a_tile[s * 1024 + (2 + tx / 16) * 256 + row],
+            );
         }
         for j in 0..8 {
             ldmatrix_trans(
@@ -201,6 +198,187 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
             }
             for j in 0..8 {
                 ldmatrix_trans(&mut fb[j], &b_tile[s1 * 512 + (wn / 8 + j) * 32 + tx % 16]);
+            }
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+    }
+    let g = tx / 4;
+    let q = tx % 4;
+    for i in 0..4 {
+        for j in 0..8 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 8 + j][e];
+            }
+        }
+    }
+}
+
+/// [`gemm_bf16_wide`] with 64-deep stages: three of them (144 KiB), one wait and one barrier
+/// per 64 of `k` instead of per 32, and four 16-deep halves of a stage multiplied in turn from
+/// two sets of fragments (each set loaded while the other is multiplied). A stage holds 8
+/// chunk columns of the 256 rows of `a` (`c * 256 + row`) and 16 of the 64 rows of `b`
+/// (`c * 64 + k`); each thread copies row `64 z + 32 y + x` of `a` and rows `x` and `32 + x`
+/// of `b`.
+#[kernel(block = (32, 2, 4))]
+pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
+    let a_tile = shared::<[[bf16; 8]; 6144]>();
+    let b_tile = shared::<[[bf16; 8]; 3072]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let wm = tz * 64;
+    let wn = ty * 64;
+    let row0 = block_idx().y as usize * 256;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 64;
+    let mut acc = [[0.0f32; 4]; 32];
+    let mut fa: [[bf16; 8]; 8] = [[bf16::ZERO; 8]; 8];
+    let mut fb: [[bf16; 4]; 16] = [[bf16::ZERO; 4]; 16];
+    if 0 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 8) + e]);
+        }
+        for e in 0..4 {
+            let cb = tz * 4 + ty * 2 + e % 2;
+            let kr = (e / 2) * 32 + tx;
+            cp_async(&mut b_tile[cb * 64 + kr], &b[kr * (n / 8) + col0 / 8 + cb]);
+        }
+    }
+    cp_async_commit();
+    if 1 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[1 * 2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 8 + e],
+            );
+        }
+        for e in 0..4 {
+            let cb = tz * 4 + ty * 2 + e % 2;
+            let kr = (e / 2) * 32 + tx;
+            cp_async(
+                &mut b_tile[1 * 1024 + cb * 64 + kr],
+                &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    if 2 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[2 * 2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 16 + e],
+            );
+        }
+        for e in 0..4 {
+            let cb = tz * 4 + ty * 2 + e % 2;
+            let kr = (e / 2) * 32 + tx;
+            cp_async(
+                &mut b_tile[2 * 1024 + cb * 64 + kr],
+                &b[(128 + kr) * (n / 8) + col0 / 8 + cb],
+            );
+        }
+    }
+    cp_async_commit();
+    cp_async_wait(2);
+    sync_block_threads();
+    for i in 0..4 {
+        let row = wm + i * 16 + tx % 16;
+        ldmatrix(&mut fa[i], &a_tile[(tx / 16) * 256 + row]);
+    }
+    for j in 0..8 {
+        let kr = tx % 16;
+        ldmatrix_trans(&mut fb[j], &b_tile[(wn / 8 + j) * 64 + kr]);
+    }
+    for step in 0..steps {
+        let s = step % 3;
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(
+                &mut fa[4 + i],
+                &a_tile[s * 2048 + (2 + tx / 16) * 256 + row],
+            );
+        }
+        for j in 0..8 {
+            let kr = 16 + tx % 16;
+            ldmatrix_trans(&mut fb[8 + j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(&mut fa[i], &a_tile[s * 2048 + (4 + tx / 16) * 256 + row]);
+        }
+        for j in 0..8 {
+            let kr = 32 + tx % 16;
+            ldmatrix_trans(&mut fb[j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(
+                &mut fa[4 + i],
+                &a_tile[s * 2048 + (6 + tx / 16) * 256 + row],
+            );
+        }
+        for j in 0..8 {
+            let kr = 48 + tx % 16;
+            ldmatrix_trans(&mut fb[8 + j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        // The next stage has landed; every warp holds all of this one in registers: refill it
+        // with the step three ahead, and load the next stage's first 16 into set 0.
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 3 < steps {
+            let k1 = (step + 3) * 64;
+            for e in 0..8 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s * 2048 + e * 256 + row],
+                    &a[(row0 + row) * (k / 8) + k1 / 8 + e],
+                );
+            }
+            for e in 0..4 {
+                let cb = tz * 4 + ty * 2 + e % 2;
+                let kr = (e / 2) * 32 + tx;
+                cp_async(
+                    &mut b_tile[s * 1024 + cb * 64 + kr],
+                    &b[(k1 + kr) * (n / 8) + col0 / 8 + cb],
+                );
+            }
+        }
+        cp_async_commit();
+        if step + 1 < steps {
+            let s1 = (step + 1) % 3;
+            for i in 0..4 {
+                let row = wm + i * 16 + tx % 16;
+                ldmatrix(&mut fa[i], &a_tile[s1 * 2048 + (tx / 16) * 256 + row]);
+            }
+            for j in 0..8 {
+                let kr = tx % 16;
+                ldmatrix_trans(&mut fb[j], &b_tile[s1 * 1024 + (wn / 8 + j) * 64 + kr]);
             }
         }
         for i in 0..4 {

@@ -695,111 +695,110 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
 #line 80 "tests/in/large_shared.rs"
         for (unsigned long long e = 0ull; e < 4ull; ++e) {
             const unsigned long long row = tz * 64ull + ty * 32ull + tx;
-#line 83 "tests/in/large_shared.rs"
-            const unsigned long long index = 0ull + e * 256ull + row;
-            const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + 0ull + e;
+            const unsigned long long index = e * 256ull + row;
+#line 82 "tests/in/large_shared.rs"
+            const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + e;
 #line 82 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
         }
         #pragma unroll
-#line 87 "tests/in/large_shared.rs"
+#line 84 "tests/in/large_shared.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 2ull; ++e_1) {
             const unsigned long long cb = tz * 4ull + ty * 2ull + e_1;
-#line 90 "tests/in/large_shared.rs"
-            const unsigned long long index_2 = 0ull + cb * 32ull + tx;
-            const unsigned long long index_3 = (0ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb;
-#line 89 "tests/in/large_shared.rs"
+            const unsigned long long index_2 = cb * 32ull + tx;
+#line 86 "tests/in/large_shared.rs"
+            const unsigned long long index_3 = tx * (n_1 / 8ull) + col0 / 8ull + cb;
+#line 86 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
         }
     }
-#line 95 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (1ull < steps) {
         #pragma unroll
-#line 97 "tests/in/large_shared.rs"
+#line 91 "tests/in/large_shared.rs"
         for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
             const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
-#line 100 "tests/in/large_shared.rs"
+#line 94 "tests/in/large_shared.rs"
             const unsigned long long index_4 = 1024ull + e_2 * 256ull + row_1;
             const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 4ull + e_2;
-#line 99 "tests/in/large_shared.rs"
+#line 93 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
         }
         #pragma unroll
-#line 104 "tests/in/large_shared.rs"
+#line 98 "tests/in/large_shared.rs"
         for (unsigned long long e_3 = 0ull; e_3 < 2ull; ++e_3) {
             const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3;
-#line 107 "tests/in/large_shared.rs"
+#line 101 "tests/in/large_shared.rs"
             const unsigned long long index_6 = 512ull + cb_1 * 32ull + tx;
             const unsigned long long index_7 = (32ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_1;
-#line 106 "tests/in/large_shared.rs"
+#line 100 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
         }
     }
-#line 112 "tests/in/large_shared.rs"
+#line 106 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (2ull < steps) {
         #pragma unroll
-#line 114 "tests/in/large_shared.rs"
+#line 108 "tests/in/large_shared.rs"
         for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
             const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
-#line 117 "tests/in/large_shared.rs"
+#line 111 "tests/in/large_shared.rs"
             const unsigned long long index_8 = 2048ull + e_4 * 256ull + row_2;
             const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 8ull + e_4;
-#line 116 "tests/in/large_shared.rs"
+#line 110 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
         }
         #pragma unroll
-#line 121 "tests/in/large_shared.rs"
+#line 115 "tests/in/large_shared.rs"
         for (unsigned long long e_5 = 0ull; e_5 < 2ull; ++e_5) {
             const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5;
-#line 124 "tests/in/large_shared.rs"
+#line 118 "tests/in/large_shared.rs"
             const unsigned long long index_10 = 1024ull + cb_2 * 32ull + tx;
             const unsigned long long index_11 = (64ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_2;
-#line 123 "tests/in/large_shared.rs"
+#line 117 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
         }
     }
-#line 129 "tests/in/large_shared.rs"
+#line 123 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (3ull < steps) {
         #pragma unroll
-#line 131 "tests/in/large_shared.rs"
+#line 125 "tests/in/large_shared.rs"
         for (unsigned long long e_6 = 0ull; e_6 < 4ull; ++e_6) {
             const unsigned long long row_3 = tz * 64ull + ty * 32ull + tx;
-#line 134 "tests/in/large_shared.rs"
+#line 128 "tests/in/large_shared.rs"
             const unsigned long long index_12 = 3072ull + e_6 * 256ull + row_3;
             const unsigned long long index_13 = (row0 + row_3) * (k_1 / 8ull) + 12ull + e_6;
-#line 133 "tests/in/large_shared.rs"
+#line 127 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
         }
         #pragma unroll
-#line 138 "tests/in/large_shared.rs"
+#line 132 "tests/in/large_shared.rs"
         for (unsigned long long e_7 = 0ull; e_7 < 2ull; ++e_7) {
             const unsigned long long cb_3 = tz * 4ull + ty * 2ull + e_7;
-#line 141 "tests/in/large_shared.rs"
+#line 135 "tests/in/large_shared.rs"
             const unsigned long long index_14 = 1536ull + cb_3 * 32ull + tx;
             const unsigned long long index_15 = (96ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_3;
-#line 140 "tests/in/large_shared.rs"
+#line 134 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
         }
     }
-#line 146 "tests/in/large_shared.rs"
+#line 140 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     cuphase::cp_async_wait<3>();
     __syncthreads();
     #pragma unroll
-#line 149 "tests/in/large_shared.rs"
+#line 143 "tests/in/large_shared.rs"
     for (unsigned long long i = 0ull; i < 4ull; ++i) {
         const unsigned long long row_4 = tx / 16ull * 256ull + wm + i * 16ull + tx % 16ull;
-#line 150 "tests/in/large_shared.rs"
+#line 144 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
     }
     #pragma unroll
-#line 152 "tests/in/large_shared.rs"
+#line 146 "tests/in/large_shared.rs"
     for (unsigned long long j = 0ull; j < 8ull; ++j) {
         const unsigned long long row_5 = (wn / 8ull + j) * 32ull + tx % 16ull;
-#line 153 "tests/in/large_shared.rs"
+#line 147 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x2_trans(fb[j], &b_tile[row_5]);
     }
     for (unsigned long long step = 0ull; step < steps; ++step) {
@@ -807,86 +806,86 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
         for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
             const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
+#line 155 "tests/in/large_shared.rs"
             const unsigned long long row_7 = 4ull + i_1;
-#line 160 "tests/in/large_shared.rs"
             const unsigned long long row_8 = s * 1024ull + (2ull + tx / 16ull) * 256ull + row_6;
-#line 160 "tests/in/large_shared.rs"
+#line 154 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
         }
         #pragma unroll
-#line 162 "tests/in/large_shared.rs"
+#line 159 "tests/in/large_shared.rs"
         for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
-#line 164 "tests/in/large_shared.rs"
+#line 161 "tests/in/large_shared.rs"
             const unsigned long long row_9 = 8ull + j_1;
             const unsigned long long row_10 = s * 512ull + (wn / 8ull + j_1) * 32ull + 16ull + tx % 16ull;
-#line 163 "tests/in/large_shared.rs"
+#line 160 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2_trans(fb[row_9], &b_tile[row_10]);
         }
         #pragma unroll
-#line 168 "tests/in/large_shared.rs"
+#line 165 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
-#line 170 "tests/in/large_shared.rs"
+#line 167 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_11], fa[i_2].v, fb[j_2]);
             }
         }
-#line 176 "tests/in/large_shared.rs"
+#line 173 "tests/in/large_shared.rs"
         cuphase::cp_async_wait<1>();
         __syncthreads();
         if (step + 4ull < steps) {
             const unsigned long long k1 = (step + 4ull) * 32ull;
             #pragma unroll
-#line 180 "tests/in/large_shared.rs"
+#line 177 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long row_12 = tz * 64ull + ty * 32ull + tx;
-#line 183 "tests/in/large_shared.rs"
+#line 180 "tests/in/large_shared.rs"
                 const unsigned long long index_16 = s * 1024ull + e_8 * 256ull + row_12;
                 const unsigned long long index_17 = (row0 + row_12) * (k_1 / 8ull) + k1 / 8ull + e_8;
-#line 182 "tests/in/large_shared.rs"
+#line 179 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&a_tile[index_16], &a[index_17]);
             }
             #pragma unroll
-#line 187 "tests/in/large_shared.rs"
+#line 184 "tests/in/large_shared.rs"
             for (unsigned long long e_9 = 0ull; e_9 < 2ull; ++e_9) {
                 const unsigned long long cb_4 = tz * 4ull + ty * 2ull + e_9;
-#line 190 "tests/in/large_shared.rs"
+#line 187 "tests/in/large_shared.rs"
                 const unsigned long long index_18 = s * 512ull + cb_4 * 32ull + tx;
                 const unsigned long long index_19 = (k1 + tx) * (n_1 / 8ull) + col0 / 8ull + cb_4;
-#line 189 "tests/in/large_shared.rs"
+#line 186 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&b_tile[index_18], &b[index_19]);
             }
         }
-#line 195 "tests/in/large_shared.rs"
+#line 192 "tests/in/large_shared.rs"
         cuphase::cp_async_commit();
         if (step + 1ull < steps) {
             const unsigned long long s1 = (step + 1ull) % 4ull;
             #pragma unroll
-#line 198 "tests/in/large_shared.rs"
+#line 195 "tests/in/large_shared.rs"
             for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
                 const unsigned long long row_13 = wm + i_3 * 16ull + tx % 16ull;
                 const unsigned long long row_14 = s1 * 1024ull + tx / 16ull * 256ull + row_13;
-#line 200 "tests/in/large_shared.rs"
+#line 197 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_14]);
             }
             #pragma unroll
-#line 202 "tests/in/large_shared.rs"
+#line 199 "tests/in/large_shared.rs"
             for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
                 const unsigned long long row_15 = s1 * 512ull + (wn / 8ull + j_3) * 32ull + tx % 16ull;
-#line 203 "tests/in/large_shared.rs"
+#line 200 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x2_trans(fb[j_3], &b_tile[row_15]);
             }
         }
         #pragma unroll
-#line 206 "tests/in/large_shared.rs"
+#line 203 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_16 = i_4 * 8u + j_4;
-#line 208 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 const unsigned int row_17 = 4u + i_4;
-#line 208 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 const unsigned int row_18 = 8u + j_4;
-#line 208 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_16], fa[row_17].v, fb[row_18]);
             }
         }
@@ -894,13 +893,907 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
     const unsigned long long g = tx / 4ull;
     const unsigned long long q = tx % 4ull;
     #pragma unroll
-#line 214 "tests/in/large_shared.rs"
+#line 211 "tests/in/large_shared.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
             for (unsigned long long e_10 = 0ull; e_10 < 4ull; ++e_10) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_10 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_10 & 1ull);
                 c[r * n_1 + col] = acc[i_5 * 8ull + j_5][e_10];
+            }
+        }
+    }
+}
+// CUDA C generated by cuphase from the Rust kernel `gemm_bf16_wide_k64`. Do not edit.
+
+// `f16` and `bf16` as their bits, computed through `float`.
+namespace cuphase {
+typedef unsigned short f16;
+typedef unsigned short bf16;
+__device__ __forceinline__ float f16_to_f32(f16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ f16 f16_from_f32(float f) {
+    f16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ float bf16_to_f32(bf16 h) { return __uint_as_float((unsigned int)h << 16); }
+__device__ __forceinline__ bf16 bf16_from_f32(float f) {
+    bf16 h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (unsigned short)(h ^ 0x8000u); }
+}  // namespace cuphase
+
+namespace cuphase {
+__device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
+    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+}
+__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ unsigned int tf32_of(float f) {
+    unsigned int r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+    return r;
+}
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(tf32_of(a[0])), "r"(tf32_of(a[1])), "r"(tf32_of(a[2])), "r"(tf32_of(a[3])),
+          "r"(tf32_of(b[0])), "r"(tf32_of(b[1])));
+}
+}  // namespace cuphase
+
+namespace cuphase {
+__device__ __forceinline__ void ldmatrix_x2_trans(unsigned short* f, const void* row) {
+    unsigned int r[2];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+        : "=r"(r[0]), "=r"(r[1])
+        : "r"((unsigned int)__cvta_generic_to_shared(row)));
+    for (int j = 0; j < 2; ++j) {
+        f[2 * j] = (unsigned short)r[j];
+        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
+    }
+}
+__device__ __forceinline__ void ldmatrix_x4(unsigned short* f, const void* row) {
+    unsigned int r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+        : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+        : "r"((unsigned int)__cvta_generic_to_shared(row)));
+    for (int j = 0; j < 4; ++j) {
+        f[2 * j] = (unsigned short)r[j];
+        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
+    }
+}
+}  // namespace cuphase
+
+namespace cuphase {
+template <int N>
+__device__ __forceinline__ void cp_async(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+}  // namespace cuphase
+
+struct __align__(16) bf16x8 {
+    cuphase::bf16 v[8];
+};
+
+#line 229 "tests/in/large_shared.rs"
+extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
+    float* __restrict__ c,
+    unsigned long long c_len,
+    const bf16x8* __restrict__ a,
+    unsigned long long a_len,
+    const bf16x8* __restrict__ b,
+    unsigned long long b_len,
+    unsigned int n,
+    unsigned int k) {
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
+    // The shared arrays take 147456 bytes, more than a block's 48 KiB of static shared memory: they
+    // are the start of its dynamic shared memory, which every launch sizes to hold them.
+#line 230 "tests/in/large_shared.rs"
+    bf16x8 (&a_tile)[6144] = *reinterpret_cast<bf16x8 (*)[6144]>(cuphase_dynamic_shared);
+    bf16x8 (&b_tile)[3072] = *reinterpret_cast<bf16x8 (*)[3072]>(cuphase_dynamic_shared + 98304);
+#line 242 "tests/in/large_shared.rs"
+    float acc[32][4];
+    bf16x8 fa[8];
+    cuphase::bf16 fb[16][4];
+#line 232 "tests/in/large_shared.rs"
+    const unsigned long long tx = (unsigned long long)threadIdx.x;
+    const unsigned long long ty = (unsigned long long)threadIdx.y;
+    const unsigned long long tz = (unsigned long long)threadIdx.z;
+    const unsigned long long wm = tz * 64ull;
+    const unsigned long long wn = ty * 64ull;
+    const unsigned long long row0 = (unsigned long long)blockIdx.y * 256ull;
+    const unsigned long long col0 = (unsigned long long)blockIdx.x * 128ull;
+    const unsigned long long n_1 = (unsigned long long)n;
+    const unsigned long long k_1 = (unsigned long long)k;
+    const unsigned long long steps = k_1 / 64ull;
+    acc[0u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[0u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[0u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[0u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[1u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[1u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[1u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[1u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[2u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[2u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[2u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[2u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[3u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[3u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[3u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[3u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[4u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[4u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[4u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[4u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[5u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[5u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[5u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[5u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[6u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[6u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[6u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[6u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[7u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[7u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[7u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[7u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[8u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[8u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[8u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[8u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[9u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[9u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[9u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[9u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[10u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[10u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[10u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[10u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[11u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[11u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[11u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[11u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[12u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[12u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[12u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[12u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[13u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[13u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[13u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[13u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[14u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[14u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[14u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[14u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[15u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[15u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[15u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[15u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[16u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[16u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[16u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[16u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[17u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[17u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[17u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[17u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[18u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[18u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[18u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[18u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[19u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[19u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[19u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[19u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[20u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[20u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[20u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[20u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[21u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[21u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[21u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[21u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[22u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[22u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[22u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[22u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[23u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[23u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[23u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[23u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[24u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[24u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[24u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[24u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[25u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[25u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[25u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[25u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[26u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[26u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[26u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[26u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[27u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[27u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[27u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[27u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[28u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[28u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[28u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[28u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[29u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[29u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[29u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[29u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[30u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[30u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[30u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[30u][3u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[31u][0u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[31u][1u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[31u][2u] = 0.0f;
+#line 242 "tests/in/large_shared.rs"
+    acc[31u][3u] = 0.0f;
+    const cuphase::bf16 fa_init = cuphase::bf16_from_f32(0.0f);
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[0u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[1u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[2u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[3u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[4u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[5u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[6u].v[7u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[0u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[1u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[2u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[3u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[4u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[5u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[6u] = fa_init;
+#line 243 "tests/in/large_shared.rs"
+    fa[7u].v[7u] = fa_init;
+    const cuphase::bf16 fb_init = cuphase::bf16_from_f32(0.0f);
+#line 244 "tests/in/large_shared.rs"
+    fb[0u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[0u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[0u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[0u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[1u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[1u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[1u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[1u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[2u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[2u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[2u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[2u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[3u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[3u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[3u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[3u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[4u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[4u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[4u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[4u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[5u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[5u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[5u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[5u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[6u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[6u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[6u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[6u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[7u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[7u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[7u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[7u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[8u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[8u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[8u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[8u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[9u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[9u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[9u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[9u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[10u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[10u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[10u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[10u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[11u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[11u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[11u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[11u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[12u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[12u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[12u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[12u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[13u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[13u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[13u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[13u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[14u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[14u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[14u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[14u][3u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[15u][0u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[15u][1u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[15u][2u] = fb_init;
+#line 244 "tests/in/large_shared.rs"
+    fb[15u][3u] = fb_init;
+    if (0ull < steps) {
+        #pragma unroll
+#line 246 "tests/in/large_shared.rs"
+        for (unsigned long long e = 0ull; e < 8ull; ++e) {
+            const unsigned long long row = tz * 64ull + ty * 32ull + tx;
+            const unsigned long long index = e * 256ull + row;
+#line 248 "tests/in/large_shared.rs"
+            const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + e;
+#line 248 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
+        }
+        #pragma unroll
+#line 250 "tests/in/large_shared.rs"
+        for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
+            const unsigned long long cb = tz * 4ull + ty * 2ull + e_1 % 2ull;
+            const unsigned long long kr = e_1 / 2ull * 32ull + tx;
+            const unsigned long long index_2 = cb * 64ull + kr;
+#line 253 "tests/in/large_shared.rs"
+            const unsigned long long index_3 = kr * (n_1 / 8ull) + col0 / 8ull + cb;
+#line 253 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
+        }
+    }
+    cuphase::cp_async_commit();
+    if (1ull < steps) {
+        #pragma unroll
+#line 258 "tests/in/large_shared.rs"
+        for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
+            const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
+#line 261 "tests/in/large_shared.rs"
+            const unsigned long long index_4 = 1ull * 2048ull + e_2 * 256ull + row_1;
+            const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 8ull + e_2;
+#line 260 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
+        }
+        #pragma unroll
+#line 265 "tests/in/large_shared.rs"
+        for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
+            const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3 % 2ull;
+            const unsigned long long kr_1 = e_3 / 2ull * 32ull + tx;
+#line 269 "tests/in/large_shared.rs"
+            const unsigned long long index_6 = 1ull * 1024ull + cb_1 * 64ull + kr_1;
+            const unsigned long long index_7 = (64ull + kr_1) * (n_1 / 8ull) + col0 / 8ull + cb_1;
+#line 268 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
+        }
+    }
+#line 274 "tests/in/large_shared.rs"
+    cuphase::cp_async_commit();
+    if (2ull < steps) {
+        #pragma unroll
+#line 276 "tests/in/large_shared.rs"
+        for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
+            const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
+#line 279 "tests/in/large_shared.rs"
+            const unsigned long long index_8 = 2ull * 2048ull + e_4 * 256ull + row_2;
+            const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 16ull + e_4;
+#line 278 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
+        }
+        #pragma unroll
+#line 283 "tests/in/large_shared.rs"
+        for (unsigned long long e_5 = 0ull; e_5 < 4ull; ++e_5) {
+            const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5 % 2ull;
+            const unsigned long long kr_2 = e_5 / 2ull * 32ull + tx;
+#line 287 "tests/in/large_shared.rs"
+            const unsigned long long index_10 = 2ull * 1024ull + cb_2 * 64ull + kr_2;
+            const unsigned long long index_11 = (128ull + kr_2) * (n_1 / 8ull) + col0 / 8ull + cb_2;
+#line 286 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
+        }
+    }
+#line 292 "tests/in/large_shared.rs"
+    cuphase::cp_async_commit();
+    cuphase::cp_async_wait<2>();
+    __syncthreads();
+    #pragma unroll
+#line 295 "tests/in/large_shared.rs"
+    for (unsigned long long i = 0ull; i < 4ull; ++i) {
+        const unsigned long long row_3 = wm + i * 16ull + tx % 16ull;
+        const unsigned long long row_4 = tx / 16ull * 256ull + row_3;
+#line 297 "tests/in/large_shared.rs"
+        cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
+    }
+    #pragma unroll
+#line 299 "tests/in/large_shared.rs"
+    for (unsigned long long j = 0ull; j < 8ull; ++j) {
+        const unsigned long long kr_3 = tx % 16ull;
+        const unsigned long long row_5 = (wn / 8ull + j) * 64ull + kr_3;
+#line 301 "tests/in/large_shared.rs"
+        cuphase::ldmatrix_x2_trans(fb[j], &b_tile[row_5]);
+    }
+    for (unsigned long long step = 0ull; step < steps; ++step) {
+        const unsigned long long s = step % 3ull;
+        #pragma unroll
+#line 305 "tests/in/large_shared.rs"
+        for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
+            const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
+#line 308 "tests/in/large_shared.rs"
+            const unsigned long long row_7 = 4ull + i_1;
+            const unsigned long long row_8 = s * 2048ull + (2ull + tx / 16ull) * 256ull + row_6;
+#line 307 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
+        }
+        #pragma unroll
+#line 312 "tests/in/large_shared.rs"
+        for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
+            const unsigned long long kr_4 = 16ull + tx % 16ull;
+            const unsigned long long row_9 = 8ull + j_1;
+#line 314 "tests/in/large_shared.rs"
+            const unsigned long long row_10 = s * 1024ull + (wn / 8ull + j_1) * 64ull + kr_4;
+#line 314 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2_trans(fb[row_9], &b_tile[row_10]);
+        }
+        #pragma unroll
+#line 316 "tests/in/large_shared.rs"
+        for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
+                const unsigned int row_11 = i_2 * 8u + j_2;
+#line 318 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k16_bf16(acc[row_11], fa[i_2].v, fb[j_2]);
+            }
+        }
+        #pragma unroll
+#line 321 "tests/in/large_shared.rs"
+        for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
+            const unsigned long long row_12 = wm + i_3 * 16ull + tx % 16ull;
+            const unsigned long long row_13 = s * 2048ull + (4ull + tx / 16ull) * 256ull + row_12;
+#line 323 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_13]);
+        }
+        #pragma unroll
+#line 325 "tests/in/large_shared.rs"
+        for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
+            const unsigned long long kr_5 = 32ull + tx % 16ull;
+            const unsigned long long row_14 = s * 1024ull + (wn / 8ull + j_3) * 64ull + kr_5;
+#line 327 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2_trans(fb[j_3], &b_tile[row_14]);
+        }
+        #pragma unroll
+#line 329 "tests/in/large_shared.rs"
+        for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
+                const unsigned int row_15 = i_4 * 8u + j_4;
+#line 331 "tests/in/large_shared.rs"
+                const unsigned int row_16 = 4u + i_4;
+#line 331 "tests/in/large_shared.rs"
+                const unsigned int row_17 = 8u + j_4;
+#line 331 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k16_bf16(acc[row_15], fa[row_16].v, fb[row_17]);
+            }
+        }
+        #pragma unroll
+#line 334 "tests/in/large_shared.rs"
+        for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+            const unsigned long long row_18 = wm + i_5 * 16ull + tx % 16ull;
+#line 337 "tests/in/large_shared.rs"
+            const unsigned long long row_19 = 4ull + i_5;
+            const unsigned long long row_20 = s * 2048ull + (6ull + tx / 16ull) * 256ull + row_18;
+#line 336 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[row_19].v, &a_tile[row_20]);
+        }
+        #pragma unroll
+#line 341 "tests/in/large_shared.rs"
+        for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            const unsigned long long kr_6 = 48ull + tx % 16ull;
+            const unsigned long long row_21 = 8ull + j_5;
+#line 343 "tests/in/large_shared.rs"
+            const unsigned long long row_22 = s * 1024ull + (wn / 8ull + j_5) * 64ull + kr_6;
+#line 343 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2_trans(fb[row_21], &b_tile[row_22]);
+        }
+        #pragma unroll
+#line 345 "tests/in/large_shared.rs"
+        for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
+                const unsigned int row_23 = i_6 * 8u + j_6;
+#line 347 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k16_bf16(acc[row_23], fa[i_6].v, fb[j_6]);
+            }
+        }
+#line 352 "tests/in/large_shared.rs"
+        cuphase::cp_async_wait<1>();
+        __syncthreads();
+        if (step + 3ull < steps) {
+            const unsigned long long k1 = (step + 3ull) * 64ull;
+            #pragma unroll
+#line 356 "tests/in/large_shared.rs"
+            for (unsigned long long e_6 = 0ull; e_6 < 8ull; ++e_6) {
+                const unsigned long long row_24 = tz * 64ull + ty * 32ull + tx;
+#line 359 "tests/in/large_shared.rs"
+                const unsigned long long index_12 = s * 2048ull + e_6 * 256ull + row_24;
+                const unsigned long long index_13 = (row0 + row_24) * (k_1 / 8ull) + k1 / 8ull + e_6;
+#line 358 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
+            }
+            #pragma unroll
+#line 363 "tests/in/large_shared.rs"
+            for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
+                const unsigned long long cb_3 = tz * 4ull + ty * 2ull + e_7 % 2ull;
+                const unsigned long long kr_7 = e_7 / 2ull * 32ull + tx;
+#line 367 "tests/in/large_shared.rs"
+                const unsigned long long index_14 = s * 1024ull + cb_3 * 64ull + kr_7;
+                const unsigned long long index_15 = (k1 + kr_7) * (n_1 / 8ull) + col0 / 8ull + cb_3;
+#line 366 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
+            }
+        }
+#line 372 "tests/in/large_shared.rs"
+        cuphase::cp_async_commit();
+        if (step + 1ull < steps) {
+            const unsigned long long s1 = (step + 1ull) % 3ull;
+            #pragma unroll
+#line 375 "tests/in/large_shared.rs"
+            for (unsigned long long i_7 = 0ull; i_7 < 4ull; ++i_7) {
+                const unsigned long long row_25 = wm + i_7 * 16ull + tx % 16ull;
+                const unsigned long long row_26 = s1 * 2048ull + tx / 16ull * 256ull + row_25;
+#line 377 "tests/in/large_shared.rs"
+                cuphase::ldmatrix_x4(fa[i_7].v, &a_tile[row_26]);
+            }
+            #pragma unroll
+#line 379 "tests/in/large_shared.rs"
+            for (unsigned long long j_7 = 0ull; j_7 < 8ull; ++j_7) {
+                const unsigned long long kr_8 = tx % 16ull;
+                const unsigned long long row_27 = s1 * 1024ull + (wn / 8ull + j_7) * 64ull + kr_8;
+#line 381 "tests/in/large_shared.rs"
+                cuphase::ldmatrix_x2_trans(fb[j_7], &b_tile[row_27]);
+            }
+        }
+        #pragma unroll
+#line 384 "tests/in/large_shared.rs"
+        for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
+                const unsigned int row_28 = i_8 * 8u + j_8;
+#line 386 "tests/in/large_shared.rs"
+                const unsigned int row_29 = 4u + i_8;
+#line 386 "tests/in/large_shared.rs"
+                const unsigned int row_30 = 8u + j_8;
+#line 386 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k16_bf16(acc[row_28], fa[row_29].v, fb[row_30]);
+            }
+        }
+    }
+    const unsigned long long g = tx / 4ull;
+    const unsigned long long q = tx % 4ull;
+    #pragma unroll
+#line 392 "tests/in/large_shared.rs"
+    for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
+                const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
+                const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
+                c[r * n_1 + col] = acc[i_9 * 8ull + j_9][e_8];
             }
         }
     }

@@ -160,7 +160,10 @@ impl Writer<'_> {
                 self.uses_dynamic_shared = true;
                 let base = layout.dynamic_base();
                 let (start, avail) = if base == 0 {
-                    ("cuphase_dynamic_shared".to_string(), "cuphase::dynamic_shared_bytes()".to_string())
+                    (
+                        "cuphase_dynamic_shared".to_string(),
+                        "cuphase::dynamic_shared_bytes()".to_string(),
+                    )
                 } else {
                     (
                         format!("cuphase_dynamic_shared + {base}"),
@@ -226,7 +229,12 @@ impl Writer<'_> {
 
     /// The parts of `float tile[8][128]`: the element type, the name and the dimensions; for an
     /// array of row records `f32x4 tile[8][32]` (the last dimension is the record's).
-    fn array_declaration(&self, h: Handle<Array>, elem: Scalar, dims: &[u64]) -> (String, String, String) {
+    fn array_declaration(
+        &self,
+        h: Handle<Array>,
+        elem: Scalar,
+        dims: &[u64],
+    ) -> (String, String, String) {
         let name = self.array_names[h.index()].clone();
         let (ty, dims) = match self.rows[h.index()] {
             Some(rec) => (
