@@ -109,6 +109,7 @@ BF16_KERNELS = {
     "gemm_bf16_ldmatrix_rows": (8, (128, 128), (32, 2, 2)),
     "gemm_bf16_wide": (8, (256, 128), (32, 2, 4)),
     "gemm_bf16_wide_k64": (8, (256, 128), (32, 2, 4)),
+    "gemm_bf16_wide_grouped": (8, (256, 128), (32, 2, 4)),
 }
 
 

@@ -74,10 +74,14 @@ fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
         Dim3::new(32, 2, 4),
     );
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
-    // First the form with 64-deep stages, where `k` allows it, checked here.
+    // First the forms with 64-deep stages, where `k` allows it, checked here.
     if k % 64 == 0 {
         gemm_bf16_wide_k64.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
         let what = format!("gemm_bf16_wide_k64 {m}x{n}x{k} on {}", dev.name());
+        assert_close(&what, &c.to_vec()?, &want, &mag, 4.0 * (k / 16) as f64);
+        c.copy_from_host(&vec![f32::NAN; m * n])?;
+        gemm_bf16_wide_grouped.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+        let what = format!("gemm_bf16_wide_grouped {m}x{n}x{k} on {}", dev.name());
         assert_close(&what, &c.to_vec()?, &want, &mag, 4.0 * (k / 16) as f64);
         c.copy_from_host(&vec![f32::NAN; m * n])?;
     }
@@ -86,11 +90,12 @@ fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
 }
 
 /// Ten 32-deep steps (the four stages each reused; five 64-deep steps, the three stages
-/// reused), one and two 32-deep steps (the prologue alone), four (one 64-deep stage unused).
+/// reused), one and two 32-deep steps (the prologue alone), four (one 64-deep stage unused);
+/// three rows of two tiles (the grouped blocks' last group of fewer than eight rows).
 #[test]
 fn a_gemm_with_four_stages_in_96_kib_is_the_product() {
     let dev = Device::cpu().unwrap();
-    for (m, n, k) in [(256, 256, 320), (256, 128, 32), (256, 128, 64), (256, 128, 128)] {
+    for (m, n, k) in [(256, 256, 320), (256, 128, 32), (256, 128, 64), (256, 128, 128), (768, 256, 64)] {
         let (got, want, mag) = wide_on(&dev, m, n, k).unwrap();
         assert_close(
             &format!("gemm_bf16_wide {m}x{n}x{k}"),

@@ -41,15 +41,6 @@ const TABLE: &str = include_str!("gpuverify/TABLE.md");
 /// (GPUVerify's semantics are not cuphase's: benign write-write races, lock-step warps).
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "ctimeslid",
-        "by design",
-        "cuphase rejects a kernel GPUVerify verifies because the kernel declares 64 KiB of static \
-         shared memory (`a`, 16384 `u32`s): CUDA's ptxas rejects more than 48 KiB \
-         of static shared memory a block on every GPU (more must be dynamic, sized at launch), \
-         so the kernel is not launchable on CUDA as written; cuphase says so at build time. \
-         GPUVerify checks races and barriers only, not resource limits.",
-    ),
-    (
         "pointertests/test_copy_between_memory_spaces",
         "by design",
         "cuphase rejects a kernel GPUVerify verifies because GPUVerify tolerates benign \
