@@ -75,7 +75,7 @@ fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     );
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
     // First the forms with 64-deep stages, where `k` allows it, checked here.
-    if k % 64 == 0 {
+    if k.is_multiple_of(64) {
         gemm_bf16_wide_k64.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
         let what = format!("gemm_bf16_wide_k64 {m}x{n}x{k} on {}", dev.name());
         assert_close(&what, &c.to_vec()?, &want, &mag, 4.0 * (k / 16) as f64);
