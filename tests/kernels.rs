@@ -4,6 +4,8 @@
 pub mod arithmetic;
 #[path = "in/async_copy.rs"]
 pub mod async_copy;
+#[path = "in/attention.rs"]
+pub mod attention;
 #[path = "in/auto.rs"]
 pub mod auto;
 #[path = "in/block_reduce.rs"]
@@ -224,6 +226,10 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
         (
             ldmatrix::gemm_bf16_ldmatrix_rows.name(),
             ldmatrix::gemm_bf16_ldmatrix_rows.cuda_source(),
+        ),
+        (
+            attention::attention_forward.name(),
+            attention::attention_forward.cuda_source(),
         ),
         (
             large_shared::large_tiles.name(),

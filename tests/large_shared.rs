@@ -95,7 +95,13 @@ fn wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
 #[test]
 fn a_gemm_with_four_stages_in_96_kib_is_the_product() {
     let dev = Device::cpu().unwrap();
-    for (m, n, k) in [(256, 256, 320), (256, 128, 32), (256, 128, 64), (256, 128, 128), (768, 256, 64)] {
+    for (m, n, k) in [
+        (256, 256, 320),
+        (256, 128, 32),
+        (256, 128, 64),
+        (256, 128, 128),
+        (768, 256, 64),
+    ] {
         let (got, want, mag) = wide_on(&dev, m, n, k).unwrap();
         assert_close(
             &format!("gemm_bf16_wide {m}x{n}x{k}"),

@@ -20,6 +20,7 @@ mod apps;
 mod array_fields;
 mod arrays;
 mod async_copy;
+mod attention;
 mod blocks;
 mod cases;
 mod cfgs;
