@@ -949,7 +949,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
         #pragma unroll
 #line 164 "tests/in/async_copy.rs"
         for (unsigned long long kk = 0ull; kk < 32ull; kk += 16ull) {
+            #pragma unroll
+#line 165 "tests/in/async_copy.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 166 "tests/in/async_copy.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
                     const unsigned long long r_2 = wm + i * 16ull + g + 8ull * ((e_2 >> 1) & 1ull);
                     const unsigned long long col = kk + 2ull * q + (e_2 & 1ull) + 8ull * (e_2 >> 2);
@@ -958,7 +962,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 172 "tests/in/async_copy.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 173 "tests/in/async_copy.rs"
                 for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
                     const unsigned long long r_3 = kk + 2ull * q + (e_3 & 1ull) + 8ull * (e_3 >> 1);
                     const unsigned long long col_1 = wn + j * 8ull + g;
@@ -967,7 +975,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 179 "tests/in/async_copy.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 180 "tests/in/async_copy.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 181 "tests/in/async_copy.rs"
@@ -982,7 +994,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
     #pragma unroll
 #line 187 "tests/in/async_copy.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 188 "tests/in/async_copy.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 189 "tests/in/async_copy.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r_4 = row0 + wm + i_2 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_4 & 1ull);
@@ -1348,7 +1364,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
         #pragma unroll
 #line 250 "tests/in/async_copy.rs"
         for (unsigned long long kk = 0ull; kk < 16ull; kk += 8ull) {
+            #pragma unroll
+#line 251 "tests/in/async_copy.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 252 "tests/in/async_copy.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
                     const unsigned long long r_2 = wm + i * 16ull + g + 8ull * (e_2 & 1ull);
                     const unsigned long long col = kk + q + 4ull * (e_2 >> 1);
@@ -1357,7 +1377,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 258 "tests/in/async_copy.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 259 "tests/in/async_copy.rs"
                 for (unsigned long long e_3 = 0ull; e_3 < 2ull; ++e_3) {
                     const unsigned long long r_3 = kk + q + 4ull * e_3;
                     const unsigned long long col_1 = wn + j * 8ull + g;
@@ -1366,7 +1390,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 265 "tests/in/async_copy.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 266 "tests/in/async_copy.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 267 "tests/in/async_copy.rs"
@@ -1381,7 +1409,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
     #pragma unroll
 #line 273 "tests/in/async_copy.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 274 "tests/in/async_copy.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 275 "tests/in/async_copy.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r_4 = row0 + wm + i_2 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_4 & 1ull);

@@ -486,6 +486,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
     #pragma unroll
 #line 72 "tests/in/attention.rs"
     for (unsigned long long mi = 0ull; mi < 2ull; ++mi) {
+        #pragma unroll
+#line 73 "tests/in/attention.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
             const unsigned long long row = wm + mi * 16ull + tx % 16ull;
 #line 76 "tests/in/attention.rs"
@@ -812,6 +814,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 94 "tests/in/attention.rs"
         for (unsigned int i = 0u; i < 16u; ++i) {
+            #pragma unroll
+#line 95 "tests/in/attention.rs"
             for (unsigned int e_3 = 0u; e_3 < 4u; ++e_3) {
                 s[i][e_3] = 0.0f;
             }
@@ -819,6 +823,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 99 "tests/in/attention.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
+            #pragma unroll
+#line 100 "tests/in/attention.rs"
             for (unsigned long long nj = 0ull; nj < 8ull; ++nj) {
 #line 102 "tests/in/attention.rs"
                 const unsigned long long c_2 = 2ull * kk_1 + tx / 8ull % 2ull;
@@ -827,6 +833,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 if ((unsigned long long)row_3 >= 1024ull) { cuphase::report(cuphase_faults, 12u, (unsigned long long)row_3, 1024ull); return; }
 #line 103 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2(fk, &k_tile[row_3]);
+                #pragma unroll
+#line 104 "tests/in/attention.rs"
                 for (unsigned long long mi_1 = 0ull; mi_1 < 2ull; ++mi_1) {
                     const unsigned long long row_4 = mi_1 * 8ull + nj;
 #line 105 "tests/in/attention.rs"
@@ -843,9 +851,13 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 109 "tests/in/attention.rs"
         for (unsigned int mi_2 = 0u; mi_2 < 2u; ++mi_2) {
+            #pragma unroll
+#line 110 "tests/in/attention.rs"
             for (unsigned int h = 0u; h < 2u; ++h) {
                 const unsigned int r = mi_2 * 2u + h;
                 float mx = -__int_as_float(0x7f800000);
+                #pragma unroll
+#line 113 "tests/in/attention.rs"
                 for (unsigned int nj_1 = 0u; nj_1 < 8u; ++nj_1) {
                     mx = cuphase::fmax(cuphase::fmax(mx, s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 15u)][cuphase::idx(cuphase_faults, 2u * h, 4ull, 16u)]), s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 17u)][cuphase::idx(cuphase_faults, 2u * h + 1u, 4ull, 18u)]);
 #line 114 "tests/in/attention.rs"
@@ -868,7 +880,11 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
 #line 119 "tests/in/attention.rs"
                 if (cuphase_faults.hit) return;
                 float sum = 0.0f;
+                #pragma unroll
+#line 121 "tests/in/attention.rs"
                 for (unsigned int nj_2 = 0u; nj_2 < 8u; ++nj_2) {
+                    #pragma unroll
+#line 122 "tests/in/attention.rs"
                     for (unsigned int e_4 = 0u; e_4 < 2u; ++e_4) {
                         const float p = cuphase::math::exp2_f32(s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_2, 16ull, 21u)][cuphase::idx(cuphase_faults, 2u * h + e_4, 4ull, 22u)] * scale - m_new);
 #line 123 "tests/in/attention.rs"
@@ -889,6 +905,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 if ((unsigned long long)r >= 4ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)r, 4ull); return; }
 #line 129 "tests/in/attention.rs"
                 m[r] = m_new;
+                #pragma unroll
+#line 130 "tests/in/attention.rs"
                 for (unsigned int dj = 0u; dj < 8u; ++dj) {
                     if ((unsigned long long)(mi_2 * 8u + dj) >= 16ull) { cuphase::report(cuphase_faults, 28u, (unsigned long long)(mi_2 * 8u + dj), 16ull); return; }
 #line 131 "tests/in/attention.rs"
@@ -906,6 +924,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 136 "tests/in/attention.rs"
         for (unsigned long long kk_2 = 0ull; kk_2 < 4ull; ++kk_2) {
+            #pragma unroll
+#line 137 "tests/in/attention.rs"
             for (unsigned long long dj_1 = 0ull; dj_1 < 8ull; ++dj_1) {
 #line 139 "tests/in/attention.rs"
                 const unsigned long long row_6 = st * 512ull + dj_1 * 64ull + kk_2 * 16ull + tx % 16ull;
@@ -913,8 +933,10 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 if ((unsigned long long)row_6 >= 1024ull) { cuphase::report(cuphase_faults, 32u, (unsigned long long)row_6, 1024ull); return; }
 #line 139 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2_trans(fv, &v_tile[row_6]);
+                #pragma unroll
+#line 140 "tests/in/attention.rs"
                 for (unsigned long long mi_3 = 0ull; mi_3 < 2ull; ++mi_3) {
-#line 142 "tests/in/attention.rs"
+                    #pragma unroll
                     for (unsigned int e_5 = 0u; e_5 < 4u; ++e_5) {
                         fp.v[e_5] = cuphase::bf16_from_f32(s[cuphase::idx(cuphase_faults, mi_3 * 8ull + 2ull * kk_2, 16ull, 33u)][e_5]);
 #line 143 "tests/in/attention.rs"
@@ -984,7 +1006,11 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
     #pragma unroll
 #line 178 "tests/in/attention.rs"
     for (unsigned long long mi_4 = 0ull; mi_4 < 2ull; ++mi_4) {
+        #pragma unroll
+#line 179 "tests/in/attention.rs"
         for (unsigned long long dj_2 = 0ull; dj_2 < 8ull; ++dj_2) {
+            #pragma unroll
+#line 180 "tests/in/attention.rs"
             for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
                 const unsigned long long h_1 = e_7 / 2ull;
                 const unsigned long long row_8 = head + q0 + wm + mi_4 * 16ull + g + 8ull * h_1;

@@ -962,6 +962,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
 #line 165 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 166 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 167 "tests/in/large_shared.rs"
@@ -1031,6 +1033,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
 #line 203 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 204 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_16 = i_4 * 8u + j_4;
 #line 205 "tests/in/large_shared.rs"
@@ -1053,7 +1057,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
     #pragma unroll
 #line 211 "tests/in/large_shared.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+        #pragma unroll
+#line 212 "tests/in/large_shared.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            #pragma unroll
+#line 213 "tests/in/large_shared.rs"
             for (unsigned long long e_10 = 0ull; e_10 < 4ull; ++e_10) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_10 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_10 & 1ull);
@@ -1896,6 +1904,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 316 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 317 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 318 "tests/in/large_shared.rs"
@@ -1927,6 +1937,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 329 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 330 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 331 "tests/in/large_shared.rs"
@@ -1974,6 +1986,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 345 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            #pragma unroll
+#line 346 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
 #line 347 "tests/in/large_shared.rs"
@@ -2045,6 +2059,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 384 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            #pragma unroll
+#line 385 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
 #line 386 "tests/in/large_shared.rs"
@@ -2067,7 +2083,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     #pragma unroll
 #line 392 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        #pragma unroll
+#line 393 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            #pragma unroll
+#line 394 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
@@ -2920,6 +2940,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 500 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 501 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 502 "tests/in/large_shared.rs"
@@ -2951,6 +2973,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 513 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 514 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 515 "tests/in/large_shared.rs"
@@ -2998,6 +3022,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 529 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            #pragma unroll
+#line 530 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
 #line 531 "tests/in/large_shared.rs"
@@ -3069,6 +3095,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 568 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            #pragma unroll
+#line 569 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
 #line 570 "tests/in/large_shared.rs"
@@ -3091,7 +3119,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
     #pragma unroll
 #line 576 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        #pragma unroll
+#line 577 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            #pragma unroll
+#line 578 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);

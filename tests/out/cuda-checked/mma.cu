@@ -947,22 +947,32 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16(
         #pragma unroll
 #line 146 "tests/in/mma.rs"
         for (unsigned long long kk = 0ull; kk < 32ull; kk += 16ull) {
+            #pragma unroll
+#line 147 "tests/in/mma.rs"
             for (unsigned long long i = 0ull; i < 2ull; ++i) {
+                #pragma unroll
+#line 148 "tests/in/mma.rs"
                 for (unsigned long long e_1 = 0ull; e_1 < 8ull; ++e_1) {
                     fa[i][e_1] = a_tile[cuphase::idx(cuphase_faults, wm + i * 16ull + g + 8ull * ((e_1 >> 1) & 1ull), 64ull, 6u)][cuphase::idx(cuphase_faults, kk + 2ull * q + (e_1 & 1ull) + 8ull * (e_1 >> 2), 32ull, 7u)];
 #line 149 "tests/in/mma.rs"
                     if (cuphase_faults.hit) return;
                 }
             }
-#line 153 "tests/in/mma.rs"
+            #pragma unroll
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 154 "tests/in/mma.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
                     fb[j][e_2] = b_tile[cuphase::idx(cuphase_faults, kk + 2ull * q + (e_2 & 1ull) + 8ull * (e_2 >> 1), 32ull, 8u)][cuphase::idx(cuphase_faults, wn + j * 8ull + g, 64ull, 9u)];
 #line 155 "tests/in/mma.rs"
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 158 "tests/in/mma.rs"
             for (unsigned int i_1 = 0u; i_1 < 2u; ++i_1) {
+                #pragma unroll
+#line 159 "tests/in/mma.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 160 "tests/in/mma.rs"
@@ -977,7 +987,11 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16(
     #pragma unroll
 #line 166 "tests/in/mma.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 2ull; ++i_2) {
+        #pragma unroll
+#line 167 "tests/in/mma.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 168 "tests/in/mma.rs"
             for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
                 const unsigned long long r = row0 + wm + i_2 * 16ull + g + 8ull * (e_3 >> 1);
                 const unsigned long long col = col0 + wn + j_2 * 8ull + 2ull * q + (e_3 & 1ull);
@@ -1520,7 +1534,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128(
         #pragma unroll
 #line 226 "tests/in/mma.rs"
         for (unsigned long long kk = 0ull; kk < 32ull; kk += 16ull) {
+            #pragma unroll
+#line 227 "tests/in/mma.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 228 "tests/in/mma.rs"
                 for (unsigned long long e_1 = 0ull; e_1 < 8ull; ++e_1) {
                     const unsigned long long r_1 = wm + i * 16ull + g + 8ull * ((e_1 >> 1) & 1ull);
                     const unsigned long long col = kk + 2ull * q + (e_1 & 1ull) + 8ull * (e_1 >> 2);
@@ -1529,7 +1547,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 234 "tests/in/mma.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 235 "tests/in/mma.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
                     const unsigned long long r_2 = kk + 2ull * q + (e_2 & 1ull) + 8ull * (e_2 >> 1);
                     const unsigned long long col_1 = wn + j * 8ull + g;
@@ -1538,7 +1560,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 241 "tests/in/mma.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 242 "tests/in/mma.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 243 "tests/in/mma.rs"
@@ -1553,7 +1579,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128(
     #pragma unroll
 #line 249 "tests/in/mma.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 250 "tests/in/mma.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 251 "tests/in/mma.rs"
             for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
                 const unsigned long long r_3 = row0 + wm + i_2 * 16ull + g + 8ull * (e_3 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_3 & 1ull);
@@ -2055,6 +2085,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
     #pragma unroll
 #line 285 "tests/in/mma.rs"
     for (unsigned long long e1 = 0ull; e1 < 2ull; ++e1) {
+        #pragma unroll
+#line 286 "tests/in/mma.rs"
         for (unsigned long long e2 = 0ull; e2 < 2ull; ++e2) {
             const unsigned long long index = (row0 + tz * 64ull + e1 * 32ull + tx) * (k_1 / 8ull) + ty + 4ull * e2;
 #line 287 "tests/in/mma.rs"
@@ -2124,6 +2156,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
             #pragma unroll
 #line 306 "tests/in/mma.rs"
             for (unsigned long long e1_2 = 0ull; e1_2 < 2ull; ++e1_2) {
+                #pragma unroll
+#line 307 "tests/in/mma.rs"
                 for (unsigned long long e2_1 = 0ull; e2_1 < 2ull; ++e2_1) {
                     const unsigned long long r_1 = row0 + tz * 64ull + e1_2 * 32ull + tx;
                     const unsigned long long index_8 = r_1 * (k_1 / 8ull) + k1 / 8ull + ty + 4ull * e2_1;
@@ -2155,7 +2189,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
         #pragma unroll
 #line 317 "tests/in/mma.rs"
         for (unsigned long long kk = 0ull; kk < 64ull; kk += 16ull) {
+            #pragma unroll
+#line 318 "tests/in/mma.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 319 "tests/in/mma.rs"
                 for (unsigned long long e_3 = 0ull; e_3 < 8ull; ++e_3) {
                     const unsigned long long r_2 = wm + i * 16ull + g + 8ull * ((e_3 >> 1) & 1ull);
                     const unsigned long long col = kk + 2ull * q + (e_3 & 1ull) + 8ull * (e_3 >> 2);
@@ -2164,7 +2202,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 325 "tests/in/mma.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 326 "tests/in/mma.rs"
                 for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                     const unsigned long long r_3 = kk + 2ull * q + (e_4 & 1ull) + 8ull * (e_4 >> 1);
                     const unsigned long long col_1 = wn + j * 8ull + g;
@@ -2173,7 +2215,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
                     if (cuphase_faults.hit) return;
                 }
             }
+            #pragma unroll
+#line 332 "tests/in/mma.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 333 "tests/in/mma.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 334 "tests/in/mma.rs"
@@ -2188,7 +2234,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_k64(
     #pragma unroll
 #line 340 "tests/in/mma.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 341 "tests/in/mma.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 342 "tests/in/mma.rs"
             for (unsigned long long e_5 = 0ull; e_5 < 4ull; ++e_5) {
                 const unsigned long long r_4 = row0 + wm + i_2 * 16ull + g + 8ull * (e_5 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_5 & 1ull);

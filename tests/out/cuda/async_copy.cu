@@ -591,21 +591,33 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
         #pragma unroll
 #line 164 "tests/in/async_copy.rs"
         for (unsigned long long kk = 0ull; kk < 32ull; kk += 16ull) {
+            #pragma unroll
+#line 165 "tests/in/async_copy.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 166 "tests/in/async_copy.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
                     const unsigned long long r_2 = wm + i * 16ull + g + 8ull * ((e_2 >> 1) & 1ull);
                     const unsigned long long col = kk + 2ull * q + (e_2 & 1ull) + 8ull * (e_2 >> 2);
                     fa[i].v[e_2] = a_tile[s * 640ull + r_2 * 5ull + col / 8ull].v[col % 8ull];
                 }
             }
+            #pragma unroll
+#line 172 "tests/in/async_copy.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 173 "tests/in/async_copy.rs"
                 for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
                     const unsigned long long r_3 = kk + 2ull * q + (e_3 & 1ull) + 8ull * (e_3 >> 1);
                     const unsigned long long col_1 = wn + j * 8ull + g;
                     fb[j][e_3] = b_tile[s * 528ull + r_3 / 2ull * 33ull + r_3 % 2ull * 16ull + col_1 / 8ull].v[col_1 % 8ull];
                 }
             }
+            #pragma unroll
+#line 179 "tests/in/async_copy.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 180 "tests/in/async_copy.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 181 "tests/in/async_copy.rs"
@@ -618,7 +630,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_128_async(
     #pragma unroll
 #line 187 "tests/in/async_copy.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 188 "tests/in/async_copy.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 189 "tests/in/async_copy.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r_4 = row0 + wm + i_2 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_4 & 1ull);
@@ -924,21 +940,33 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
         #pragma unroll
 #line 250 "tests/in/async_copy.rs"
         for (unsigned long long kk = 0ull; kk < 16ull; kk += 8ull) {
+            #pragma unroll
+#line 251 "tests/in/async_copy.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
+                #pragma unroll
+#line 252 "tests/in/async_copy.rs"
                 for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
                     const unsigned long long r_2 = wm + i * 16ull + g + 8ull * (e_2 & 1ull);
                     const unsigned long long col = kk + q + 4ull * (e_2 >> 1);
                     fa[i].v[e_2] = a_tile[s * 640ull + r_2 * 5ull + col / 4ull].v[col % 4ull];
                 }
             }
+            #pragma unroll
+#line 258 "tests/in/async_copy.rs"
             for (unsigned long long j = 0ull; j < 4ull; ++j) {
+                #pragma unroll
+#line 259 "tests/in/async_copy.rs"
                 for (unsigned long long e_3 = 0ull; e_3 < 2ull; ++e_3) {
                     const unsigned long long r_3 = kk + q + 4ull * e_3;
                     const unsigned long long col_1 = wn + j * 8ull + g;
                     fb[j][e_3] = b_tile[s * 528ull + r_3 * 33ull + col_1 / 4ull].v[col_1 % 4ull];
                 }
             }
+            #pragma unroll
+#line 265 "tests/in/async_copy.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 266 "tests/in/async_copy.rs"
                 for (unsigned int j_1 = 0u; j_1 < 4u; ++j_1) {
                     const unsigned int row = i_1 * 4u + j_1;
 #line 267 "tests/in/async_copy.rs"
@@ -951,7 +979,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_128_async(
     #pragma unroll
 #line 273 "tests/in/async_copy.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 274 "tests/in/async_copy.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 4ull; ++j_2) {
+            #pragma unroll
+#line 275 "tests/in/async_copy.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r_4 = row0 + wm + i_2 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col_2 = col0 + wn + j_2 * 8ull + 2ull * q + (e_4 & 1ull);

@@ -426,6 +426,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
     #pragma unroll
 #line 72 "tests/in/attention.rs"
     for (unsigned long long mi = 0ull; mi < 2ull; ++mi) {
+        #pragma unroll
+#line 73 "tests/in/attention.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
             const unsigned long long row = wm + mi * 16ull + tx % 16ull;
 #line 76 "tests/in/attention.rs"
@@ -748,6 +750,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 94 "tests/in/attention.rs"
         for (unsigned int i = 0u; i < 16u; ++i) {
+            #pragma unroll
+#line 95 "tests/in/attention.rs"
             for (unsigned int e_3 = 0u; e_3 < 4u; ++e_3) {
                 s[i][e_3] = 0.0f;
             }
@@ -755,12 +759,16 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 99 "tests/in/attention.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
+            #pragma unroll
+#line 100 "tests/in/attention.rs"
             for (unsigned long long nj = 0ull; nj < 8ull; ++nj) {
 #line 102 "tests/in/attention.rs"
                 const unsigned long long c_2 = 2ull * kk_1 + tx / 8ull % 2ull;
                 const unsigned long long row_3 = st * 512ull + c_2 * 64ull + nj * 8ull + tx % 8ull;
 #line 103 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2(fk, &k_tile[row_3]);
+                #pragma unroll
+#line 104 "tests/in/attention.rs"
                 for (unsigned long long mi_1 = 0ull; mi_1 < 2ull; ++mi_1) {
                     const unsigned long long row_4 = mi_1 * 8ull + nj;
 #line 105 "tests/in/attention.rs"
@@ -773,9 +781,13 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 109 "tests/in/attention.rs"
         for (unsigned int mi_2 = 0u; mi_2 < 2u; ++mi_2) {
+            #pragma unroll
+#line 110 "tests/in/attention.rs"
             for (unsigned int h = 0u; h < 2u; ++h) {
                 const unsigned int r = mi_2 * 2u + h;
                 float mx = -__int_as_float(0x7f800000);
+                #pragma unroll
+#line 113 "tests/in/attention.rs"
                 for (unsigned int nj_1 = 0u; nj_1 < 8u; ++nj_1) {
                     mx = cuphase::fmax(cuphase::fmax(mx, s[mi_2 * 8u + nj_1][2u * h]), s[mi_2 * 8u + nj_1][2u * h + 1u]);
                 }
@@ -792,7 +804,11 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 const float m_new = cuphase::fmax(m[r], mx * scale);
                 const float alpha = cuphase::math::exp2_f32(m[r] - m_new);
                 float sum = 0.0f;
+                #pragma unroll
+#line 121 "tests/in/attention.rs"
                 for (unsigned int nj_2 = 0u; nj_2 < 8u; ++nj_2) {
+                    #pragma unroll
+#line 122 "tests/in/attention.rs"
                     for (unsigned int e_4 = 0u; e_4 < 2u; ++e_4) {
                         const float p = cuphase::math::exp2_f32(s[mi_2 * 8u + nj_2][2u * h + e_4] * scale - m_new);
                         s[mi_2 * 8u + nj_2][2u * h + e_4] = p;
@@ -801,6 +817,8 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 }
                 l[r] = l[r] * alpha + sum;
                 m[r] = m_new;
+                #pragma unroll
+#line 130 "tests/in/attention.rs"
                 for (unsigned int dj = 0u; dj < 8u; ++dj) {
                     oacc[mi_2 * 8u + dj][2u * h] *= alpha;
                     oacc[mi_2 * 8u + dj][2u * h + 1u] *= alpha;
@@ -810,13 +828,17 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
         #pragma unroll
 #line 136 "tests/in/attention.rs"
         for (unsigned long long kk_2 = 0ull; kk_2 < 4ull; ++kk_2) {
+            #pragma unroll
+#line 137 "tests/in/attention.rs"
             for (unsigned long long dj_1 = 0ull; dj_1 < 8ull; ++dj_1) {
 #line 139 "tests/in/attention.rs"
                 const unsigned long long row_6 = st * 512ull + dj_1 * 64ull + kk_2 * 16ull + tx % 16ull;
 #line 139 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2_trans(fv, &v_tile[row_6]);
+                #pragma unroll
+#line 140 "tests/in/attention.rs"
                 for (unsigned long long mi_3 = 0ull; mi_3 < 2ull; ++mi_3) {
-#line 142 "tests/in/attention.rs"
+                    #pragma unroll
                     for (unsigned int e_5 = 0u; e_5 < 4u; ++e_5) {
                         fp.v[e_5] = cuphase::bf16_from_f32(s[mi_3 * 8ull + 2ull * kk_2][e_5]);
                         fp.v[4u + e_5] = cuphase::bf16_from_f32(s[mi_3 * 8ull + 2ull * kk_2 + 1ull][e_5]);
@@ -870,7 +892,11 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
     #pragma unroll
 #line 178 "tests/in/attention.rs"
     for (unsigned long long mi_4 = 0ull; mi_4 < 2ull; ++mi_4) {
+        #pragma unroll
+#line 179 "tests/in/attention.rs"
         for (unsigned long long dj_2 = 0ull; dj_2 < 8ull; ++dj_2) {
+            #pragma unroll
+#line 180 "tests/in/attention.rs"
             for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
                 const unsigned long long h_1 = e_7 / 2ull;
                 const unsigned long long row_8 = head + q0 + wm + mi_4 * 16ull + g + 8ull * h_1;

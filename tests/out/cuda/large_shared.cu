@@ -824,6 +824,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
 #line 165 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 166 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 167 "tests/in/large_shared.rs"
@@ -879,6 +881,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
 #line 203 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 204 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_16 = i_4 * 8u + j_4;
 #line 205 "tests/in/large_shared.rs"
@@ -895,7 +899,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
     #pragma unroll
 #line 211 "tests/in/large_shared.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+        #pragma unroll
+#line 212 "tests/in/large_shared.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            #pragma unroll
+#line 213 "tests/in/large_shared.rs"
             for (unsigned long long e_10 = 0ull; e_10 < 4ull; ++e_10) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_10 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_10 & 1ull);
@@ -1658,6 +1666,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 316 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 317 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 318 "tests/in/large_shared.rs"
@@ -1683,6 +1693,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 329 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 330 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 331 "tests/in/large_shared.rs"
@@ -1716,6 +1728,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 345 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            #pragma unroll
+#line 346 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
 #line 347 "tests/in/large_shared.rs"
@@ -1773,6 +1787,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         #pragma unroll
 #line 384 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            #pragma unroll
+#line 385 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
 #line 386 "tests/in/large_shared.rs"
@@ -1789,7 +1805,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     #pragma unroll
 #line 392 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        #pragma unroll
+#line 393 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            #pragma unroll
+#line 394 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
@@ -2602,6 +2622,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 500 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 501 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
 #line 502 "tests/in/large_shared.rs"
@@ -2627,6 +2649,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 513 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 514 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 515 "tests/in/large_shared.rs"
@@ -2660,6 +2684,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 529 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            #pragma unroll
+#line 530 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
 #line 531 "tests/in/large_shared.rs"
@@ -2717,6 +2743,8 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         #pragma unroll
 #line 568 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            #pragma unroll
+#line 569 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
 #line 570 "tests/in/large_shared.rs"
@@ -2733,7 +2761,11 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
     #pragma unroll
 #line 576 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        #pragma unroll
+#line 577 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            #pragma unroll
+#line 578 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);

@@ -924,6 +924,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix(
 #line 127 "tests/in/ldmatrix.rs"
     for (unsigned long long s = 0ull; s < 2ull; ++s) {
         if (s < steps) {
+            #pragma unroll
+#line 129 "tests/in/ldmatrix.rs"
             for (unsigned long long e = 0ull; e < 4ull; ++e) {
                 const unsigned long long row = tz * 64ull + ty * 32ull + tx;
 #line 132 "tests/in/ldmatrix.rs"
@@ -974,6 +976,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix(
         #pragma unroll
 #line 166 "tests/in/ldmatrix.rs"
         for (unsigned long long ks = 0ull; ks < 2ull; ++ks) {
+            #pragma unroll
 #line 169 "tests/in/ldmatrix.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
                 const unsigned long long row_2 = wm + i * 16ull + tx % 16ull;
@@ -982,6 +985,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix(
 #line 171 "tests/in/ldmatrix.rs"
                 cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_3]);
             }
+            #pragma unroll
 #line 176 "tests/in/ldmatrix.rs"
             for (unsigned long long j = 0ull; j < 8ull; ++j) {
                 const unsigned long long kr = ks * 16ull + tx % 16ull;
@@ -989,7 +993,11 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix(
 #line 178 "tests/in/ldmatrix.rs"
                 cuphase::ldmatrix_x2_trans(fb[j], &b_tile[row_4]);
             }
+            #pragma unroll
+#line 180 "tests/in/ldmatrix.rs"
             for (unsigned int i_1 = 0u; i_1 < 4u; ++i_1) {
+                #pragma unroll
+#line 181 "tests/in/ldmatrix.rs"
                 for (unsigned int j_1 = 0u; j_1 < 8u; ++j_1) {
                     const unsigned int row_5 = i_1 * 8u + j_1;
 #line 182 "tests/in/ldmatrix.rs"
@@ -1003,7 +1011,11 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix(
     #pragma unroll
 #line 189 "tests/in/ldmatrix.rs"
     for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
+        #pragma unroll
+#line 190 "tests/in/ldmatrix.rs"
         for (unsigned long long j_2 = 0ull; j_2 < 8ull; ++j_2) {
+            #pragma unroll
+#line 191 "tests/in/ldmatrix.rs"
             for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
                 const unsigned long long r = row0 + wm + i_2 * 16ull + g + 8ull * (e_2 >> 1);
                 const unsigned long long col = col0 + wn + j_2 * 8ull + 2ull * q + (e_2 & 1ull);
@@ -1751,6 +1763,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_db(
         #pragma unroll
 #line 292 "tests/in/ldmatrix.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 293 "tests/in/ldmatrix.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_10 = i_2 * 8u + j_2;
 #line 294 "tests/in/ldmatrix.rs"
@@ -1803,6 +1817,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_db(
         #pragma unroll
 #line 327 "tests/in/ldmatrix.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 328 "tests/in/ldmatrix.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 329 "tests/in/ldmatrix.rs"
@@ -1819,7 +1835,11 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_db(
     #pragma unroll
 #line 335 "tests/in/ldmatrix.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+        #pragma unroll
+#line 336 "tests/in/ldmatrix.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            #pragma unroll
+#line 337 "tests/in/ldmatrix.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_4 & 1ull);
@@ -2570,6 +2590,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_rows(
         #pragma unroll
 #line 441 "tests/in/ldmatrix.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 442 "tests/in/ldmatrix.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_10 = i_2 * 8u + j_2;
 #line 443 "tests/in/ldmatrix.rs"
@@ -2623,6 +2645,8 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_rows(
         #pragma unroll
 #line 477 "tests/in/ldmatrix.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 478 "tests/in/ldmatrix.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
 #line 479 "tests/in/ldmatrix.rs"
@@ -2639,7 +2663,11 @@ extern "C" __global__ void __launch_bounds__(128) gemm_bf16_ldmatrix_rows(
     #pragma unroll
 #line 485 "tests/in/ldmatrix.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+        #pragma unroll
+#line 486 "tests/in/ldmatrix.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            #pragma unroll
+#line 487 "tests/in/ldmatrix.rs"
             for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_4 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_4 & 1ull);

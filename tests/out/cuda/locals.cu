@@ -100,6 +100,8 @@ extern "C" __global__ void local_median(
         #pragma unroll
 #line 27 "tests/in/locals.rs"
         for (unsigned int r = 0u; r < 2u; ++r) {
+            #pragma unroll
+#line 28 "tests/in/locals.rs"
             for (unsigned int c = 0u; c < 3u; ++c) {
                 m[r][c] += r * 10u + c;
             }

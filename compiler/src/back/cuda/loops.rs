@@ -347,7 +347,7 @@ impl Writer<'_> {
     }
 
     /// The trip count of a sequential `for` over a range of literals with a literal step.
-    fn constant_trips(&self, kind: &LoopKind) -> Option<u64> {
+    pub(super) fn constant_trips(&self, kind: &LoopKind) -> Option<u64> {
         let LoopKind::For {
             start,
             end,

@@ -179,8 +179,8 @@ mod abs_diff_tests {
 mod codegen_tests {
     use crate::compile_str;
 
-    /// The outermost constant loop whose unrolled body stays small gets `#pragma unroll`
-    /// (the loops inside it none); a loop over a variable bound, or a long one, none; a
+    /// The outermost constant loop whose unrolled body stays small gets `#pragma unroll`, and
+    /// so do the constant loops inside it; a loop over a variable bound, or a long one, none; a
     /// division by a constant expression is not checked; `min_blocks_per_sm` is the second
     /// `__launch_bounds__` argument.
     #[test]
@@ -203,10 +203,16 @@ mod codegen_tests {
         )
         .unwrap();
         let src = &c.cuda;
-        assert_eq!(src.matches("#pragma unroll").count(), 1, "{src}");
+        assert_eq!(src.matches("#pragma unroll").count(), 2, "{src}");
         assert!(
             src.contains(
                 "#pragma unroll\n#line 4 \"k.rs\"\n    for (unsigned int k = 0u; k < 8u; ++k) {"
+            ),
+            "{src}"
+        );
+        assert!(
+            src.contains(
+                "        #pragma unroll\n#line 5 \"k.rs\"\n        for (unsigned int j = 0u; j < 4u; ++j) {"
             ),
             "{src}"
         );

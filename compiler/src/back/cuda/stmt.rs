@@ -642,13 +642,18 @@ impl Writer<'_> {
         if let LoopKind::For { step: Some(st), .. } = kind {
             self.guard_step(*st, span);
         }
-        // (Inside a loop unrolled whole, NVCC unrolls the inner constant loops too.)
-        let unrolled = !self.in_unrolled && self.unrolls(kind, body);
-        if unrolled {
+        // Inside a loop unrolled whole, every constant loop is unrolled too: the outer loop's
+        // size bound counted it unrolled, and NVCC does not always unroll it by itself (a
+        // thread-local array indexed by the counter of a loop it keeps goes to local memory).
+        let outermost = !self.in_unrolled && self.unrolls(kind, body);
+        let inner = self.in_unrolled && self.constant_trips(kind).is_some_and(|t| t > 1);
+        if outermost || inner {
             // The pragma needs no `#line` of its own; the loop's header gets one.
             self.unmap();
             self.line("#pragma unroll");
             self.map_to(span);
+        }
+        if outermost {
             self.in_unrolled = true;
         }
         match kind {
@@ -692,7 +697,7 @@ impl Writer<'_> {
         }
         self.indent -= 1;
         self.loops.pop();
-        if unrolled {
+        if outermost {
             self.in_unrolled = false;
         }
         self.line("}");
