@@ -232,14 +232,74 @@ def main_tf32():
                       f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
 
 
+def main_tf32_wide(sizes=(2048, 4096, 8192)):
+    """`gemm_tf32_wide` (`c = a bᵀ`, `b` given `n x k`) against cuBLAS TF32 on the same layout
+    (`a @ b.T` in torch with TF32 allowed) and Triton's `tl.dot` on it, f32 in and out."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    source = kernel_source("gemm_tf32_wide")
+    f = cp.RawModule(code=source, options=("--std=c++17",)).get_function("gemm_tf32_wide")
+    shared = carved_bytes(source)
+    f.max_dynamic_shared_size_bytes = shared
+    tri = triton_gemm()
+    print("| TF32 GEMM c = a bᵀ, f32 accumulate | kernel | time | cuBLAS TF32 (torch, a @ b.T) | ratio |")
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        m = k = n
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.randn(m, k, device="cuda", generator=g)
+        bt = torch.randn(n, k, device="cuda", generator=g)
+        ref = (a.double() @ bt.double().T).float()
+        ms_ref = time_ms(lambda: a @ bt.T)
+        tf_ref = 2 * m * n * k / ms_ref / 1e9
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+        ca, cb, cc = (cp.from_dlpack(t) for t in (a, bt, c))
+        args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 4), cb, cp.uint64(n * k // 4),
+                cp.uint32(n), cp.uint32(k))
+        run = lambda: f((n // 128, m // 256), (32, 2, 4), args, shared_mem=shared)
+        run()
+        torch.cuda.synchronize()
+        err = ((c - ref).abs().max() / ref.abs().max()).item()
+        assert err < 2e-3, f"gemm_tf32_wide n={n}: max relative error {err}"
+        ms = time_ms(run)
+        tf = 2 * m * n * k / ms / 1e9
+        print(f"| {n}^3 | gemm_tf32_wide | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, "
+              f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
+        if tri is not None:
+            best = None
+            # The tutorial GEMM reads `b` as `k x n` rows: the same product from `bᵀ` copied.
+            b_kn = bt.T.contiguous()
+            for cfg in ((128, 128, 32, 4, 3), (128, 128, 32, 8, 3), (128, 256, 32, 8, 3)):
+                c2 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+                try:
+                    tri(a, b_kn, c2, cfg)
+                    torch.cuda.synchronize()
+                except Exception as e:  # a configuration this GPU cannot run
+                    print(f"triton tf32 {cfg}: {e}", file=sys.stderr)
+                    continue
+                err = ((c2 - ref).abs().max() / ref.abs().max()).item()
+                assert err < 2e-3, f"triton tf32 {cfg} n={n}: max relative error {err}"
+                ms2 = time_ms(lambda: tri(a, b_kn, c2, cfg))
+                if best is None or ms2 < best[0]:
+                    best = (ms2, cfg)
+            if best is not None:
+                tf2 = 2 * m * n * k / best[0] / 1e9
+                print(f"| {n}^3 | Triton tl.dot {best[1]} | {best[0]:.3f} ms, {tf2:.1f} TFLOP/s | "
+                      f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {tf2 / tf_ref:.2f} |", flush=True)
+
+
 if __name__ == "__main__":
-    # `python3 benches/mma_gemm.py [--only k1,k2] [--sizes 4096,8192] [--no-triton] [--no-tf32]`
+    # `python3 benches/mma_gemm.py [--only k1,k2] [--sizes 4096,8192] [--no-triton] [--no-tf32]
+    # [--tf32-only]`
     args = sys.argv[1:]
     opt = lambda flag: args[args.index(flag) + 1] if flag in args else None
     only = opt("--only")
+    if "--tf32-only" in args:
+        main_tf32_wide()
+        sys.exit(0)
     sizes = opt("--sizes")
     main(only=only.split(",") if only else None,
          sizes=tuple(int(x) for x in sizes.split(",")) if sizes else (2048, 4096, 8192),
          with_triton="--no-triton" not in args)
     if "--no-tf32" not in args:
         main_tf32()
+        main_tf32_wide()

@@ -6,6 +6,7 @@
 use crate::kernels::large_shared::*;
 use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
 use cuphase::prelude::*;
+use cuphase::sim::tf32;
 
 /// What thread `t` of `large_tiles` writes when the dynamic array has `len` elements.
 fn tiles_expected(t: usize, len: usize) -> f32 {
@@ -113,6 +114,41 @@ fn a_gemm_with_four_stages_in_96_kib_is_the_product() {
     }
 }
 
+/// `gemm_tf32_wide` of `m x k` by the transpose of `n x k` on `dev`, with the host's product of
+/// the inputs rounded to TF32 as the tensor cores round them.
+fn tf32_wide_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
+    let (a, bt) = (randoms(m * k, 32), randoms(n * k, 33));
+    let ab = dev.upload(a.as_chunks::<4>().0)?;
+    let bb = dev.upload(bt.as_chunks::<4>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 128) as u32, (m / 256) as u32, 1),
+        Dim3::new(32, 2, 4),
+    );
+    gemm_tf32_wide.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let a32: Vec<f32> = a.iter().map(|x| tf32(*x)).collect();
+    // `b` (`k x n`) is the transpose of `bt`.
+    let b32: Vec<f32> = (0..k * n).map(|i| tf32(bt[(i % n) * k + i / n])).collect();
+    let (want, mag) = host(&a32, &b32, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
+/// Five 32-deep steps (the three stages reused), one (the prologue alone) and two.
+#[test]
+fn a_tf32_gemm_with_three_stages_in_144_kib_is_the_product() {
+    let dev = Device::cpu().unwrap();
+    for (m, n, k) in [(256, 256, 160), (256, 128, 32), (256, 128, 64)] {
+        let (got, want, mag) = tf32_wide_on(&dev, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_tf32_wide {m}x{n}x{k}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 8) as f64,
+        );
+    }
+}
+
 /// Tier 3: the carved arrays and the GEMM on the hardware, and a launch asking for more shared
 /// memory than the device has beside the kernel's own 64 KiB is refused, naming the limit.
 #[test]
@@ -145,8 +181,17 @@ fn on_the_gpu_carved_shared_arrays_work() {
         &mag,
         4.0 * (k / 16) as f64,
     );
+    let (m, n, k) = (512, 384, 224);
+    let (got, want, mag) = tf32_wide_on(&gpu, m, n, k).unwrap();
+    assert_close(
+        &format!("gemm_tf32_wide {m}x{n}x{k} on the GPU"),
+        &got,
+        &want,
+        &mag,
+        4.0 * (k / 8) as f64,
+    );
     println!(
-        "large shared: carved arrays and gemm_bf16_wide correct on {}",
+        "large shared: carved arrays and the wide GEMMs correct on {}",
         gpu.name()
     );
 }

@@ -258,7 +258,7 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
         for e in 0..8 {
             let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[1 * 2048 + e * 256 + row],
+                &mut a_tile[2048 + e * 256 + row],
                 &a[(row0 + row) * (k / 8) + 8 + e],
             );
         }
@@ -266,7 +266,7 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
             let cb = tz * 4 + ty * 2 + e % 2;
             let kr = (e / 2) * 32 + tx;
             cp_async(
-                &mut b_tile[1 * 1024 + cb * 64 + kr],
+                &mut b_tile[1024 + cb * 64 + kr],
                 &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
             );
         }
@@ -276,7 +276,7 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
         for e in 0..8 {
             let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[2 * 2048 + e * 256 + row],
+                &mut a_tile[4096 + e * 256 + row],
                 &a[(row0 + row) * (k / 8) + 16 + e],
             );
         }
@@ -284,7 +284,7 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
             let cb = tz * 4 + ty * 2 + e % 2;
             let kr = (e / 2) * 32 + tx;
             cp_async(
-                &mut b_tile[2 * 1024 + cb * 64 + kr],
+                &mut b_tile[2048 + cb * 64 + kr],
                 &b[(128 + kr) * (n / 8) + col0 / 8 + cb],
             );
         }
@@ -442,7 +442,7 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
         for e in 0..8 {
             let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[1 * 2048 + e * 256 + row],
+                &mut a_tile[2048 + e * 256 + row],
                 &a[(row0 + row) * (k / 8) + 8 + e],
             );
         }
@@ -450,7 +450,7 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
             let cb = tz * 4 + ty * 2 + e % 2;
             let kr = (e / 2) * 32 + tx;
             cp_async(
-                &mut b_tile[1 * 1024 + cb * 64 + kr],
+                &mut b_tile[1024 + cb * 64 + kr],
                 &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
             );
         }
@@ -460,7 +460,7 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
         for e in 0..8 {
             let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[2 * 2048 + e * 256 + row],
+                &mut a_tile[4096 + e * 256 + row],
                 &a[(row0 + row) * (k / 8) + 16 + e],
             );
         }
@@ -468,7 +468,7 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
             let cb = tz * 4 + ty * 2 + e % 2;
             let kr = (e / 2) * 32 + tx;
             cp_async(
-                &mut b_tile[2 * 1024 + cb * 64 + kr],
+                &mut b_tile[2048 + cb * 64 + kr],
                 &b[(128 + kr) * (n / 8) + col0 / 8 + cb],
             );
         }
@@ -568,6 +568,202 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
         for i in 0..4 {
             for j in 0..8 {
                 mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+    }
+    let g = tx / 4;
+    let q = tx % 4;
+    for i in 0..4 {
+        for j in 0..8 {
+            for e in 0..4 {
+                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
+                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
+                c[r * n + col] = acc[i * 8 + j][e];
+            }
+        }
+    }
+}
+
+/// `c = a bᵀ` in TF32 (`mma_m16n8k8_tf32`, f32 accumulators) for row-major f32 `a` (`m x k`)
+/// and `b` (`n x k`: the layout of a linear layer's weights) read as 16-byte chunks, `m` a
+/// multiple of 256, `n` of 128 and `k` of 32: [`gemm_bf16_wide_k64`]'s structure in f32: 256x128
+/// block tiles of 8 warps, each 64x64 through 4 x 8 accumulators, three 32-deep stages (144
+/// KiB, carved from dynamic shared memory), four 8-deep steps a stage from two sets of
+/// fragments. Both tiles hold rows of `k` by 16-byte columns (chunk `c` of row `r` at
+/// `c * rows + r`), so every fragment, `a`'s (`[f32; 4]`, four matrices) and `b`'s
+/// (`[f32; 2]`, two), is one `ldmatrix`: TF32 has no transposed form, which is why `b` comes
+/// with `k` along its rows. Each thread copies row `64 z + 32 y + x` of `a` and row
+/// `64 (z % 2) + 32 y + x` of `b`, chunk columns `4 (z / 2) + e`.
+#[kernel(block = (32, 2, 4))]
+pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: u32) {
+    // Stage `s` of `a` at `2048 s` (8 chunk columns of 256 rows), of `b` at `1024 s` (8 of 128).
+    let a_tile = shared::<[[f32; 4]; 6144]>();
+    let b_tile = shared::<[[f32; 4]; 3072]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    let wm = tz * 64;
+    let wn = ty * 64;
+    let row0 = block_idx().y as usize * 256;
+    let col0 = block_idx().x as usize * 128;
+    let n = n as usize;
+    let k = k as usize;
+    let steps = k / 32;
+    let mut acc = [[0.0f32; 4]; 32];
+    // Two sets of fragments: `[4 * set + i]` of `a`, `[8 * set + j]` of `b`.
+    let mut fa: [[f32; 4]; 8] = [[0.0f32; 4]; 8];
+    let mut fb: [[f32; 2]; 16] = [[0.0f32; 2]; 16];
+    if 0 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 4) + e]);
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(&mut b_tile[cc * 128 + nr], &b[(col0 + nr) * (k / 4) + cc]);
+        }
+    }
+    cp_async_commit();
+    if 1 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 4) + 8 + e],
+            );
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(
+                &mut b_tile[1024 + cc * 128 + nr],
+                &b[(col0 + nr) * (k / 4) + 8 + cc],
+            );
+        }
+    }
+    cp_async_commit();
+    if 2 < steps {
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[4096 + e * 256 + row],
+                &a[(row0 + row) * (k / 4) + 16 + e],
+            );
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(
+                &mut b_tile[2048 + cc * 128 + nr],
+                &b[(col0 + nr) * (k / 4) + 16 + cc],
+            );
+        }
+    }
+    cp_async_commit();
+    cp_async_wait(2);
+    sync_block_threads();
+    for i in 0..4 {
+        let row = wm + i * 16 + tx % 16;
+        ldmatrix(&mut fa[i], &a_tile[(tx / 16) * 256 + row]);
+    }
+    for j in 0..8 {
+        let nr = wn + j * 8 + tx % 8;
+        ldmatrix(&mut fb[j], &b_tile[((tx / 8) % 2) * 128 + nr]);
+    }
+    for step in 0..steps {
+        let s = step % 3;
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(
+                &mut fa[4 + i],
+                &a_tile[s * 2048 + (2 + tx / 16) * 256 + row],
+            );
+        }
+        for j in 0..8 {
+            let nr = wn + j * 8 + tx % 8;
+            ldmatrix(
+                &mut fb[8 + j],
+                &b_tile[s * 1024 + (2 + (tx / 8) % 2) * 128 + nr],
+            );
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k8_tf32(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(&mut fa[i], &a_tile[s * 2048 + (4 + tx / 16) * 256 + row]);
+        }
+        for j in 0..8 {
+            let nr = wn + j * 8 + tx % 8;
+            ldmatrix(
+                &mut fb[j],
+                &b_tile[s * 1024 + (4 + (tx / 8) % 2) * 128 + nr],
+            );
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k8_tf32(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
+            }
+        }
+        for i in 0..4 {
+            let row = wm + i * 16 + tx % 16;
+            ldmatrix(
+                &mut fa[4 + i],
+                &a_tile[s * 2048 + (6 + tx / 16) * 256 + row],
+            );
+        }
+        for j in 0..8 {
+            let nr = wn + j * 8 + tx % 8;
+            ldmatrix(
+                &mut fb[8 + j],
+                &b_tile[s * 1024 + (6 + (tx / 8) % 2) * 128 + nr],
+            );
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k8_tf32(&mut acc[i * 8 + j], &fa[i], &fb[j]);
+            }
+        }
+        // The next stage has landed; every warp holds all of this one in registers: refill it
+        // with the step three ahead, and load the next stage's first 8 into set 0.
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 3 < steps {
+            let k1 = (step + 3) * 32;
+            for e in 0..8 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s * 2048 + e * 256 + row],
+                    &a[(row0 + row) * (k / 4) + k1 / 4 + e],
+                );
+            }
+            for e in 0..4 {
+                let nr = (tz % 2) * 64 + ty * 32 + tx;
+                let cc = (tz / 2) * 4 + e;
+                cp_async(
+                    &mut b_tile[s * 1024 + cc * 128 + nr],
+                    &b[(col0 + nr) * (k / 4) + k1 / 4 + cc],
+                );
+            }
+        }
+        cp_async_commit();
+        if step + 1 < steps {
+            let s1 = (step + 1) % 3;
+            for i in 0..4 {
+                let row = wm + i * 16 + tx % 16;
+                ldmatrix(&mut fa[i], &a_tile[s1 * 2048 + (tx / 16) * 256 + row]);
+            }
+            for j in 0..8 {
+                let nr = wn + j * 8 + tx % 8;
+                ldmatrix(&mut fb[j], &b_tile[s1 * 1024 + ((tx / 8) % 2) * 128 + nr]);
+            }
+        }
+        for i in 0..4 {
+            for j in 0..8 {
+                mma_m16n8k8_tf32(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
             }
         }
     }

@@ -1579,7 +1579,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
             const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
 #line 261 "tests/in/large_shared.rs"
-            const unsigned long long index_4 = 1ull * 2048ull + e_2 * 256ull + row_1;
+            const unsigned long long index_4 = 2048ull + e_2 * 256ull + row_1;
             const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 8ull + e_2;
 #line 260 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
@@ -1590,7 +1590,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
             const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3 % 2ull;
             const unsigned long long kr_1 = e_3 / 2ull * 32ull + tx;
 #line 269 "tests/in/large_shared.rs"
-            const unsigned long long index_6 = 1ull * 1024ull + cb_1 * 64ull + kr_1;
+            const unsigned long long index_6 = 1024ull + cb_1 * 64ull + kr_1;
             const unsigned long long index_7 = (64ull + kr_1) * (n_1 / 8ull) + col0 / 8ull + cb_1;
 #line 268 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
@@ -1604,7 +1604,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
         for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
             const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
 #line 279 "tests/in/large_shared.rs"
-            const unsigned long long index_8 = 2ull * 2048ull + e_4 * 256ull + row_2;
+            const unsigned long long index_8 = 4096ull + e_4 * 256ull + row_2;
             const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 16ull + e_4;
 #line 278 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
@@ -1615,7 +1615,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
             const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5 % 2ull;
             const unsigned long long kr_2 = e_5 / 2ull * 32ull + tx;
 #line 287 "tests/in/large_shared.rs"
-            const unsigned long long index_10 = 2ull * 1024ull + cb_2 * 64ull + kr_2;
+            const unsigned long long index_10 = 2048ull + cb_2 * 64ull + kr_2;
             const unsigned long long index_11 = (128ull + kr_2) * (n_1 / 8ull) + col0 / 8ull + cb_2;
 #line 286 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
@@ -2535,7 +2535,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
             const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
 #line 445 "tests/in/large_shared.rs"
-            const unsigned long long index_4 = 1ull * 2048ull + e_2 * 256ull + row_1;
+            const unsigned long long index_4 = 2048ull + e_2 * 256ull + row_1;
             const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 8ull + e_2;
 #line 444 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
@@ -2546,7 +2546,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
             const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3 % 2ull;
             const unsigned long long kr_1 = e_3 / 2ull * 32ull + tx;
 #line 453 "tests/in/large_shared.rs"
-            const unsigned long long index_6 = 1ull * 1024ull + cb_1 * 64ull + kr_1;
+            const unsigned long long index_6 = 1024ull + cb_1 * 64ull + kr_1;
             const unsigned long long index_7 = (64ull + kr_1) * (n_1 / 8ull) + col0 / 8ull + cb_1;
 #line 452 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
@@ -2560,7 +2560,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
         for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
             const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
 #line 463 "tests/in/large_shared.rs"
-            const unsigned long long index_8 = 2ull * 2048ull + e_4 * 256ull + row_2;
+            const unsigned long long index_8 = 4096ull + e_4 * 256ull + row_2;
             const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 16ull + e_4;
 #line 462 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
@@ -2571,7 +2571,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
             const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5 % 2ull;
             const unsigned long long kr_2 = e_5 / 2ull * 32ull + tx;
 #line 471 "tests/in/large_shared.rs"
-            const unsigned long long index_10 = 2ull * 1024ull + cb_2 * 64ull + kr_2;
+            const unsigned long long index_10 = 2048ull + cb_2 * 64ull + kr_2;
             const unsigned long long index_11 = (128ull + kr_2) * (n_1 / 8ull) + col0 / 8ull + cb_2;
 #line 470 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
@@ -2770,6 +2770,758 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_grouped(
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
                 c[r * n_1 + col] = acc[i_9 * 8ull + j_9][e_8];
+            }
+        }
+    }
+}
+// CUDA C generated by cuphase from the Rust kernel `gemm_tf32_wide`. Do not edit.
+
+namespace cuphase {
+__device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
+    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+}
+__device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ void mma_m16n8k16_f16(float* d, const unsigned short* a, const unsigned short* b) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(mma_pair(a)), "r"(mma_pair(a + 2)), "r"(mma_pair(a + 4)), "r"(mma_pair(a + 6)),
+          "r"(mma_pair(b)), "r"(mma_pair(b + 2)));
+}
+__device__ __forceinline__ unsigned int tf32_of(float f) {
+    unsigned int r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));
+    return r;
+}
+__device__ __forceinline__ void mma_m16n8k8_tf32(float* d, const float* a, const float* b) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(tf32_of(a[0])), "r"(tf32_of(a[1])), "r"(tf32_of(a[2])), "r"(tf32_of(a[3])),
+          "r"(tf32_of(b[0])), "r"(tf32_of(b[1])));
+}
+}  // namespace cuphase
+
+namespace cuphase {
+__device__ __forceinline__ void ldmatrix_x2(float* f, const void* row) {
+    unsigned int r[2];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+        : "=r"(r[0]), "=r"(r[1])
+        : "r"((unsigned int)__cvta_generic_to_shared(row)));
+    for (int j = 0; j < 2; ++j) {
+        f[j] = __uint_as_float(r[j]);
+    }
+}
+__device__ __forceinline__ void ldmatrix_x4(float* f, const void* row) {
+    unsigned int r[4];
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+        : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+        : "r"((unsigned int)__cvta_generic_to_shared(row)));
+    for (int j = 0; j < 4; ++j) {
+        f[j] = __uint_as_float(r[j]);
+    }
+}
+}  // namespace cuphase
+
+namespace cuphase {
+template <int N>
+__device__ __forceinline__ void cp_async(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(d), "l"(s), "n"(N) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+}  // namespace cuphase
+
+struct __align__(16) f32x4 {
+    float v[4];
+};
+
+#line 598 "tests/in/large_shared.rs"
+extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wide(
+    float* __restrict__ c,
+    unsigned long long c_len,
+    const f32x4* __restrict__ a,
+    unsigned long long a_len,
+    const f32x4* __restrict__ b,
+    unsigned long long b_len,
+    unsigned int n,
+    unsigned int k) {
+    extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
+    // The shared arrays take 147456 bytes, more than a block's 48 KiB of static shared memory: they
+    // are the start of its dynamic shared memory, which every launch sizes to hold them.
+#line 600 "tests/in/large_shared.rs"
+    f32x4 (&a_tile)[6144] = *reinterpret_cast<f32x4 (*)[6144]>(cuphase_dynamic_shared);
+    f32x4 (&b_tile)[3072] = *reinterpret_cast<f32x4 (*)[3072]>(cuphase_dynamic_shared + 98304);
+#line 612 "tests/in/large_shared.rs"
+    f32x4 acc[32];
+#line 614 "tests/in/large_shared.rs"
+    f32x4 fa[8];
+    float fb[16][2];
+#line 602 "tests/in/large_shared.rs"
+    const unsigned long long tx = (unsigned long long)threadIdx.x;
+    const unsigned long long ty = (unsigned long long)threadIdx.y;
+    const unsigned long long tz = (unsigned long long)threadIdx.z;
+    const unsigned long long wm = tz * 64ull;
+    const unsigned long long wn = ty * 64ull;
+    const unsigned long long row0 = (unsigned long long)blockIdx.y * 256ull;
+    const unsigned long long col0 = (unsigned long long)blockIdx.x * 128ull;
+    const unsigned long long n_1 = (unsigned long long)n;
+    const unsigned long long k_1 = (unsigned long long)k;
+    const unsigned long long steps = k_1 / 32ull;
+    acc[0u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[0u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[0u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[0u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[1u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[1u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[1u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[1u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[2u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[2u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[2u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[2u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[3u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[3u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[3u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[3u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[4u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[4u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[4u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[4u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[5u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[5u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[5u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[5u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[6u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[6u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[6u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[6u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[7u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[7u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[7u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[7u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[8u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[8u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[8u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[8u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[9u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[9u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[9u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[9u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[10u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[10u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[10u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[10u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[11u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[11u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[11u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[11u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[12u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[12u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[12u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[12u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[13u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[13u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[13u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[13u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[14u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[14u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[14u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[14u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[15u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[15u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[15u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[15u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[16u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[16u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[16u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[16u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[17u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[17u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[17u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[17u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[18u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[18u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[18u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[18u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[19u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[19u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[19u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[19u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[20u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[20u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[20u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[20u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[21u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[21u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[21u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[21u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[22u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[22u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[22u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[22u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[23u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[23u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[23u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[23u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[24u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[24u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[24u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[24u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[25u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[25u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[25u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[25u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[26u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[26u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[26u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[26u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[27u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[27u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[27u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[27u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[28u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[28u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[28u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[28u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[29u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[29u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[29u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[29u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[30u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[30u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[30u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[30u].v[3u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[31u].v[0u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[31u].v[1u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[31u].v[2u] = 0.0f;
+#line 612 "tests/in/large_shared.rs"
+    acc[31u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[0u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[0u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[0u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[0u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[1u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[1u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[1u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[1u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[2u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[2u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[2u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[2u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[3u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[3u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[3u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[3u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[4u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[4u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[4u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[4u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[5u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[5u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[5u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[5u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[6u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[6u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[6u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[6u].v[3u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[7u].v[0u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[7u].v[1u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[7u].v[2u] = 0.0f;
+#line 614 "tests/in/large_shared.rs"
+    fa[7u].v[3u] = 0.0f;
+    fb[0u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[0u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[1u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[1u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[2u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[2u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[3u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[3u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[4u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[4u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[5u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[5u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[6u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[6u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[7u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[7u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[8u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[8u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[9u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[9u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[10u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[10u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[11u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[11u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[12u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[12u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[13u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[13u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[14u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[14u][1u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[15u][0u] = 0.0f;
+#line 615 "tests/in/large_shared.rs"
+    fb[15u][1u] = 0.0f;
+    if (0ull < steps) {
+        #pragma unroll
+#line 617 "tests/in/large_shared.rs"
+        for (unsigned long long e = 0ull; e < 8ull; ++e) {
+            const unsigned long long row = tz * 64ull + ty * 32ull + tx;
+            const unsigned long long index = e * 256ull + row;
+#line 619 "tests/in/large_shared.rs"
+            const unsigned long long index_1 = (row0 + row) * (k_1 / 4ull) + e;
+#line 619 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
+        }
+        #pragma unroll
+#line 621 "tests/in/large_shared.rs"
+        for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
+            const unsigned long long nr = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc = tz / 2ull * 4ull + e_1;
+            const unsigned long long index_2 = cc * 128ull + nr;
+#line 624 "tests/in/large_shared.rs"
+            const unsigned long long index_3 = (col0 + nr) * (k_1 / 4ull) + cc;
+#line 624 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
+        }
+    }
+    cuphase::cp_async_commit();
+    if (1ull < steps) {
+        #pragma unroll
+#line 629 "tests/in/large_shared.rs"
+        for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
+            const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
+#line 632 "tests/in/large_shared.rs"
+            const unsigned long long index_4 = 2048ull + e_2 * 256ull + row_1;
+            const unsigned long long index_5 = (row0 + row_1) * (k_1 / 4ull) + 8ull + e_2;
+#line 631 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
+        }
+        #pragma unroll
+#line 636 "tests/in/large_shared.rs"
+        for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
+            const unsigned long long nr_1 = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc_1 = tz / 2ull * 4ull + e_3;
+#line 640 "tests/in/large_shared.rs"
+            const unsigned long long index_6 = 1024ull + cc_1 * 128ull + nr_1;
+            const unsigned long long index_7 = (col0 + nr_1) * (k_1 / 4ull) + 8ull + cc_1;
+#line 639 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
+        }
+    }
+#line 645 "tests/in/large_shared.rs"
+    cuphase::cp_async_commit();
+    if (2ull < steps) {
+        #pragma unroll
+#line 647 "tests/in/large_shared.rs"
+        for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
+            const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
+#line 650 "tests/in/large_shared.rs"
+            const unsigned long long index_8 = 4096ull + e_4 * 256ull + row_2;
+            const unsigned long long index_9 = (row0 + row_2) * (k_1 / 4ull) + 16ull + e_4;
+#line 649 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
+        }
+        #pragma unroll
+#line 654 "tests/in/large_shared.rs"
+        for (unsigned long long e_5 = 0ull; e_5 < 4ull; ++e_5) {
+            const unsigned long long nr_2 = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc_2 = tz / 2ull * 4ull + e_5;
+#line 658 "tests/in/large_shared.rs"
+            const unsigned long long index_10 = 2048ull + cc_2 * 128ull + nr_2;
+            const unsigned long long index_11 = (col0 + nr_2) * (k_1 / 4ull) + 16ull + cc_2;
+#line 657 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
+        }
+    }
+#line 663 "tests/in/large_shared.rs"
+    cuphase::cp_async_commit();
+    cuphase::cp_async_wait<2>();
+    __syncthreads();
+    #pragma unroll
+#line 666 "tests/in/large_shared.rs"
+    for (unsigned long long i = 0ull; i < 4ull; ++i) {
+        const unsigned long long row_3 = wm + i * 16ull + tx % 16ull;
+        const unsigned long long row_4 = tx / 16ull * 256ull + row_3;
+#line 668 "tests/in/large_shared.rs"
+        cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
+    }
+    #pragma unroll
+#line 670 "tests/in/large_shared.rs"
+    for (unsigned long long j = 0ull; j < 8ull; ++j) {
+        const unsigned long long nr_3 = wn + j * 8ull + tx % 8ull;
+        const unsigned long long row_5 = tx / 8ull % 2ull * 128ull + nr_3;
+#line 672 "tests/in/large_shared.rs"
+        cuphase::ldmatrix_x2(fb[j], &b_tile[row_5]);
+    }
+    for (unsigned long long step = 0ull; step < steps; ++step) {
+        const unsigned long long s = step % 3ull;
+        #pragma unroll
+#line 676 "tests/in/large_shared.rs"
+        for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
+            const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
+#line 679 "tests/in/large_shared.rs"
+            const unsigned long long row_7 = 4ull + i_1;
+            const unsigned long long row_8 = s * 2048ull + (2ull + tx / 16ull) * 256ull + row_6;
+#line 678 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
+        }
+        #pragma unroll
+#line 683 "tests/in/large_shared.rs"
+        for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
+            const unsigned long long nr_4 = wn + j_1 * 8ull + tx % 8ull;
+#line 686 "tests/in/large_shared.rs"
+            const unsigned long long row_9 = 8ull + j_1;
+            const unsigned long long row_10 = s * 1024ull + (2ull + tx / 8ull % 2ull) * 128ull + nr_4;
+#line 685 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2(fb[row_9], &b_tile[row_10]);
+        }
+        #pragma unroll
+#line 690 "tests/in/large_shared.rs"
+        for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
+            #pragma unroll
+#line 691 "tests/in/large_shared.rs"
+            for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
+                const unsigned int row_11 = i_2 * 8u + j_2;
+#line 692 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k8_tf32(acc[row_11].v, fa[i_2].v, fb[j_2]);
+            }
+        }
+        #pragma unroll
+#line 695 "tests/in/large_shared.rs"
+        for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
+            const unsigned long long row_12 = wm + i_3 * 16ull + tx % 16ull;
+            const unsigned long long row_13 = s * 2048ull + (4ull + tx / 16ull) * 256ull + row_12;
+#line 697 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_13]);
+        }
+        #pragma unroll
+#line 699 "tests/in/large_shared.rs"
+        for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
+            const unsigned long long nr_5 = wn + j_3 * 8ull + tx % 8ull;
+#line 703 "tests/in/large_shared.rs"
+            const unsigned long long row_14 = s * 1024ull + (4ull + tx / 8ull % 2ull) * 128ull + nr_5;
+#line 701 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2(fb[j_3], &b_tile[row_14]);
+        }
+        #pragma unroll
+#line 706 "tests/in/large_shared.rs"
+        for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
+            #pragma unroll
+#line 707 "tests/in/large_shared.rs"
+            for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
+                const unsigned int row_15 = i_4 * 8u + j_4;
+#line 708 "tests/in/large_shared.rs"
+                const unsigned int row_16 = 4u + i_4;
+#line 708 "tests/in/large_shared.rs"
+                const unsigned int row_17 = 8u + j_4;
+#line 708 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k8_tf32(acc[row_15].v, fa[row_16].v, fb[row_17]);
+            }
+        }
+        #pragma unroll
+#line 711 "tests/in/large_shared.rs"
+        for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
+            const unsigned long long row_18 = wm + i_5 * 16ull + tx % 16ull;
+#line 714 "tests/in/large_shared.rs"
+            const unsigned long long row_19 = 4ull + i_5;
+            const unsigned long long row_20 = s * 2048ull + (6ull + tx / 16ull) * 256ull + row_18;
+#line 713 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x4(fa[row_19].v, &a_tile[row_20]);
+        }
+        #pragma unroll
+#line 718 "tests/in/large_shared.rs"
+        for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
+            const unsigned long long nr_6 = wn + j_5 * 8ull + tx % 8ull;
+#line 721 "tests/in/large_shared.rs"
+            const unsigned long long row_21 = 8ull + j_5;
+            const unsigned long long row_22 = s * 1024ull + (6ull + tx / 8ull % 2ull) * 128ull + nr_6;
+#line 720 "tests/in/large_shared.rs"
+            cuphase::ldmatrix_x2(fb[row_21], &b_tile[row_22]);
+        }
+        #pragma unroll
+#line 725 "tests/in/large_shared.rs"
+        for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
+            #pragma unroll
+#line 726 "tests/in/large_shared.rs"
+            for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
+                const unsigned int row_23 = i_6 * 8u + j_6;
+#line 727 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k8_tf32(acc[row_23].v, fa[i_6].v, fb[j_6]);
+            }
+        }
+#line 732 "tests/in/large_shared.rs"
+        cuphase::cp_async_wait<1>();
+        __syncthreads();
+        if (step + 3ull < steps) {
+            const unsigned long long k1 = (step + 3ull) * 32ull;
+            #pragma unroll
+#line 736 "tests/in/large_shared.rs"
+            for (unsigned long long e_6 = 0ull; e_6 < 8ull; ++e_6) {
+                const unsigned long long row_24 = tz * 64ull + ty * 32ull + tx;
+#line 739 "tests/in/large_shared.rs"
+                const unsigned long long index_12 = s * 2048ull + e_6 * 256ull + row_24;
+                const unsigned long long index_13 = (row0 + row_24) * (k_1 / 4ull) + k1 / 4ull + e_6;
+#line 738 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
+            }
+            #pragma unroll
+#line 743 "tests/in/large_shared.rs"
+            for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
+                const unsigned long long nr_7 = tz % 2ull * 64ull + ty * 32ull + tx;
+                const unsigned long long cc_3 = tz / 2ull * 4ull + e_7;
+#line 747 "tests/in/large_shared.rs"
+                const unsigned long long index_14 = s * 1024ull + cc_3 * 128ull + nr_7;
+                const unsigned long long index_15 = (col0 + nr_7) * (k_1 / 4ull) + k1 / 4ull + cc_3;
+#line 746 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
+            }
+        }
+#line 752 "tests/in/large_shared.rs"
+        cuphase::cp_async_commit();
+        if (step + 1ull < steps) {
+            const unsigned long long s1 = (step + 1ull) % 3ull;
+            #pragma unroll
+#line 755 "tests/in/large_shared.rs"
+            for (unsigned long long i_7 = 0ull; i_7 < 4ull; ++i_7) {
+                const unsigned long long row_25 = wm + i_7 * 16ull + tx % 16ull;
+                const unsigned long long row_26 = s1 * 2048ull + tx / 16ull * 256ull + row_25;
+#line 757 "tests/in/large_shared.rs"
+                cuphase::ldmatrix_x4(fa[i_7].v, &a_tile[row_26]);
+            }
+            #pragma unroll
+#line 759 "tests/in/large_shared.rs"
+            for (unsigned long long j_7 = 0ull; j_7 < 8ull; ++j_7) {
+                const unsigned long long nr_8 = wn + j_7 * 8ull + tx % 8ull;
+                const unsigned long long row_27 = s1 * 1024ull + tx / 8ull % 2ull * 128ull + nr_8;
+#line 761 "tests/in/large_shared.rs"
+                cuphase::ldmatrix_x2(fb[j_7], &b_tile[row_27]);
+            }
+        }
+        #pragma unroll
+#line 764 "tests/in/large_shared.rs"
+        for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
+            #pragma unroll
+#line 765 "tests/in/large_shared.rs"
+            for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
+                const unsigned int row_28 = i_8 * 8u + j_8;
+#line 766 "tests/in/large_shared.rs"
+                const unsigned int row_29 = 4u + i_8;
+#line 766 "tests/in/large_shared.rs"
+                const unsigned int row_30 = 8u + j_8;
+#line 766 "tests/in/large_shared.rs"
+                cuphase::mma_m16n8k8_tf32(acc[row_28].v, fa[row_29].v, fb[row_30]);
+            }
+        }
+    }
+    const unsigned long long g = tx / 4ull;
+    const unsigned long long q = tx % 4ull;
+    #pragma unroll
+#line 772 "tests/in/large_shared.rs"
+    for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
+        #pragma unroll
+#line 773 "tests/in/large_shared.rs"
+        for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
+            #pragma unroll
+#line 774 "tests/in/large_shared.rs"
+            for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
+                const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
+                const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
+                c[r * n_1 + col] = acc[i_9 * 8ull + j_9].v[e_8];
             }
         }
     }
