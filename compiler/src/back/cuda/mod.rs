@@ -29,6 +29,7 @@
 mod async_copy;
 mod checked;
 mod checks;
+mod decls;
 mod expr;
 mod helpers;
 mod loops;
