@@ -113,6 +113,21 @@ BF16_KERNELS = {
 }
 
 
+FAULT_RECORD = {}
+
+
+def fault_args(name):
+    """The fault record a kernel whose generated code checks something at run time (a
+    division by a value not known to be nonzero) takes after its parameters, as cuphase's
+    launch passes it: a zeroed record (checked empty after the run) and the kernel's id."""
+    head = re.search(r'extern "C" __global__ void [^\n]*?\b' + name + r"\((.*?)\) \{",
+                     kernel_source(name), re.S)
+    if "cuphase_record" not in head.group(1):
+        return ()
+    record = FAULT_RECORD.setdefault(name, cp.zeros(64, dtype=cp.uint32))
+    return (record, cp.uint32(0))
+
+
 def carved_bytes(source):
     """The dynamic shared memory a kernel's own shared arrays take when cuphase carved them
     (more than 48 KiB together): what every launch adds, as cuphase's launch does."""
@@ -168,11 +183,13 @@ def main(only=None, sizes=(2048, 4096, 8192), with_triton=True):
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), b.view(torch.int16), c))
             args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // chunk), cb,
-                    cp.uint64(k * n // chunk), cp.uint32(n), cp.uint32(k))
+                    cp.uint64(k * n // chunk), cp.uint32(n), cp.uint32(k)) + fault_args(name)
             grid = (n // tile_n, m // tile_m)
             run = lambda: f(grid, block, args, shared_mem=shared)
             run()
             torch.cuda.synchronize()
+            if name in FAULT_RECORD:
+                assert not FAULT_RECORD[name].any(), f"{name} n={n}: a fault was recorded"
             err = ((c - ref).abs().max() / ref.abs().max()).item()
             # A few f32 ulps per 16-deep step of K, relative to the largest result.
             assert err < 4e-7 * (k // 16), f"{name} n={n}: max relative error {err}"
