@@ -47,7 +47,7 @@ pub use record::{
     field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField, Step,
 };
 pub use scalar::Scalar;
-pub use shared::{SharedLayout, CARVED_ALIGN, SHARED_LIMIT, STATIC_SHARED_LIMIT};
+pub use shared::{SharedLayout, CARVED_ALIGN, SHARED_LIMIT};
 pub use types::{Checked, Types};
 
 /// One `#[kernel]` function.

@@ -9,7 +9,7 @@
 //! own. The kernel's array sized at launch (`shared_slice`, or `shared::<[T; N]>()` with a const
 //! parameter `N`) follows them. A kernel within 48 KiB keeps its `__shared__` arrays.
 
-use super::{ArrayKind, Kernel};
+use super::Kernel;
 
 /// The most static shared memory (`__shared__` arrays of fixed size) a block may declare on
 /// every CUDA GPU: 48 KiB. Beyond it a kernel's fixed-size arrays are carved from dynamic
@@ -90,9 +90,7 @@ impl Kernel {
     /// Whether the kernel has a shared array sized at launch (`shared_slice`, or a shared
     /// array whose length is a const parameter).
     pub fn has_dynamic_shared(&self) -> bool {
-        self.arrays
-            .iter()
-            .any(|(_, a)| matches!(a.kind, ArrayKind::Shared { dynamic: true, .. }))
+        self.arrays.iter().any(|(_, a)| a.kind.is_dynamic())
     }
 }
 

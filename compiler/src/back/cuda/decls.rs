@@ -34,19 +34,14 @@ impl Writer<'_> {
                 let len = self.len_names[h.index()].clone();
                 self.uses_dynamic_shared = true;
                 let base = layout.dynamic_base();
-                let (start, avail) = if base == 0 {
-                    (
-                        "cuphase_dynamic_shared".to_string(),
-                        "cuphase::dynamic_shared_bytes()".to_string(),
-                    )
+                let avail = if base == 0 {
+                    "cuphase::dynamic_shared_bytes()".to_string()
                 } else {
-                    (
-                        format!("cuphase_dynamic_shared + {base}"),
-                        format!("(cuphase::dynamic_shared_bytes() - {base})"),
-                    )
+                    format!("(cuphase::dynamic_shared_bytes() - {base})")
                 };
                 self.line(&format!(
-                    "{ct}* const {name} = reinterpret_cast<{ct}*>({start});"
+                    "{ct}* const {name} = reinterpret_cast<{ct}*>({});",
+                    dynamic_at(base)
                 ));
                 let sized_by = match &a.kind {
                     ArrayKind::Shared {
@@ -74,16 +69,10 @@ impl Writer<'_> {
                 let (ty, name, dims) = self.array_declaration(h, a.elem, dims);
                 match layout.offsets[h.index()] {
                     // A reference to the array at its offset: indexed as the `__shared__` one is.
-                    Some(offset) => {
-                        let at = if offset == 0 {
-                            "cuphase_dynamic_shared".to_string()
-                        } else {
-                            format!("cuphase_dynamic_shared + {offset}")
-                        };
-                        self.line(&format!(
-                            "{ty} (&{name}){dims} = *reinterpret_cast<{ty} (*){dims}>({at});"
-                        ));
-                    }
+                    Some(offset) => self.line(&format!(
+                        "{ty} (&{name}){dims} = *reinterpret_cast<{ty} (*){dims}>({});",
+                        dynamic_at(offset)
+                    )),
                     None => self.line(&format!("__shared__ {ty} {name}{dims};")),
                 }
             }
@@ -120,5 +109,14 @@ impl Writer<'_> {
         };
         let dims: String = dims.iter().map(|d| format!("[{d}]")).collect();
         (ty, name, dims)
+    }
+}
+
+/// The address `offset` bytes into the block's dynamic shared memory.
+fn dynamic_at(offset: u64) -> String {
+    if offset == 0 {
+        "cuphase_dynamic_shared".to_string()
+    } else {
+        format!("cuphase_dynamic_shared + {offset}")
     }
 }
