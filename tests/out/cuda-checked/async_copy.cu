@@ -583,7 +583,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -1051,7 +1053,9 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"

@@ -167,7 +167,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -200,20 +202,14 @@ __device__ __forceinline__ void ldmatrix_x2_trans(unsigned short* f, const void*
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
         : "=r"(r[0]), "=r"(r[1])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 2; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 __device__ __forceinline__ void ldmatrix_x4(unsigned short* f, const void* row) {
     unsigned int r[4];
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 4; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 }  // namespace cuphase
 
@@ -1137,7 +1133,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -1170,20 +1168,14 @@ __device__ __forceinline__ void ldmatrix_x2_trans(unsigned short* f, const void*
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
         : "=r"(r[0]), "=r"(r[1])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 2; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 __device__ __forceinline__ void ldmatrix_x4(unsigned short* f, const void* row) {
     unsigned int r[4];
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 4; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 }  // namespace cuphase
 
@@ -2163,7 +2155,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -2196,20 +2190,14 @@ __device__ __forceinline__ void ldmatrix_x2_trans(unsigned short* f, const void*
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
         : "=r"(r[0]), "=r"(r[1])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 2; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 __device__ __forceinline__ void ldmatrix_x4(unsigned short* f, const void* row) {
     unsigned int r[4];
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 4; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 }  // namespace cuphase
 
@@ -3176,7 +3164,9 @@ template <typename T> __device__ __forceinline__ T rem(Faults& f, T a, T b, T mi
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"

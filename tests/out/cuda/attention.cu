@@ -72,7 +72,9 @@ __device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask()
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -105,30 +107,21 @@ __device__ __forceinline__ void ldmatrix_x2(unsigned short* f, const void* row) 
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
         : "=r"(r[0]), "=r"(r[1])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 2; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 __device__ __forceinline__ void ldmatrix_x2_trans(unsigned short* f, const void* row) {
     unsigned int r[2];
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
         : "=r"(r[0]), "=r"(r[1])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 2; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 __device__ __forceinline__ void ldmatrix_x4(unsigned short* f, const void* row) {
     unsigned int r[4];
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
         : "r"((unsigned int)__cvta_generic_to_shared(row)));
-    for (int j = 0; j < 4; ++j) {
-        f[2 * j] = (unsigned short)r[j];
-        f[2 * j + 1] = (unsigned short)(r[j] >> 16);
-    }
+    memcpy(f, r, sizeof r);
 }
 }  // namespace cuphase
 

@@ -25,7 +25,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -155,7 +157,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -262,7 +266,9 @@ extern "C" __global__ void __launch_bounds__(32) mma_tile_f16(
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -376,7 +382,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -508,7 +516,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -779,7 +789,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -879,7 +891,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -1265,7 +1279,9 @@ __device__ __forceinline__ unsigned short half_neg(unsigned short h) { return (u
 
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"

@@ -131,10 +131,18 @@ __device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask()
 /// Warp-level matrix multiply-accumulate (`mma.sync`, sm_80 and later), on fragments in the
 /// layouts of `cuphase_contract::MmaShape`: 16-bit inputs travel two to a register, the lower
 /// element in the low half; TF32 inputs are rounded from `f32` to nearest, ties away.
+///
+/// The pairs are read (and [`matrix_load_prelude`] writes them) with `memcpy`, never with
+/// shifts and masks: NVVM then keeps a fragment in 32-bit pieces from the `ldmatrix` to the
+/// `mma`, where the shifts left it in 16-bit pieces that a loop carried and packed again with a
+/// `PRMT` for every register, every iteration (130 of them beside the 64 `HMMA` of the wide
+/// GEMM's loop).
 const MMA_PRELUDE: &str = r#"
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
-    return (unsigned int)p[0] | ((unsigned int)p[1] << 16);
+    unsigned int r;
+    memcpy(&r, p, sizeof r);
+    return r;
 }
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
@@ -200,9 +208,7 @@ fn matrix_load_prelude(loads: &std::collections::BTreeSet<(usize, usize, bool)>)
         let (ptr, unpack) = if bytes == 2 {
             (
                 "unsigned short",
-                format!(
-                    "    for (int j = 0; j < {x}; ++j) {{\n        f[2 * j] = (unsigned short)r[j];\n        f[2 * j + 1] = (unsigned short)(r[j] >> 16);\n    }}\n"
-                ),
+                "    memcpy(f, r, sizeof r);\n".to_string(),
             )
         } else {
             (
