@@ -65,7 +65,7 @@ pub fn compile_with(
     let (k, types) = (&checked.kernel, &checked.types);
     let cuda_unchecked = cuda::write_kernel_checked(k, types, file, false);
     let cuda_checked = cuda::write_kernel_checked(k, types, file, true);
-    let cuda_full_warps = cuda::uses_warp_ops(k).then(|| {
+    let cuda_full_warps = (cuda::uses_warp_ops(k) && !cuda::whole_warps_always(k)).then(|| {
         (
             cuda::write_kernel_variant(k, types, file, false, true),
             cuda::write_kernel_variant(k, types, file, true, true),

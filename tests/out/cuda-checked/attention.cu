@@ -67,20 +67,12 @@ __device__ __forceinline__ unsigned int lane_id() {
 }
 }  // namespace cuphase
 
-// Warp operations over the existing lanes of this thread's warp.
+// This variant runs blocks that are whole warps: every lane exists.
 namespace cuphase {
 __device__ __forceinline__ unsigned int warp_lane() { return lane_id(); }
-__device__ __forceinline__ unsigned int warp_lanes() {
-    const unsigned int n = blockDim.x * blockDim.y * blockDim.z;
-    const unsigned int t = (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
-    const unsigned int rest = n - (t & ~31u);
-    return rest < 32u ? rest : 32u;
-}
-__device__ __forceinline__ unsigned int warp_mask() {
-    const unsigned int c = warp_lanes();
-    return c == 32u ? 0xffffffffu : (1u << c) - 1u;
-}
-__device__ __forceinline__ constexpr bool warp_whole() { return false; }
+__device__ __forceinline__ unsigned int warp_lanes() { return 32u; }
+__device__ __forceinline__ unsigned int warp_mask() { return 0xffffffffu; }
+__device__ __forceinline__ constexpr bool warp_whole() { return true; }
 template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned int lane) {
     const unsigned int src = lane & 31u;
     const T r = __shfl_sync(warp_mask(), v, src);
@@ -88,7 +80,7 @@ template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned in
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigned int m) {
     const T r = __shfl_xor_sync(warp_mask(), v, m & 31u);
-    return (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
+    return warp_whole() || (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
     // Lanes below this one always exist; the hardware keeps `v` below `d` (and a distance of
@@ -176,11 +168,6 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
-
-// Rust's integer and float semantics where C's differ.
-namespace cuphase {
-__device__ __forceinline__ float fmax(float a, float b) { return a == b ? (signbit(a) ? b : a) : ::fmaxf(a, b); }
-}  // namespace cuphase
 
 #line 29 "tests/in/attention.rs"
 extern "C" __global__ void __launch_bounds__(128) attention_forward(
@@ -795,7 +782,7 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
                 #pragma unroll
 #line 118 "tests/in/attention.rs"
                 for (unsigned int nj_1 = 0u; nj_1 < 8u; ++nj_1) {
-                    mx = cuphase::fmax(cuphase::fmax(mx, s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 15u)][cuphase::idx(cuphase_faults, 2u * h, 4ull, 16u)]), s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 17u)][cuphase::idx(cuphase_faults, 2u * h + 1u, 4ull, 18u)]);
+                    mx = fmaxf(fmaxf(mx, s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 15u)][cuphase::idx(cuphase_faults, 2u * h, 4ull, 16u)]), s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 17u)][cuphase::idx(cuphase_faults, 2u * h + 1u, 4ull, 18u)]);
 #line 119 "tests/in/attention.rs"
                     if (cuphase_faults.hit) return;
                 }
@@ -803,13 +790,13 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
 #line 121 "tests/in/attention.rs"
                 shuffled = cuphase::warp_shuffle_xor(mx, 1u);
 #line 121 "tests/in/attention.rs"
-                mx = cuphase::fmax(mx, shuffled);
+                mx = fmaxf(mx, shuffled);
                 float shuffled_1;
 #line 122 "tests/in/attention.rs"
                 shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
 #line 122 "tests/in/attention.rs"
-                mx = cuphase::fmax(mx, shuffled_1);
-                const float m_new = cuphase::fmax(m[cuphase::idx(cuphase_faults, r, 4ull, 19u)], mx * scale);
+                mx = fmaxf(mx, shuffled_1);
+                const float m_new = fmaxf(m[cuphase::idx(cuphase_faults, r, 4ull, 19u)], mx * scale);
 #line 123 "tests/in/attention.rs"
                 if (cuphase_faults.hit) return;
                 const float alpha = exp2f(m[cuphase::idx(cuphase_faults, r, 4ull, 20u)] - m_new);

@@ -867,7 +867,7 @@ template <typename T> __device__ __forceinline__ T warp_shuffle(T v, unsigned in
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_xor(T v, unsigned int m) {
     const T r = __shfl_xor_sync(warp_mask(), v, m & 31u);
-    return (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
+    return warp_whole() || (warp_lane() ^ (m & 31u)) < warp_lanes() ? r : v;
 }
 template <typename T> __device__ __forceinline__ T warp_shuffle_up(T v, unsigned int d) {
     // Lanes below this one always exist; the hardware keeps `v` below `d` (and a distance of

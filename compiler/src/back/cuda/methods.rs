@@ -64,6 +64,10 @@ impl Writer<'_> {
                 Method::Trunc => call(&libm("trunc"), &[x.text]),
                 Method::MulAdd => call(&libm("fma"), &[x.text, arg(0), arg(1)]),
                 Method::Abs => call(&libm("fabs"), &[x.text]),
+                // Under `fast_math` the sign of a zero result is not promised (Rust's own
+                // `max` does not promise it either): one `FMNMX`, not a compare, a select and one.
+                Method::Min if self.k.options.fast_math => call(&libm("fmin"), &[x.text, arg(0)]),
+                Method::Max if self.k.options.fast_math => call(&libm("fmax"), &[x.text, arg(0)]),
                 Method::Min => {
                     let y = a[0].clone();
                     self.helper(Helper::Fmin, t, &[&x, &y])

@@ -79,7 +79,7 @@ pub fn write_kernel_checked(
     file: &str,
     bounds_checks: bool,
 ) -> CudaKernel {
-    write_kernel_variant(k, types, file, bounds_checks, false)
+    write_kernel_variant(k, types, file, bounds_checks, whole_warps_always(k))
 }
 
 /// Whether the kernel has `print!`/`println!` calls.
@@ -90,6 +90,15 @@ pub fn prints(k: &Kernel) -> bool {
 /// Whether the kernel uses warp operations (and so has a variant for whole-warp blocks).
 pub fn uses_warp_ops(k: &Kernel) -> bool {
     visit::any_stmt(&k.body, Stmt::is_warp_collective)
+}
+
+/// Whether every launch of the kernel has blocks of whole warps: its block shape is fixed
+/// (`block = (..)`, checked at launch) at a multiple of 32 threads. Its warp operations then
+/// need no count of the lanes that exist, and it has no second variant for whole warps.
+pub fn whole_warps_always(k: &Kernel) -> bool {
+    k.options
+        .block
+        .is_some_and(|b| b.iter().map(|&d| u64::from(d)).product::<u64>() % 32 == 0)
 }
 
 /// Writes one variant of a kernel: with or without bounds checks, and (`full_warps`) the one
