@@ -1,0 +1,79 @@
+"""Plots one run of the tensor-core benchmarks:
+`python3 benches/plot_tensor.py bench.txt docs/tensor-h100.png`, where `bench.txt` holds what
+`benches/attention.py` and `benches/mma_gemm.py` (bf16, then `--tf32-only`) printed.
+
+Three panels, one bar per kernel and size: the bf16 GEMMs and the TF32 GEMMs as fractions of
+cuBLAS in the same run (the issue's targets drawn as lines: 0.60 for `mma.sync`, 0.85 for
+wgmma), and the fused attention as a fraction of torch's `scaled_dot_product_attention`
+(FlashAttention) in the same run, Triton's tutorial-structured kernel beside it."""
+
+import re
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def parse(path):
+    """`{panel: {kernel: {size: ratio}}}` from the markdown rows of the three tables."""
+    panels = defaultdict(lambda: defaultdict(dict))
+    panel = None
+    for line in open(path):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 5:
+            continue
+        head = cells[0]
+        if head.startswith("bf16 GEMM"):
+            panel = "bf16 GEMM (of cuBLAS)"
+            continue
+        if head.startswith("TF32 GEMM"):
+            panel = "TF32 GEMM (of cuBLAS TF32)"
+            continue
+        if head.startswith("fused attention"):
+            panel = "attention forward, d = 64 (of torch SDPA)"
+            continue
+        if panel is None:
+            continue
+        try:
+            ratio = float(cells[4])
+        except ValueError:
+            continue
+        size = head.replace("^3", "")
+        kernel = re.sub(r" \(.*\)$", "", cells[1])
+        kernel = re.sub(r"^Triton.*", "Triton", kernel)
+        kernel = kernel.replace("cuphase ", "")
+        if kernel == "torch SDPA":
+            continue
+        panels[panel][kernel][size] = ratio
+    return panels
+
+
+def main(log, out):
+    panels = parse(log)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    for ax, (title, kernels) in zip(axes[0], panels.items()):
+        sizes = sorted({s for r in kernels.values() for s in r}, key=int)
+        width = 0.8 / max(1, len(kernels))
+        for i, (name, ratios) in enumerate(sorted(kernels.items())):
+            xs = [j + i * width for j, s in enumerate(sizes) if s in ratios]
+            ys = [ratios[s] for s in sizes if s in ratios]
+            ax.bar(xs, ys, width, label=name)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sizes))])
+        ax.set_xticklabels(sizes)
+        ax.set_xlabel("size (n for n^3 GEMMs, sequence length for attention)")
+        ax.set_ylabel("speed relative to the reference")
+        ax.set_title(title)
+        if "GEMM" in title:
+            ax.axhline(0.60, color="gray", linestyle="--", linewidth=1)
+        if title.startswith("bf16"):
+            ax.axhline(0.85, color="gray", linestyle=":", linewidth=1)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
