@@ -42,8 +42,8 @@ pub fn large_tiles(out: &mut [f32]) {
 /// `c = a * b` for row-major bf16 `a` (`m x k`) and `b` (`k x n`) read as 16-byte chunks, `m` a
 /// multiple of 256, `n` of 128 and `k` of 32: 256x128 block tiles of 8 warps (`(32, 2, 4)`),
 /// each warp 64x64 through 4 x 8 accumulators; four stages of 32-deep tiles (96 KiB, carved
-/// from dynamic shared memory) that `cp_async` fills four steps ahead (two or three copies in
-/// flight while a step multiplies); fragments double-buffered
+/// from dynamic shared memory) that `cp_async` fills four steps ahead (three copies in flight
+/// while a step multiplies, the wait only for the next); fragments double-buffered
 /// in registers as in `gemm_bf16_ldmatrix_db`: each step loads the second 16-deep half of its
 /// stage while it multiplies the first, and, after its one wait and barrier, refills the stage
 /// it is done with and loads the next stage's first half while it multiplies its own second.
@@ -180,10 +180,10 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
                 mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
             }
         }
-        // The next two stages have landed (the last one may be in flight); every warp holds
+        // The next stage has landed (the two after it may be in flight); every warp holds
         // all of this one in registers: refill it with the step four ahead, and load the next
         // stage's first 16 into set 0.
-        cp_async_wait(1);
+        cp_async_wait(2);
         sync_block_threads();
         if step + 4 < steps {
             let k1 = (step + 4) * 32;

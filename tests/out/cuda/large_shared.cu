@@ -834,7 +834,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
             }
         }
 #line 186 "tests/in/large_shared.rs"
-        cuphase::cp_async_wait<1>();
+        cuphase::cp_async_wait<2>();
         __syncthreads();
         if (step + 4ull < steps) {
             const unsigned long long k1 = (step + 4ull) * 32ull;
