@@ -116,7 +116,6 @@ BF16_KERNELS = {
     "gemm_bf16_ldmatrix_rows": (8, (128, 128), (32, 2, 2)),
     "gemm_bf16_wide": (8, (256, 128), (32, 2, 4)),
     "gemm_bf16_wide_k64": (8, (256, 128), (32, 2, 4)),
-    "gemm_bf16_wide_grouped": (8, (256, 128), (32, 2, 4)),
 }
 
 
@@ -267,10 +266,17 @@ def main_tf32_wide(sizes=(2048, 4096, 8192)):
     """`gemm_tf32_wide` (`c = a bᵀ`, `b` given `n x k`) against cuBLAS TF32 on the same layout
     (`a @ b.T` in torch with TF32 allowed) and Triton's `tl.dot` on it, f32 in and out."""
     torch.backends.cuda.matmul.allow_tf32 = True
-    source = kernel_source("gemm_tf32_wide")
-    f = cp.RawModule(code=source, options=("--std=c++17",)).get_function("gemm_tf32_wide")
-    shared = carved_bytes(source)
-    f.max_dynamic_shared_size_bytes = shared
+    names = ["gemm_tf32_wide"]
+    if AB_FILE:
+        names += ["gemm_tf32_wide_ab" + tag for tag in
+                  re.findall(r"Rust kernel `gemm_tf32_wide_ab(\w*)`", open(AB_FILE).read())]
+    kernels = []
+    for name in names:
+        source = kernel_source(name)
+        f = cp.RawModule(code=source, options=("--std=c++17",)).get_function(name)
+        shared = carved_bytes(source)
+        f.max_dynamic_shared_size_bytes = shared
+        kernels.append((name, f, shared))
     tri = triton_gemm()
     print("| TF32 GEMM c = a bᵀ, f32 accumulate | kernel | time | cuBLAS TF32 (torch, a @ b.T) | ratio |")
     print("|---|---|---|---|---|")
@@ -282,19 +288,20 @@ def main_tf32_wide(sizes=(2048, 4096, 8192)):
         ref = (a.double() @ bt.double().T).float()
         ms_ref = time_ms(lambda: a @ bt.T)
         tf_ref = 2 * m * n * k / ms_ref / 1e9
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
-        ca, cb, cc = (cp.from_dlpack(t) for t in (a, bt, c))
-        args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 4), cb, cp.uint64(n * k // 4),
-                cp.uint32(n), cp.uint32(k))
-        run = lambda: f((n // 128, m // 256), (32, 2, 4), args, shared_mem=shared)
-        run()
-        torch.cuda.synchronize()
-        err = ((c - ref).abs().max() / ref.abs().max()).item()
-        assert err < 2e-3, f"gemm_tf32_wide n={n}: max relative error {err}"
-        ms = time_ms(run)
-        tf = 2 * m * n * k / ms / 1e9
-        print(f"| {n}^3 | gemm_tf32_wide | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, "
-              f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
+        for name, f, shared in kernels:
+            c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            ca, cb, cc = (cp.from_dlpack(t) for t in (a, bt, c))
+            args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 4), cb, cp.uint64(n * k // 4),
+                    cp.uint32(n), cp.uint32(k))
+            run = lambda: f((n // 128, m // 256), (32, 2, 4), args, shared_mem=shared)
+            run()
+            torch.cuda.synchronize()
+            err = ((c - ref).abs().max() / ref.abs().max()).item()
+            assert err < 2e-3, f"{name} n={n}: max relative error {err}"
+            ms = time_ms(run)
+            tf = 2 * m * n * k / ms / 1e9
+            print(f"| {n}^3 | {name} | {ms:.3f} ms, {tf:.1f} TFLOP/s | {ms_ref:.3f} ms, "
+                  f"{tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
         if tri is not None:
             best = None
             # The tutorial GEMM reads `b` as `k x n` rows: the same product from `bᵀ` copied.
@@ -326,7 +333,8 @@ if __name__ == "__main__":
     only = opt("--only")
     AB_FILE = opt("--ab")
     if "--tf32-only" in args:
-        main_tf32_wide()
+        main_tf32_wide(sizes=tuple(int(x) for x in opt("--sizes").split(","))
+                       if opt("--sizes") else (2048, 4096, 8192))
         sys.exit(0)
     sizes = opt("--sizes")
     main(only=only.split(",") if only else None,

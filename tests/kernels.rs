@@ -249,10 +249,6 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             large_shared::gemm_bf16_wide_k64.cuda_source(),
         ),
         (
-            large_shared::gemm_bf16_wide_grouped.name(),
-            large_shared::gemm_bf16_wide_grouped.cuda_source(),
-        ),
-        (
             large_shared::gemm_tf32_wide.name(),
             large_shared::gemm_tf32_wide.cuda_source(),
         ),

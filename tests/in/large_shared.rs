@@ -414,190 +414,6 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
     }
 }
 
-/// [`gemm_bf16_wide_k64`] with its blocks taken in groups of eight block rows, as Triton's
-/// tutorial GEMM does: block `p` (in launch order) takes tile row `8 g + p % h` and tile column
-/// `(p % 8w) / h` of group `g = p / 8w` (`w` tiles a row, `h` rows in the group, 8 but in the
-/// last), so the blocks resident at once read a few rows of `a` and columns of `b` each, which
-/// stay in L2, instead of all of `b`.
-#[kernel(block = (32, 2, 4))]
-pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k: u32) {
-    let a_tile = shared::<[[bf16; 8]; 6144]>();
-    let b_tile = shared::<[[bf16; 8]; 3072]>();
-    let tx = thread_idx().x as usize;
-    let ty = thread_idx().y as usize;
-    let tz = thread_idx().z as usize;
-    let wm = tz * 64;
-    let wn = ty * 64;
-    let w = grid_dim().x as usize;
-    let p = block_idx().y as usize * w + block_idx().x as usize;
-    let first = p / (8 * w) * 8;
-    let h = (grid_dim().y as usize - first).min(8);
-    let row0 = (first + p % h) * 256;
-    let col0 = (p % (8 * w)) / h * 128;
-    let n = n as usize;
-    let k = k as usize;
-    let steps = k / 64;
-    let mut acc = [[0.0f32; 4]; 32];
-    let mut fa: [[bf16; 8]; 8] = [[bf16::ZERO; 8]; 8];
-    let mut fb: [[bf16; 4]; 16] = [[bf16::ZERO; 4]; 16];
-    if 0 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 8) + e]);
-        }
-        for e in 0..4 {
-            let cb = tz * 4 + ty * 2 + e % 2;
-            let kr = (e / 2) * 32 + tx;
-            cp_async(&mut b_tile[cb * 64 + kr], &b[kr * (n / 8) + col0 / 8 + cb]);
-        }
-    }
-    cp_async_commit();
-    if 1 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(
-                &mut a_tile[2048 + e * 256 + row],
-                &a[(row0 + row) * (k / 8) + 8 + e],
-            );
-        }
-        for e in 0..4 {
-            let cb = tz * 4 + ty * 2 + e % 2;
-            let kr = (e / 2) * 32 + tx;
-            cp_async(
-                &mut b_tile[1024 + cb * 64 + kr],
-                &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
-            );
-        }
-    }
-    cp_async_commit();
-    if 2 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(
-                &mut a_tile[4096 + e * 256 + row],
-                &a[(row0 + row) * (k / 8) + 16 + e],
-            );
-        }
-        for e in 0..4 {
-            let cb = tz * 4 + ty * 2 + e % 2;
-            let kr = (e / 2) * 32 + tx;
-            cp_async(
-                &mut b_tile[2048 + cb * 64 + kr],
-                &b[(128 + kr) * (n / 8) + col0 / 8 + cb],
-            );
-        }
-    }
-    cp_async_commit();
-    cp_async_wait(2);
-    sync_block_threads();
-    for i in 0..4 {
-        let row = wm + i * 16 + tx % 16;
-        ldmatrix(&mut fa[i], &a_tile[(tx / 16) * 256 + row]);
-    }
-    for j in 0..8 {
-        let kr = tx % 16;
-        ldmatrix_trans(&mut fb[j], &b_tile[(wn / 8 + j) * 64 + kr]);
-    }
-    for step in 0..steps {
-        let s = step % 3;
-        for i in 0..4 {
-            let row = wm + i * 16 + tx % 16;
-            ldmatrix(
-                &mut fa[4 + i],
-                &a_tile[s * 2048 + (2 + tx / 16) * 256 + row],
-            );
-        }
-        for j in 0..8 {
-            let kr = 16 + tx % 16;
-            ldmatrix_trans(&mut fb[8 + j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
-        }
-        for i in 0..4 {
-            for j in 0..8 {
-                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
-            }
-        }
-        for i in 0..4 {
-            let row = wm + i * 16 + tx % 16;
-            ldmatrix(&mut fa[i], &a_tile[s * 2048 + (4 + tx / 16) * 256 + row]);
-        }
-        for j in 0..8 {
-            let kr = 32 + tx % 16;
-            ldmatrix_trans(&mut fb[j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
-        }
-        for i in 0..4 {
-            for j in 0..8 {
-                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
-            }
-        }
-        for i in 0..4 {
-            let row = wm + i * 16 + tx % 16;
-            ldmatrix(
-                &mut fa[4 + i],
-                &a_tile[s * 2048 + (6 + tx / 16) * 256 + row],
-            );
-        }
-        for j in 0..8 {
-            let kr = 48 + tx % 16;
-            ldmatrix_trans(&mut fb[8 + j], &b_tile[s * 1024 + (wn / 8 + j) * 64 + kr]);
-        }
-        for i in 0..4 {
-            for j in 0..8 {
-                mma_m16n8k16(&mut acc[i * 8 + j], &fa[i], &fb[j]);
-            }
-        }
-        // The next stage has landed; every warp holds all of this one in registers: refill it
-        // with the step three ahead, and load the next stage's first 16 into set 0.
-        cp_async_wait(1);
-        sync_block_threads();
-        if step + 3 < steps {
-            let k1 = (step + 3) * 64;
-            for e in 0..8 {
-                let row = tz * 64 + ty * 32 + tx;
-                cp_async(
-                    &mut a_tile[s * 2048 + e * 256 + row],
-                    &a[(row0 + row) * (k / 8) + k1 / 8 + e],
-                );
-            }
-            for e in 0..4 {
-                let cb = tz * 4 + ty * 2 + e % 2;
-                let kr = (e / 2) * 32 + tx;
-                cp_async(
-                    &mut b_tile[s * 1024 + cb * 64 + kr],
-                    &b[(k1 + kr) * (n / 8) + col0 / 8 + cb],
-                );
-            }
-        }
-        cp_async_commit();
-        if step + 1 < steps {
-            let s1 = (step + 1) % 3;
-            for i in 0..4 {
-                let row = wm + i * 16 + tx % 16;
-                ldmatrix(&mut fa[i], &a_tile[s1 * 2048 + (tx / 16) * 256 + row]);
-            }
-            for j in 0..8 {
-                let kr = tx % 16;
-                ldmatrix_trans(&mut fb[j], &b_tile[s1 * 1024 + (wn / 8 + j) * 64 + kr]);
-            }
-        }
-        for i in 0..4 {
-            for j in 0..8 {
-                mma_m16n8k16(&mut acc[i * 8 + j], &fa[4 + i], &fb[8 + j]);
-            }
-        }
-    }
-    let g = tx / 4;
-    let q = tx % 4;
-    for i in 0..4 {
-        for j in 0..8 {
-            for e in 0..4 {
-                let r = row0 + wm + i * 16 + g + 8 * (e >> 1);
-                let col = col0 + wn + j * 8 + 2 * q + (e & 1);
-                c[r * n + col] = acc[i * 8 + j][e];
-            }
-        }
-    }
-}
-
 /// `c = a bᵀ` in TF32 (`mma_m16n8k8_tf32`, f32 accumulators) for row-major f32 `a` (`m x k`)
 /// and `b` (`n x k`: the layout of a linear layer's weights) read as 16-byte chunks, `m` a
 /// multiple of 256, `n` of 128 and `k` of 32: [`gemm_bf16_wide_k64`]'s structure in f32: 256x128
@@ -606,8 +422,8 @@ pub fn gemm_bf16_wide_grouped(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n
 /// fragments. Both tiles hold rows of `k` by 16-byte columns (chunk `c` of row `r` at
 /// `c * rows + r`), so every fragment, `a`'s (`[f32; 4]`, four matrices) and `b`'s
 /// (`[f32; 2]`, two), is one `ldmatrix`: TF32 has no transposed form, which is why `b` comes
-/// with `k` along its rows. Each thread copies row `64 z + 32 y + x` of `a` and row
-/// `64 (z % 2) + 32 y + x` of `b`, chunk columns `4 (z / 2) + e`.
+/// with `k` along its rows. The copies are coalesced as [`gemm_bf16_wide`]'s: four lanes copy
+/// 64 bytes of a row (chunks `4 h + x % 4` of rows `64 e + 16 z + 8 y + x / 4`).
 #[kernel(block = (32, 2, 4))]
 pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: u32) {
     // Stage `s` of `a` at `2048 s` (8 chunk columns of 256 rows), of `b` at `1024 s` (8 of 128).
@@ -628,50 +444,65 @@ pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: 
     let mut fa: [[f32; 4]; 8] = [[0.0f32; 4]; 8];
     let mut fb: [[f32; 2]; 16] = [[0.0f32; 2]; 16];
     if 0 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 4) + e]);
-        }
-        for e in 0..4 {
-            let nr = (tz % 2) * 64 + ty * 32 + tx;
-            let cc = (tz / 2) * 4 + e;
-            cp_async(&mut b_tile[cc * 128 + nr], &b[(col0 + nr) * (k / 4) + cc]);
+        for h in 0..2 {
+            for e in 0..4 {
+                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut a_tile[cc * 256 + row],
+                    &a[(row0 + row) * (k / 4) + cc],
+                );
+            }
+            for e in 0..2 {
+                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut b_tile[cc * 128 + nr],
+                    &b[(col0 + nr) * (k / 4) + cc],
+                );
+            }
         }
     }
     cp_async_commit();
     if 1 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(
-                &mut a_tile[2048 + e * 256 + row],
-                &a[(row0 + row) * (k / 4) + 8 + e],
-            );
-        }
-        for e in 0..4 {
-            let nr = (tz % 2) * 64 + ty * 32 + tx;
-            let cc = (tz / 2) * 4 + e;
-            cp_async(
-                &mut b_tile[1024 + cc * 128 + nr],
-                &b[(col0 + nr) * (k / 4) + 8 + cc],
-            );
+        for h in 0..2 {
+            for e in 0..4 {
+                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut a_tile[2048 + cc * 256 + row],
+                    &a[(row0 + row) * (k / 4) + 8 + cc],
+                );
+            }
+            for e in 0..2 {
+                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut b_tile[1024 + cc * 128 + nr],
+                    &b[(col0 + nr) * (k / 4) + 8 + cc],
+                );
+            }
         }
     }
     cp_async_commit();
     if 2 < steps {
-        for e in 0..8 {
-            let row = tz * 64 + ty * 32 + tx;
-            cp_async(
-                &mut a_tile[4096 + e * 256 + row],
-                &a[(row0 + row) * (k / 4) + 16 + e],
-            );
-        }
-        for e in 0..4 {
-            let nr = (tz % 2) * 64 + ty * 32 + tx;
-            let cc = (tz / 2) * 4 + e;
-            cp_async(
-                &mut b_tile[2048 + cc * 128 + nr],
-                &b[(col0 + nr) * (k / 4) + 16 + cc],
-            );
+        for h in 0..2 {
+            for e in 0..4 {
+                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut a_tile[4096 + cc * 256 + row],
+                    &a[(row0 + row) * (k / 4) + 16 + cc],
+                );
+            }
+            for e in 0..2 {
+                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let cc = h * 4 + tx % 4;
+                cp_async(
+                    &mut b_tile[2048 + cc * 128 + nr],
+                    &b[(col0 + nr) * (k / 4) + 16 + cc],
+                );
+            }
         }
     }
     cp_async_commit();
@@ -747,20 +578,23 @@ pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: 
         sync_block_threads();
         if step + 3 < steps {
             let k1 = (step + 3) * 32;
-            for e in 0..8 {
-                let row = tz * 64 + ty * 32 + tx;
-                cp_async(
-                    &mut a_tile[s * 2048 + e * 256 + row],
-                    &a[(row0 + row) * (k / 4) + k1 / 4 + e],
-                );
-            }
-            for e in 0..4 {
-                let nr = (tz % 2) * 64 + ty * 32 + tx;
-                let cc = (tz / 2) * 4 + e;
-                cp_async(
-                    &mut b_tile[s * 1024 + cc * 128 + nr],
-                    &b[(col0 + nr) * (k / 4) + k1 / 4 + cc],
-                );
+            for h in 0..2 {
+                for e in 0..4 {
+                    let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                    let cc = h * 4 + tx % 4;
+                    cp_async(
+                        &mut a_tile[s * 2048 + cc * 256 + row],
+                        &a[(row0 + row) * (k / 4) + k1 / 4 + cc],
+                    );
+                }
+                for e in 0..2 {
+                    let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                    let cc = h * 4 + tx % 4;
+                    cp_async(
+                        &mut b_tile[s * 1024 + cc * 128 + nr],
+                        &b[(col0 + nr) * (k / 4) + k1 / 4 + cc],
+                    );
+                }
             }
         }
         cp_async_commit();
