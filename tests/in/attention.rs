@@ -39,33 +39,34 @@ pub fn attention_forward(
     let v_tile = shared::<[[bf16; 8]; 1024]>();
     let tx = thread_idx().x as usize;
     let ty = thread_idx().y as usize;
+    let t = ty * 32 + tx;
     let seq = seq as usize;
     let head = block_idx().y as usize * seq;
     let q0 = block_idx().x as usize * 128;
     let wm = ty * 32;
     let tiles = seq / 64;
-    // The copies are coalesced: four lanes copy 64 bytes of a row, chunks `4 h + x % 4` of
-    // rows `32 e + 8 y + x / 4` (a warp reads whole 32-byte sectors and writes 8 consecutive
-    // chunks of each of 4 columns).
-    for h in 0..2 {
-        for e in 0..4 {
-            let (r, c) = (e * 32 + ty * 8 + tx / 4, h * 4 + tx % 4);
-            cp_async(&mut q_tile[c * 128 + r], &q[(head + q0 + r) * 8 + c]);
-        }
-        for e in 0..2 {
-            let (r, c) = (e * 32 + ty * 8 + tx / 4, h * 4 + tx % 4);
-            cp_async(&mut k_tile[c * 64 + r], &k[(head + r) * 8 + c]);
-            cp_async(&mut v_tile[c * 64 + r], &v[(head + r) * 8 + c]);
-        }
+    // This thread copies row `t` of the queries and, of a stage, row `t % 64` of the keys and
+    // of the values, chunk columns `4 (t / 64) + e`.
+    for e in 0..8 {
+        cp_async(&mut q_tile[e * 128 + t], &q[(head + q0 + t) * 8 + e]);
+    }
+    for e in 0..4 {
+        let c = (t / 64) * 4 + e;
+        cp_async(&mut k_tile[c * 64 + t % 64], &k[(head + t % 64) * 8 + c]);
+        cp_async(&mut v_tile[c * 64 + t % 64], &v[(head + t % 64) * 8 + c]);
     }
     cp_async_commit();
     if 1 < tiles {
-        for h in 0..2 {
-            for e in 0..2 {
-                let (r, c) = (e * 32 + ty * 8 + tx / 4, h * 4 + tx % 4);
-                cp_async(&mut k_tile[512 + c * 64 + r], &k[(head + 64 + r) * 8 + c]);
-                cp_async(&mut v_tile[512 + c * 64 + r], &v[(head + 64 + r) * 8 + c]);
-            }
+        for e in 0..4 {
+            let c = (t / 64) * 4 + e;
+            cp_async(
+                &mut k_tile[512 + c * 64 + t % 64],
+                &k[(head + 64 + t % 64) * 8 + c],
+            );
+            cp_async(
+                &mut v_tile[512 + c * 64 + t % 64],
+                &v[(head + 64 + t % 64) * 8 + c],
+            );
         }
     }
     cp_async_commit();
@@ -156,12 +157,16 @@ pub fn attention_forward(
         sync_block_threads();
         if j + 2 < tiles {
             let key0 = head + (j + 2) * 64;
-            for h in 0..2 {
-                for e in 0..2 {
-                    let (r, c) = (e * 32 + ty * 8 + tx / 4, h * 4 + tx % 4);
-                    cp_async(&mut k_tile[st * 512 + c * 64 + r], &k[(key0 + r) * 8 + c]);
-                    cp_async(&mut v_tile[st * 512 + c * 64 + r], &v[(key0 + r) * 8 + c]);
-                }
+            for e in 0..4 {
+                let c = (t / 64) * 4 + e;
+                cp_async(
+                    &mut k_tile[st * 512 + c * 64 + t % 64],
+                    &k[(key0 + t % 64) * 8 + c],
+                );
+                cp_async(
+                    &mut v_tile[st * 512 + c * 64 + t % 64],
+                    &v[(key0 + t % 64) * 8 + c],
+                );
             }
         }
         cp_async_commit();

@@ -73,80 +73,67 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
     // Two sets of fragments: `[4 * set + i]` of `a`, `[8 * set + j]` of `b`.
     let mut fa: [[bf16; 8]; 8] = [[bf16::ZERO; 8]; 8];
     let mut fb: [[bf16; 4]; 16] = [[bf16::ZERO; 4]; 16];
-    // This thread's chunks of a stage, coalesced: four lanes copy the 64 bytes of a row of `a`
-    // (chunk `x % 4` of rows `64 e + 16 z + 8 y + x / 4`), four lanes 64 bytes of a row of `b`
-    // (chunks `8 e + 4 y + x % 4` of row `8 z + x / 4`): a warp's copy reads
-    // whole 32-byte sectors and writes 8 consecutive chunks of each of 4 columns (no bank
-    // conflicts). The first four stages, each its own group, written out (the race proof tells
-    // a loop's last iteration from the others, not each iteration).
+    // This thread's chunks of a stage: row `64 z + 32 y + x` of `a`, chunk columns `e`; row `x`
+    // of `b`, chunk columns `4 z + 2 y + e`. The first four stages, each its own group, written
+    // out (the race proof tells a loop's last iteration from the others, not each iteration).
     if 0 < steps {
         for e in 0..4 {
-            let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
-            cp_async(
-                &mut a_tile[tx % 4 * 256 + row],
-                &a[(row0 + row) * (k / 8) + tx % 4],
-            );
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 8) + e]);
         }
         for e in 0..2 {
-            let cb = e * 8 + ty * 4 + tx % 4;
-            let kr = tz * 8 + tx / 4;
-            cp_async(
-                &mut b_tile[cb * 32 + kr],
-                &b[(kr) * (n / 8) + col0 / 8 + cb],
-            );
+            let cb = tz * 4 + ty * 2 + e;
+            cp_async(&mut b_tile[cb * 32 + tx], &b[tx * (n / 8) + col0 / 8 + cb]);
         }
     }
     cp_async_commit();
     if 1 < steps {
         for e in 0..4 {
-            let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+            let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[1024 + tx % 4 * 256 + row],
-                &a[(row0 + row) * (k / 8) + 4 + tx % 4],
+                &mut a_tile[1024 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 4 + e],
             );
         }
         for e in 0..2 {
-            let cb = e * 8 + ty * 4 + tx % 4;
-            let kr = tz * 8 + tx / 4;
+            let cb = tz * 4 + ty * 2 + e;
             cp_async(
-                &mut b_tile[512 + cb * 32 + kr],
-                &b[(32 + kr) * (n / 8) + col0 / 8 + cb],
+                &mut b_tile[512 + cb * 32 + tx],
+                &b[(32 + tx) * (n / 8) + col0 / 8 + cb],
             );
         }
     }
     cp_async_commit();
     if 2 < steps {
         for e in 0..4 {
-            let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+            let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[2048 + tx % 4 * 256 + row],
-                &a[(row0 + row) * (k / 8) + 8 + tx % 4],
+                &mut a_tile[2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 8 + e],
             );
         }
         for e in 0..2 {
-            let cb = e * 8 + ty * 4 + tx % 4;
-            let kr = tz * 8 + tx / 4;
+            let cb = tz * 4 + ty * 2 + e;
             cp_async(
-                &mut b_tile[1024 + cb * 32 + kr],
-                &b[(64 + kr) * (n / 8) + col0 / 8 + cb],
+                &mut b_tile[1024 + cb * 32 + tx],
+                &b[(64 + tx) * (n / 8) + col0 / 8 + cb],
             );
         }
     }
     cp_async_commit();
     if 3 < steps {
         for e in 0..4 {
-            let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+            let row = tz * 64 + ty * 32 + tx;
             cp_async(
-                &mut a_tile[3072 + tx % 4 * 256 + row],
-                &a[(row0 + row) * (k / 8) + 12 + tx % 4],
+                &mut a_tile[3072 + e * 256 + row],
+                &a[(row0 + row) * (k / 8) + 12 + e],
             );
         }
         for e in 0..2 {
-            let cb = e * 8 + ty * 4 + tx % 4;
-            let kr = tz * 8 + tx / 4;
+            let cb = tz * 4 + ty * 2 + e;
             cp_async(
-                &mut b_tile[1536 + cb * 32 + kr],
-                &b[(96 + kr) * (n / 8) + col0 / 8 + cb],
+                &mut b_tile[1536 + cb * 32 + tx],
+                &b[(96 + tx) * (n / 8) + col0 / 8 + cb],
             );
         }
     }
@@ -188,18 +175,17 @@ pub fn gemm_bf16_wide(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u32, k
         if step + 4 < steps {
             let k1 = (step + 4) * 32;
             for e in 0..4 {
-                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
+                let row = tz * 64 + ty * 32 + tx;
                 cp_async(
-                    &mut a_tile[s * 1024 + tx % 4 * 256 + row],
-                    &a[(row0 + row) * (k / 8) + k1 / 8 + tx % 4],
+                    &mut a_tile[s * 1024 + e * 256 + row],
+                    &a[(row0 + row) * (k / 8) + k1 / 8 + e],
                 );
             }
             for e in 0..2 {
-                let cb = e * 8 + ty * 4 + tx % 4;
-                let kr = tz * 8 + tx / 4;
+                let cb = tz * 4 + ty * 2 + e;
                 cp_async(
-                    &mut b_tile[s * 512 + cb * 32 + kr],
-                    &b[(k1 + kr) * (n / 8) + col0 / 8 + cb],
+                    &mut b_tile[s * 512 + cb * 32 + tx],
+                    &b[(k1 + tx) * (n / 8) + col0 / 8 + cb],
                 );
             }
         }
@@ -422,8 +408,8 @@ pub fn gemm_bf16_wide_k64(c: &mut [f32], a: &[[bf16; 8]], b: &[[bf16; 8]], n: u3
 /// fragments. Both tiles hold rows of `k` by 16-byte columns (chunk `c` of row `r` at
 /// `c * rows + r`), so every fragment, `a`'s (`[f32; 4]`, four matrices) and `b`'s
 /// (`[f32; 2]`, two), is one `ldmatrix`: TF32 has no transposed form, which is why `b` comes
-/// with `k` along its rows. The copies are coalesced as [`gemm_bf16_wide`]'s: four lanes copy
-/// 64 bytes of a row (chunks `4 h + x % 4` of rows `64 e + 16 z + 8 y + x / 4`).
+/// with `k` along its rows. Each thread copies row `64 z + 32 y + x` of `a` and row
+/// `64 (z % 2) + 32 y + x` of `b`, chunk columns `4 (z / 2) + e`.
 #[kernel(block = (32, 2, 4))]
 pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: u32) {
     // Stage `s` of `a` at `2048 s` (8 chunk columns of 256 rows), of `b` at `1024 s` (8 of 128).
@@ -444,65 +430,50 @@ pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: 
     let mut fa: [[f32; 4]; 8] = [[0.0f32; 4]; 8];
     let mut fb: [[f32; 2]; 16] = [[0.0f32; 2]; 16];
     if 0 < steps {
-        for h in 0..2 {
-            for e in 0..4 {
-                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut a_tile[cc * 256 + row],
-                    &a[(row0 + row) * (k / 4) + cc],
-                );
-            }
-            for e in 0..2 {
-                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut b_tile[cc * 128 + nr],
-                    &b[(col0 + nr) * (k / 4) + cc],
-                );
-            }
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(&mut a_tile[e * 256 + row], &a[(row0 + row) * (k / 4) + e]);
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(&mut b_tile[cc * 128 + nr], &b[(col0 + nr) * (k / 4) + cc]);
         }
     }
     cp_async_commit();
     if 1 < steps {
-        for h in 0..2 {
-            for e in 0..4 {
-                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut a_tile[2048 + cc * 256 + row],
-                    &a[(row0 + row) * (k / 4) + 8 + cc],
-                );
-            }
-            for e in 0..2 {
-                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut b_tile[1024 + cc * 128 + nr],
-                    &b[(col0 + nr) * (k / 4) + 8 + cc],
-                );
-            }
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[2048 + e * 256 + row],
+                &a[(row0 + row) * (k / 4) + 8 + e],
+            );
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(
+                &mut b_tile[1024 + cc * 128 + nr],
+                &b[(col0 + nr) * (k / 4) + 8 + cc],
+            );
         }
     }
     cp_async_commit();
     if 2 < steps {
-        for h in 0..2 {
-            for e in 0..4 {
-                let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut a_tile[4096 + cc * 256 + row],
-                    &a[(row0 + row) * (k / 4) + 16 + cc],
-                );
-            }
-            for e in 0..2 {
-                let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                let cc = h * 4 + tx % 4;
-                cp_async(
-                    &mut b_tile[2048 + cc * 128 + nr],
-                    &b[(col0 + nr) * (k / 4) + 16 + cc],
-                );
-            }
+        for e in 0..8 {
+            let row = tz * 64 + ty * 32 + tx;
+            cp_async(
+                &mut a_tile[4096 + e * 256 + row],
+                &a[(row0 + row) * (k / 4) + 16 + e],
+            );
+        }
+        for e in 0..4 {
+            let nr = (tz % 2) * 64 + ty * 32 + tx;
+            let cc = (tz / 2) * 4 + e;
+            cp_async(
+                &mut b_tile[2048 + cc * 128 + nr],
+                &b[(col0 + nr) * (k / 4) + 16 + cc],
+            );
         }
     }
     cp_async_commit();
@@ -578,23 +549,20 @@ pub fn gemm_tf32_wide(c: &mut [f32], a: &[[f32; 4]], b: &[[f32; 4]], n: u32, k: 
         sync_block_threads();
         if step + 3 < steps {
             let k1 = (step + 3) * 32;
-            for h in 0..2 {
-                for e in 0..4 {
-                    let row = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                    let cc = h * 4 + tx % 4;
-                    cp_async(
-                        &mut a_tile[s * 2048 + cc * 256 + row],
-                        &a[(row0 + row) * (k / 4) + k1 / 4 + cc],
-                    );
-                }
-                for e in 0..2 {
-                    let nr = e * 64 + tz * 16 + ty * 8 + tx / 4;
-                    let cc = h * 4 + tx % 4;
-                    cp_async(
-                        &mut b_tile[s * 1024 + cc * 128 + nr],
-                        &b[(col0 + nr) * (k / 4) + k1 / 4 + cc],
-                    );
-                }
+            for e in 0..8 {
+                let row = tz * 64 + ty * 32 + tx;
+                cp_async(
+                    &mut a_tile[s * 2048 + e * 256 + row],
+                    &a[(row0 + row) * (k / 4) + k1 / 4 + e],
+                );
+            }
+            for e in 0..4 {
+                let nr = (tz % 2) * 64 + ty * 32 + tx;
+                let cc = (tz / 2) * 4 + e;
+                cp_async(
+                    &mut b_tile[s * 1024 + cc * 128 + nr],
+                    &b[(col0 + nr) * (k / 4) + k1 / 4 + cc],
+                );
             }
         }
         cp_async_commit();

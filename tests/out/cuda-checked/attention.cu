@@ -187,23 +187,24 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
 #line 38 "tests/in/attention.rs"
     __shared__ bf16x8 k_tile[1024];
     __shared__ bf16x8 v_tile[1024];
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     bf16x8 fq[8];
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     float oacc[16][4];
     float s[16][4];
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     float m[4];
     float l[4];
-#line 93 "tests/in/attention.rs"
+#line 94 "tests/in/attention.rs"
     cuphase::bf16 fk[4];
     cuphase::bf16 fv[4];
     bf16x8 fp;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
 #line 40 "tests/in/attention.rs"
     const unsigned long long tx = (unsigned long long)threadIdx.x;
     const unsigned long long ty = (unsigned long long)threadIdx.y;
+    const unsigned long long t = ty * 32ull + tx;
     const unsigned long long seq_1 = (unsigned long long)seq;
     const unsigned long long head = (unsigned long long)blockIdx.y * seq_1;
     const unsigned long long q0 = (unsigned long long)blockIdx.x * 128ull;
@@ -211,755 +212,736 @@ extern "C" __global__ void __launch_bounds__(128) attention_forward(
     const unsigned long long tiles = seq_1 / 64ull;
     #pragma unroll
 #line 50 "tests/in/attention.rs"
-    for (unsigned long long h = 0ull; h < 2ull; ++h) {
-        #pragma unroll
+    for (unsigned long long e = 0ull; e < 8ull; ++e) {
+        const unsigned long long index = e * 128ull + t;
 #line 51 "tests/in/attention.rs"
-        for (unsigned long long e = 0ull; e < 4ull; ++e) {
-            const unsigned long long r = e * 32ull + ty * 8ull + tx / 4ull;
-#line 52 "tests/in/attention.rs"
-            const unsigned long long c = h * 4ull + tx % 4ull;
-            const unsigned long long index = c * 128ull + r;
+        const unsigned long long index_1 = (head + q0 + t) * 8ull + e;
+#line 51 "tests/in/attention.rs"
+        if ((unsigned long long)index >= 1024ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 1024ull); return; }
+#line 51 "tests/in/attention.rs"
+        if ((unsigned long long)index_1 >= q_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, q_len); return; }
+#line 51 "tests/in/attention.rs"
+        cuphase::cp_async<16>(&q_tile[index], &q[index_1]);
+    }
+    #pragma unroll
 #line 53 "tests/in/attention.rs"
-            const unsigned long long index_1 = (head + q0 + r) * 8ull + c;
-#line 53 "tests/in/attention.rs"
-            if ((unsigned long long)index >= 1024ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 1024ull); return; }
-#line 53 "tests/in/attention.rs"
-            if ((unsigned long long)index_1 >= q_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, q_len); return; }
-#line 53 "tests/in/attention.rs"
-            cuphase::cp_async<16>(&q_tile[index], &q[index_1]);
-        }
-        #pragma unroll
+    for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
+        const unsigned long long c = t / 64ull * 4ull + e_1;
+        const unsigned long long index_2 = c * 64ull + t % 64ull;
 #line 55 "tests/in/attention.rs"
-        for (unsigned long long e_1 = 0ull; e_1 < 2ull; ++e_1) {
-            const unsigned long long r_1 = e_1 * 32ull + ty * 8ull + tx / 4ull;
+        const unsigned long long index_3 = (head + t % 64ull) * 8ull + c;
+#line 55 "tests/in/attention.rs"
+        if ((unsigned long long)index_2 >= 1024ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 1024ull); return; }
+#line 55 "tests/in/attention.rs"
+        if ((unsigned long long)index_3 >= k_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, k_len); return; }
+#line 55 "tests/in/attention.rs"
+        cuphase::cp_async<16>(&k_tile[index_2], &k[index_3]);
+        const unsigned long long index_4 = c * 64ull + t % 64ull;
 #line 56 "tests/in/attention.rs"
-            const unsigned long long c_1 = h * 4ull + tx % 4ull;
-            const unsigned long long index_2 = c_1 * 64ull + r_1;
-#line 57 "tests/in/attention.rs"
-            const unsigned long long index_3 = (head + r_1) * 8ull + c_1;
-#line 57 "tests/in/attention.rs"
-            if ((unsigned long long)index_2 >= 1024ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 1024ull); return; }
-#line 57 "tests/in/attention.rs"
-            if ((unsigned long long)index_3 >= k_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, k_len); return; }
-#line 57 "tests/in/attention.rs"
-            cuphase::cp_async<16>(&k_tile[index_2], &k[index_3]);
-            const unsigned long long index_4 = c_1 * 64ull + r_1;
-#line 58 "tests/in/attention.rs"
-            const unsigned long long index_5 = (head + r_1) * 8ull + c_1;
-#line 58 "tests/in/attention.rs"
-            if ((unsigned long long)index_4 >= 1024ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 1024ull); return; }
-#line 58 "tests/in/attention.rs"
-            if ((unsigned long long)index_5 >= v_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, v_len); return; }
-#line 58 "tests/in/attention.rs"
-            cuphase::cp_async<16>(&v_tile[index_4], &v[index_5]);
-        }
+        const unsigned long long index_5 = (head + t % 64ull) * 8ull + c;
+#line 56 "tests/in/attention.rs"
+        if ((unsigned long long)index_4 >= 1024ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 1024ull); return; }
+#line 56 "tests/in/attention.rs"
+        if ((unsigned long long)index_5 >= v_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, v_len); return; }
+#line 56 "tests/in/attention.rs"
+        cuphase::cp_async<16>(&v_tile[index_4], &v[index_5]);
     }
     cuphase::cp_async_commit();
     if (1ull < tiles) {
         #pragma unroll
+#line 60 "tests/in/attention.rs"
+        for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
+            const unsigned long long c_1 = t / 64ull * 4ull + e_2;
 #line 63 "tests/in/attention.rs"
-        for (unsigned long long h_1 = 0ull; h_1 < 2ull; ++h_1) {
-            #pragma unroll
-#line 64 "tests/in/attention.rs"
-            for (unsigned long long e_2 = 0ull; e_2 < 2ull; ++e_2) {
-                const unsigned long long r_2 = e_2 * 32ull + ty * 8ull + tx / 4ull;
-#line 65 "tests/in/attention.rs"
-                const unsigned long long c_2 = h_1 * 4ull + tx % 4ull;
-                const unsigned long long index_6 = 512ull + c_2 * 64ull + r_2;
-#line 66 "tests/in/attention.rs"
-                const unsigned long long index_7 = (head + 64ull + r_2) * 8ull + c_2;
-#line 66 "tests/in/attention.rs"
-                if ((unsigned long long)index_6 >= 1024ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 1024ull); return; }
-#line 66 "tests/in/attention.rs"
-                if ((unsigned long long)index_7 >= k_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, k_len); return; }
-#line 66 "tests/in/attention.rs"
-                cuphase::cp_async<16>(&k_tile[index_6], &k[index_7]);
-                const unsigned long long index_8 = 512ull + c_2 * 64ull + r_2;
+            const unsigned long long index_6 = 512ull + c_1 * 64ull + t % 64ull;
+            const unsigned long long index_7 = (head + 64ull + t % 64ull) * 8ull + c_1;
+#line 62 "tests/in/attention.rs"
+            if ((unsigned long long)index_6 >= 1024ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 1024ull); return; }
+#line 62 "tests/in/attention.rs"
+            if ((unsigned long long)index_7 >= k_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, k_len); return; }
+#line 62 "tests/in/attention.rs"
+            cuphase::cp_async<16>(&k_tile[index_6], &k[index_7]);
 #line 67 "tests/in/attention.rs"
-                const unsigned long long index_9 = (head + 64ull + r_2) * 8ull + c_2;
-#line 67 "tests/in/attention.rs"
-                if ((unsigned long long)index_8 >= 1024ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 1024ull); return; }
-#line 67 "tests/in/attention.rs"
-                if ((unsigned long long)index_9 >= v_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, v_len); return; }
-#line 67 "tests/in/attention.rs"
-                cuphase::cp_async<16>(&v_tile[index_8], &v[index_9]);
-            }
+            const unsigned long long index_8 = 512ull + c_1 * 64ull + t % 64ull;
+            const unsigned long long index_9 = (head + 64ull + t % 64ull) * 8ull + c_1;
+#line 66 "tests/in/attention.rs"
+            if ((unsigned long long)index_8 >= 1024ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 1024ull); return; }
+#line 66 "tests/in/attention.rs"
+            if ((unsigned long long)index_9 >= v_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, v_len); return; }
+#line 66 "tests/in/attention.rs"
+            cuphase::cp_async<16>(&v_tile[index_8], &v[index_9]);
         }
     }
+#line 72 "tests/in/attention.rs"
     cuphase::cp_async_commit();
     cuphase::cp_async_wait<1>();
     __syncthreads();
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     const cuphase::bf16 fq_init = cuphase::bf16_from_f32(0.0f);
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[0u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[1u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[2u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[3u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[4u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[5u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[6u].v[7u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[0u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[1u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[2u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[3u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[4u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[5u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[6u] = fq_init;
-#line 75 "tests/in/attention.rs"
+#line 76 "tests/in/attention.rs"
     fq[7u].v[7u] = fq_init;
     #pragma unroll
-#line 76 "tests/in/attention.rs"
+#line 77 "tests/in/attention.rs"
     for (unsigned long long mi = 0ull; mi < 2ull; ++mi) {
         #pragma unroll
-#line 77 "tests/in/attention.rs"
+#line 78 "tests/in/attention.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
             const unsigned long long row = wm + mi * 16ull + tx % 16ull;
-#line 80 "tests/in/attention.rs"
+#line 81 "tests/in/attention.rs"
             const unsigned long long row_1 = mi * 4ull + kk;
-#line 80 "tests/in/attention.rs"
+#line 81 "tests/in/attention.rs"
             if ((unsigned long long)row_1 >= 8ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)row_1, 8ull); return; }
             const unsigned long long row_2 = (2ull * kk + tx / 16ull) * 128ull + row;
-#line 81 "tests/in/attention.rs"
+#line 82 "tests/in/attention.rs"
             if ((unsigned long long)row_2 >= 1024ull) { cuphase::report(cuphase_faults, 11u, (unsigned long long)row_2, 1024ull); return; }
-#line 79 "tests/in/attention.rs"
+#line 80 "tests/in/attention.rs"
             cuphase::ldmatrix_x4(fq[row_1].v, &q_tile[row_2]);
         }
     }
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[0u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[0u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[0u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[0u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[1u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[1u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[1u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[1u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[2u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[2u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[2u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[2u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[3u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[3u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[3u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[3u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[4u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[4u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[4u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[4u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[5u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[5u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[5u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[5u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[6u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[6u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[6u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[6u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[7u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[7u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[7u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[7u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[8u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[8u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[8u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[8u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[9u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[9u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[9u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[9u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[10u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[10u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[10u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[10u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[11u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[11u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[11u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[11u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[12u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[12u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[12u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[12u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[13u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[13u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[13u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[13u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[14u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[14u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[14u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[14u][3u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[15u][0u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[15u][1u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[15u][2u] = 0.0f;
-#line 87 "tests/in/attention.rs"
+#line 88 "tests/in/attention.rs"
     oacc[15u][3u] = 0.0f;
     s[0u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[0u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[0u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[0u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[1u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[1u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[1u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[1u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[2u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[2u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[2u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[2u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[3u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[3u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[3u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[3u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[4u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[4u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[4u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[4u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[5u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[5u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[5u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[5u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[6u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[6u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[6u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[6u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[7u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[7u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[7u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[7u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[8u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[8u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[8u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[8u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[9u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[9u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[9u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[9u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[10u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[10u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[10u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[10u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[11u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[11u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[11u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[11u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[12u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[12u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[12u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[12u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[13u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[13u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[13u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[13u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[14u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[14u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[14u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[14u][3u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[15u][0u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[15u][1u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[15u][2u] = 0.0f;
-#line 88 "tests/in/attention.rs"
+#line 89 "tests/in/attention.rs"
     s[15u][3u] = 0.0f;
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     const float m_init = -__int_as_float(0x7f800000);
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     m[0u] = m_init;
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     m[1u] = m_init;
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     m[2u] = m_init;
-#line 90 "tests/in/attention.rs"
+#line 91 "tests/in/attention.rs"
     m[3u] = m_init;
     l[0u] = 0.0f;
-#line 91 "tests/in/attention.rs"
+#line 92 "tests/in/attention.rs"
     l[1u] = 0.0f;
-#line 91 "tests/in/attention.rs"
+#line 92 "tests/in/attention.rs"
     l[2u] = 0.0f;
-#line 91 "tests/in/attention.rs"
+#line 92 "tests/in/attention.rs"
     l[3u] = 0.0f;
     const float scale = 0.125f * 1.442695f;
     const cuphase::bf16 fk_init = cuphase::bf16_from_f32(0.0f);
-#line 93 "tests/in/attention.rs"
+#line 94 "tests/in/attention.rs"
     fk[0u] = fk_init;
-#line 93 "tests/in/attention.rs"
+#line 94 "tests/in/attention.rs"
     fk[1u] = fk_init;
-#line 93 "tests/in/attention.rs"
+#line 94 "tests/in/attention.rs"
     fk[2u] = fk_init;
-#line 93 "tests/in/attention.rs"
+#line 94 "tests/in/attention.rs"
     fk[3u] = fk_init;
     const cuphase::bf16 fv_init = cuphase::bf16_from_f32(0.0f);
-#line 94 "tests/in/attention.rs"
+#line 95 "tests/in/attention.rs"
     fv[0u] = fv_init;
-#line 94 "tests/in/attention.rs"
+#line 95 "tests/in/attention.rs"
     fv[1u] = fv_init;
-#line 94 "tests/in/attention.rs"
+#line 95 "tests/in/attention.rs"
     fv[2u] = fv_init;
-#line 94 "tests/in/attention.rs"
+#line 95 "tests/in/attention.rs"
     fv[3u] = fv_init;
     const cuphase::bf16 fp_init = cuphase::bf16_from_f32(0.0f);
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[0u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[1u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[2u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[3u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[4u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[5u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[6u] = fp_init;
-#line 95 "tests/in/attention.rs"
+#line 96 "tests/in/attention.rs"
     fp.v[7u] = fp_init;
     for (unsigned long long j = 0ull; j < tiles; ++j) {
         const unsigned long long st = j % 2ull;
         #pragma unroll
-#line 98 "tests/in/attention.rs"
+#line 99 "tests/in/attention.rs"
         for (unsigned int i = 0u; i < 16u; ++i) {
             #pragma unroll
-#line 99 "tests/in/attention.rs"
+#line 100 "tests/in/attention.rs"
             for (unsigned int e_3 = 0u; e_3 < 4u; ++e_3) {
                 s[i][e_3] = 0.0f;
             }
         }
         #pragma unroll
-#line 103 "tests/in/attention.rs"
+#line 104 "tests/in/attention.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
             #pragma unroll
-#line 104 "tests/in/attention.rs"
+#line 105 "tests/in/attention.rs"
             for (unsigned long long nj = 0ull; nj < 8ull; ++nj) {
-#line 106 "tests/in/attention.rs"
-                const unsigned long long c_3 = 2ull * kk_1 + tx / 8ull % 2ull;
-                const unsigned long long row_3 = st * 512ull + c_3 * 64ull + nj * 8ull + tx % 8ull;
 #line 107 "tests/in/attention.rs"
+                const unsigned long long c_2 = 2ull * kk_1 + tx / 8ull % 2ull;
+                const unsigned long long row_3 = st * 512ull + c_2 * 64ull + nj * 8ull + tx % 8ull;
+#line 108 "tests/in/attention.rs"
                 if ((unsigned long long)row_3 >= 1024ull) { cuphase::report(cuphase_faults, 12u, (unsigned long long)row_3, 1024ull); return; }
-#line 107 "tests/in/attention.rs"
+#line 108 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2(fk, &k_tile[row_3]);
                 #pragma unroll
-#line 108 "tests/in/attention.rs"
+#line 109 "tests/in/attention.rs"
                 for (unsigned long long mi_1 = 0ull; mi_1 < 2ull; ++mi_1) {
                     const unsigned long long row_4 = mi_1 * 8ull + nj;
-#line 109 "tests/in/attention.rs"
+#line 110 "tests/in/attention.rs"
                     if ((unsigned long long)row_4 >= 16ull) { cuphase::report(cuphase_faults, 13u, (unsigned long long)row_4, 16ull); return; }
-#line 109 "tests/in/attention.rs"
+#line 110 "tests/in/attention.rs"
                     const unsigned long long row_5 = mi_1 * 4ull + kk_1;
-#line 109 "tests/in/attention.rs"
+#line 110 "tests/in/attention.rs"
                     if ((unsigned long long)row_5 >= 8ull) { cuphase::report(cuphase_faults, 14u, (unsigned long long)row_5, 8ull); return; }
-#line 109 "tests/in/attention.rs"
+#line 110 "tests/in/attention.rs"
                     cuphase::mma_m16n8k16_bf16(s[row_4], fq[row_5].v, fk);
                 }
             }
         }
         #pragma unroll
-#line 113 "tests/in/attention.rs"
+#line 114 "tests/in/attention.rs"
         for (unsigned int mi_2 = 0u; mi_2 < 2u; ++mi_2) {
             #pragma unroll
-#line 114 "tests/in/attention.rs"
-            for (unsigned int h_2 = 0u; h_2 < 2u; ++h_2) {
-                const unsigned int r_3 = mi_2 * 2u + h_2;
+#line 115 "tests/in/attention.rs"
+            for (unsigned int h = 0u; h < 2u; ++h) {
+                const unsigned int r = mi_2 * 2u + h;
                 float mx = -__int_as_float(0x7f800000);
                 #pragma unroll
-#line 117 "tests/in/attention.rs"
-                for (unsigned int nj_1 = 0u; nj_1 < 8u; ++nj_1) {
-                    mx = fmaxf(fmaxf(mx, s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 15u)][cuphase::idx(cuphase_faults, 2u * h_2, 4ull, 16u)]), s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 17u)][cuphase::idx(cuphase_faults, 2u * h_2 + 1u, 4ull, 18u)]);
 #line 118 "tests/in/attention.rs"
+                for (unsigned int nj_1 = 0u; nj_1 < 8u; ++nj_1) {
+                    mx = fmaxf(fmaxf(mx, s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 15u)][cuphase::idx(cuphase_faults, 2u * h, 4ull, 16u)]), s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_1, 16ull, 17u)][cuphase::idx(cuphase_faults, 2u * h + 1u, 4ull, 18u)]);
+#line 119 "tests/in/attention.rs"
                     if (cuphase_faults.hit) return;
                 }
                 float shuffled;
-#line 120 "tests/in/attention.rs"
+#line 121 "tests/in/attention.rs"
                 shuffled = cuphase::warp_shuffle_xor(mx, 1u);
-#line 120 "tests/in/attention.rs"
+#line 121 "tests/in/attention.rs"
                 mx = fmaxf(mx, shuffled);
                 float shuffled_1;
-#line 121 "tests/in/attention.rs"
-                shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
-#line 121 "tests/in/attention.rs"
-                mx = fmaxf(mx, shuffled_1);
-                const float m_new = fmaxf(m[cuphase::idx(cuphase_faults, r_3, 4ull, 19u)], mx * scale);
 #line 122 "tests/in/attention.rs"
-                if (cuphase_faults.hit) return;
-                const float alpha = exp2f(m[cuphase::idx(cuphase_faults, r_3, 4ull, 20u)] - m_new);
+                shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
+#line 122 "tests/in/attention.rs"
+                mx = fmaxf(mx, shuffled_1);
+                const float m_new = fmaxf(m[cuphase::idx(cuphase_faults, r, 4ull, 19u)], mx * scale);
 #line 123 "tests/in/attention.rs"
+                if (cuphase_faults.hit) return;
+                const float alpha = exp2f(m[cuphase::idx(cuphase_faults, r, 4ull, 20u)] - m_new);
+#line 124 "tests/in/attention.rs"
                 if (cuphase_faults.hit) return;
                 float sum = 0.0f;
                 #pragma unroll
-#line 125 "tests/in/attention.rs"
+#line 126 "tests/in/attention.rs"
                 for (unsigned int nj_2 = 0u; nj_2 < 8u; ++nj_2) {
                     #pragma unroll
-#line 126 "tests/in/attention.rs"
-                    for (unsigned int e_4 = 0u; e_4 < 2u; ++e_4) {
-                        const float p = exp2f(s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_2, 16ull, 21u)][cuphase::idx(cuphase_faults, 2u * h_2 + e_4, 4ull, 22u)] * scale - m_new);
 #line 127 "tests/in/attention.rs"
+                    for (unsigned int e_4 = 0u; e_4 < 2u; ++e_4) {
+                        const float p = exp2f(s[cuphase::idx(cuphase_faults, mi_2 * 8u + nj_2, 16ull, 21u)][cuphase::idx(cuphase_faults, 2u * h + e_4, 4ull, 22u)] * scale - m_new);
+#line 128 "tests/in/attention.rs"
                         if (cuphase_faults.hit) return;
                         if ((unsigned long long)(mi_2 * 8u + nj_2) >= 16ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)(mi_2 * 8u + nj_2), 16ull); return; }
-#line 128 "tests/in/attention.rs"
-                        if ((unsigned long long)(2u * h_2 + e_4) >= 4ull) { cuphase::report(cuphase_faults, 24u, (unsigned long long)(2u * h_2 + e_4), 4ull); return; }
-#line 128 "tests/in/attention.rs"
-                        s[mi_2 * 8u + nj_2][2u * h_2 + e_4] = p;
+#line 129 "tests/in/attention.rs"
+                        if ((unsigned long long)(2u * h + e_4) >= 4ull) { cuphase::report(cuphase_faults, 24u, (unsigned long long)(2u * h + e_4), 4ull); return; }
+#line 129 "tests/in/attention.rs"
+                        s[mi_2 * 8u + nj_2][2u * h + e_4] = p;
                         sum += p;
                     }
                 }
-                if ((unsigned long long)r_3 >= 4ull) { cuphase::report(cuphase_faults, 25u, (unsigned long long)r_3, 4ull); return; }
-#line 132 "tests/in/attention.rs"
-                l[r_3] = l[cuphase::idx(cuphase_faults, r_3, 4ull, 26u)] * alpha + sum;
-#line 132 "tests/in/attention.rs"
-                if (cuphase_faults.hit) return;
-                if ((unsigned long long)r_3 >= 4ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)r_3, 4ull); return; }
+                if ((unsigned long long)r >= 4ull) { cuphase::report(cuphase_faults, 25u, (unsigned long long)r, 4ull); return; }
 #line 133 "tests/in/attention.rs"
-                m[r_3] = m_new;
-                #pragma unroll
+                l[r] = l[cuphase::idx(cuphase_faults, r, 4ull, 26u)] * alpha + sum;
+#line 133 "tests/in/attention.rs"
+                if (cuphase_faults.hit) return;
+                if ((unsigned long long)r >= 4ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)r, 4ull); return; }
 #line 134 "tests/in/attention.rs"
+                m[r] = m_new;
+                #pragma unroll
+#line 135 "tests/in/attention.rs"
                 for (unsigned int dj = 0u; dj < 8u; ++dj) {
                     if ((unsigned long long)(mi_2 * 8u + dj) >= 16ull) { cuphase::report(cuphase_faults, 28u, (unsigned long long)(mi_2 * 8u + dj), 16ull); return; }
-#line 135 "tests/in/attention.rs"
-                    if ((unsigned long long)(2u * h_2) >= 4ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)(2u * h_2), 4ull); return; }
-#line 135 "tests/in/attention.rs"
-                    oacc[mi_2 * 8u + dj][2u * h_2] *= alpha;
+#line 136 "tests/in/attention.rs"
+                    if ((unsigned long long)(2u * h) >= 4ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)(2u * h), 4ull); return; }
+#line 136 "tests/in/attention.rs"
+                    oacc[mi_2 * 8u + dj][2u * h] *= alpha;
                     if ((unsigned long long)(mi_2 * 8u + dj) >= 16ull) { cuphase::report(cuphase_faults, 30u, (unsigned long long)(mi_2 * 8u + dj), 16ull); return; }
-#line 136 "tests/in/attention.rs"
-                    if ((unsigned long long)(2u * h_2 + 1u) >= 4ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)(2u * h_2 + 1u), 4ull); return; }
-#line 136 "tests/in/attention.rs"
-                    oacc[mi_2 * 8u + dj][2u * h_2 + 1u] *= alpha;
+#line 137 "tests/in/attention.rs"
+                    if ((unsigned long long)(2u * h + 1u) >= 4ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)(2u * h + 1u), 4ull); return; }
+#line 137 "tests/in/attention.rs"
+                    oacc[mi_2 * 8u + dj][2u * h + 1u] *= alpha;
                 }
             }
         }
         #pragma unroll
-#line 140 "tests/in/attention.rs"
+#line 141 "tests/in/attention.rs"
         for (unsigned long long kk_2 = 0ull; kk_2 < 4ull; ++kk_2) {
             #pragma unroll
-#line 141 "tests/in/attention.rs"
+#line 142 "tests/in/attention.rs"
             for (unsigned long long dj_1 = 0ull; dj_1 < 8ull; ++dj_1) {
-#line 143 "tests/in/attention.rs"
+#line 144 "tests/in/attention.rs"
                 const unsigned long long row_6 = st * 512ull + dj_1 * 64ull + kk_2 * 16ull + tx % 16ull;
-#line 143 "tests/in/attention.rs"
+#line 144 "tests/in/attention.rs"
                 if ((unsigned long long)row_6 >= 1024ull) { cuphase::report(cuphase_faults, 32u, (unsigned long long)row_6, 1024ull); return; }
-#line 143 "tests/in/attention.rs"
+#line 144 "tests/in/attention.rs"
                 cuphase::ldmatrix_x2_trans(fv, &v_tile[row_6]);
                 #pragma unroll
-#line 144 "tests/in/attention.rs"
+#line 145 "tests/in/attention.rs"
                 for (unsigned long long mi_3 = 0ull; mi_3 < 2ull; ++mi_3) {
                     #pragma unroll
                     for (unsigned int e_5 = 0u; e_5 < 4u; ++e_5) {
                         fp.v[e_5] = cuphase::bf16_from_f32(s[cuphase::idx(cuphase_faults, mi_3 * 8ull + 2ull * kk_2, 16ull, 33u)][e_5]);
-#line 147 "tests/in/attention.rs"
+#line 148 "tests/in/attention.rs"
                         if (cuphase_faults.hit) return;
                         if ((unsigned long long)(4u + e_5) >= 8ull) { cuphase::report(cuphase_faults, 34u, (unsigned long long)(4u + e_5), 8ull); return; }
-#line 148 "tests/in/attention.rs"
+#line 149 "tests/in/attention.rs"
                         fp.v[4u + e_5] = cuphase::bf16_from_f32(s[cuphase::idx(cuphase_faults, mi_3 * 8ull + 2ull * kk_2 + 1ull, 16ull, 35u)][e_5]);
-#line 148 "tests/in/attention.rs"
+#line 149 "tests/in/attention.rs"
                         if (cuphase_faults.hit) return;
                     }
                     const unsigned long long row_7 = mi_3 * 8ull + dj_1;
-#line 150 "tests/in/attention.rs"
+#line 151 "tests/in/attention.rs"
                     if ((unsigned long long)row_7 >= 16ull) { cuphase::report(cuphase_faults, 36u, (unsigned long long)row_7, 16ull); return; }
-#line 150 "tests/in/attention.rs"
+#line 151 "tests/in/attention.rs"
                     cuphase::mma_m16n8k16_bf16(oacc[row_7], fp.v, fv);
                 }
             }
         }
-#line 156 "tests/in/attention.rs"
+#line 157 "tests/in/attention.rs"
         __syncthreads();
         if (j + 2ull < tiles) {
             const unsigned long long key0 = head + (j + 2ull) * 64ull;
             #pragma unroll
-#line 159 "tests/in/attention.rs"
-            for (unsigned long long h_3 = 0ull; h_3 < 2ull; ++h_3) {
-                #pragma unroll
 #line 160 "tests/in/attention.rs"
-                for (unsigned long long e_6 = 0ull; e_6 < 2ull; ++e_6) {
-                    const unsigned long long r_4 = e_6 * 32ull + ty * 8ull + tx / 4ull;
-#line 161 "tests/in/attention.rs"
-                    const unsigned long long c_4 = h_3 * 4ull + tx % 4ull;
-                    const unsigned long long index_10 = st * 512ull + c_4 * 64ull + r_4;
-#line 162 "tests/in/attention.rs"
-                    const unsigned long long index_11 = (key0 + r_4) * 8ull + c_4;
-#line 162 "tests/in/attention.rs"
-                    if ((unsigned long long)index_10 >= 1024ull) { cuphase::report(cuphase_faults, 37u, (unsigned long long)index_10, 1024ull); return; }
-#line 162 "tests/in/attention.rs"
-                    if ((unsigned long long)index_11 >= k_len) { cuphase::report(cuphase_faults, 38u, (unsigned long long)index_11, k_len); return; }
-#line 162 "tests/in/attention.rs"
-                    cuphase::cp_async<16>(&k_tile[index_10], &k[index_11]);
-                    const unsigned long long index_12 = st * 512ull + c_4 * 64ull + r_4;
+            for (unsigned long long e_6 = 0ull; e_6 < 4ull; ++e_6) {
+                const unsigned long long c_3 = t / 64ull * 4ull + e_6;
 #line 163 "tests/in/attention.rs"
-                    const unsigned long long index_13 = (key0 + r_4) * 8ull + c_4;
-#line 163 "tests/in/attention.rs"
-                    if ((unsigned long long)index_12 >= 1024ull) { cuphase::report(cuphase_faults, 39u, (unsigned long long)index_12, 1024ull); return; }
-#line 163 "tests/in/attention.rs"
-                    if ((unsigned long long)index_13 >= v_len) { cuphase::report(cuphase_faults, 40u, (unsigned long long)index_13, v_len); return; }
-#line 163 "tests/in/attention.rs"
-                    cuphase::cp_async<16>(&v_tile[index_12], &v[index_13]);
-                }
+                const unsigned long long index_10 = st * 512ull + c_3 * 64ull + t % 64ull;
+                const unsigned long long index_11 = (key0 + t % 64ull) * 8ull + c_3;
+#line 162 "tests/in/attention.rs"
+                if ((unsigned long long)index_10 >= 1024ull) { cuphase::report(cuphase_faults, 37u, (unsigned long long)index_10, 1024ull); return; }
+#line 162 "tests/in/attention.rs"
+                if ((unsigned long long)index_11 >= k_len) { cuphase::report(cuphase_faults, 38u, (unsigned long long)index_11, k_len); return; }
+#line 162 "tests/in/attention.rs"
+                cuphase::cp_async<16>(&k_tile[index_10], &k[index_11]);
+#line 167 "tests/in/attention.rs"
+                const unsigned long long index_12 = st * 512ull + c_3 * 64ull + t % 64ull;
+                const unsigned long long index_13 = (key0 + t % 64ull) * 8ull + c_3;
+#line 166 "tests/in/attention.rs"
+                if ((unsigned long long)index_12 >= 1024ull) { cuphase::report(cuphase_faults, 39u, (unsigned long long)index_12, 1024ull); return; }
+#line 166 "tests/in/attention.rs"
+                if ((unsigned long long)index_13 >= v_len) { cuphase::report(cuphase_faults, 40u, (unsigned long long)index_13, v_len); return; }
+#line 166 "tests/in/attention.rs"
+                cuphase::cp_async<16>(&v_tile[index_12], &v[index_13]);
             }
         }
+#line 172 "tests/in/attention.rs"
         cuphase::cp_async_commit();
         cuphase::cp_async_wait<1>();
         __syncthreads();
     }
     #pragma unroll
-    for (unsigned int r_5 = 0u; r_5 < 4u; ++r_5) {
+    for (unsigned int r_1 = 0u; r_1 < 4u; ++r_1) {
         float shuffled_2;
-#line 173 "tests/in/attention.rs"
-        shuffled_2 = cuphase::warp_shuffle_xor(l[r_5], 1u);
-#line 173 "tests/in/attention.rs"
-        l[r_5] += shuffled_2;
+#line 178 "tests/in/attention.rs"
+        shuffled_2 = cuphase::warp_shuffle_xor(l[r_1], 1u);
+#line 178 "tests/in/attention.rs"
+        l[r_1] += shuffled_2;
         float shuffled_3;
-#line 174 "tests/in/attention.rs"
-        shuffled_3 = cuphase::warp_shuffle_xor(l[r_5], 2u);
-#line 174 "tests/in/attention.rs"
-        l[r_5] += shuffled_3;
+#line 179 "tests/in/attention.rs"
+        shuffled_3 = cuphase::warp_shuffle_xor(l[r_1], 2u);
+#line 179 "tests/in/attention.rs"
+        l[r_1] += shuffled_3;
     }
     const unsigned long long g = tx / 4ull;
     const unsigned long long qd = tx % 4ull;
     #pragma unroll
-#line 178 "tests/in/attention.rs"
+#line 183 "tests/in/attention.rs"
     for (unsigned long long mi_4 = 0ull; mi_4 < 2ull; ++mi_4) {
         #pragma unroll
-#line 179 "tests/in/attention.rs"
+#line 184 "tests/in/attention.rs"
         for (unsigned long long dj_2 = 0ull; dj_2 < 8ull; ++dj_2) {
             #pragma unroll
-#line 180 "tests/in/attention.rs"
+#line 185 "tests/in/attention.rs"
             for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
-                const unsigned long long h_4 = e_7 / 2ull;
-                const unsigned long long row_8 = head + q0 + wm + mi_4 * 16ull + g + 8ull * h_4;
+                const unsigned long long h_1 = e_7 / 2ull;
+                const unsigned long long row_8 = head + q0 + wm + mi_4 * 16ull + g + 8ull * h_1;
                 const unsigned long long col = dj_2 * 8ull + 2ull * qd + e_7 % 2ull;
                 if ((unsigned long long)(row_8 * 64ull + col) >= o_len) { cuphase::report(cuphase_faults, 41u, (unsigned long long)(row_8 * 64ull + col), o_len); return; }
-#line 184 "tests/in/attention.rs"
-                o[row_8 * 64ull + col] = oacc[cuphase::idx(cuphase_faults, mi_4 * 8ull + dj_2, 16ull, 42u)][e_7] / l[cuphase::idx(cuphase_faults, mi_4 * 2ull + h_4, 4ull, 43u)];
-#line 184 "tests/in/attention.rs"
+#line 189 "tests/in/attention.rs"
+                o[row_8 * 64ull + col] = oacc[cuphase::idx(cuphase_faults, mi_4 * 8ull + dj_2, 16ull, 42u)][e_7] / l[cuphase::idx(cuphase_faults, mi_4 * 2ull + h_1, 4ull, 43u)];
+#line 189 "tests/in/attention.rs"
                 if (cuphase_faults.hit) return;
             }
         }

@@ -779,157 +779,152 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
     fb[15u][2u] = fb_init;
 #line 75 "tests/in/large_shared.rs"
     fb[15u][3u] = fb_init;
-#line 82 "tests/in/large_shared.rs"
+#line 79 "tests/in/large_shared.rs"
     if (0ull < steps) {
         #pragma unroll
-#line 83 "tests/in/large_shared.rs"
+#line 80 "tests/in/large_shared.rs"
         for (unsigned long long e = 0ull; e < 4ull; ++e) {
-            const unsigned long long row = e * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-#line 86 "tests/in/large_shared.rs"
-            const unsigned long long index = tx % 4ull * 256ull + row;
-            const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + tx % 4ull;
-#line 85 "tests/in/large_shared.rs"
+            const unsigned long long row = tz * 64ull + ty * 32ull + tx;
+            const unsigned long long index = e * 256ull + row;
+#line 82 "tests/in/large_shared.rs"
+            const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + e;
+#line 82 "tests/in/large_shared.rs"
             if ((unsigned long long)index >= 4096ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 4096ull); return; }
-#line 85 "tests/in/large_shared.rs"
+#line 82 "tests/in/large_shared.rs"
             if ((unsigned long long)index_1 >= a_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, a_len); return; }
-#line 85 "tests/in/large_shared.rs"
+#line 82 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
         }
         #pragma unroll
-#line 90 "tests/in/large_shared.rs"
+#line 84 "tests/in/large_shared.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 2ull; ++e_1) {
-            const unsigned long long cb = e_1 * 8ull + ty * 4ull + tx % 4ull;
-            const unsigned long long kr = tz * 8ull + tx / 4ull;
-#line 94 "tests/in/large_shared.rs"
-            const unsigned long long index_2 = cb * 32ull + kr;
-            const unsigned long long index_3 = kr * (n_1 / 8ull) + col0 / 8ull + cb;
-#line 93 "tests/in/large_shared.rs"
+            const unsigned long long cb = tz * 4ull + ty * 2ull + e_1;
+            const unsigned long long index_2 = cb * 32ull + tx;
+#line 86 "tests/in/large_shared.rs"
+            const unsigned long long index_3 = tx * (n_1 / 8ull) + col0 / 8ull + cb;
+#line 86 "tests/in/large_shared.rs"
             if ((unsigned long long)index_2 >= 2048ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 2048ull); return; }
-#line 93 "tests/in/large_shared.rs"
+#line 86 "tests/in/large_shared.rs"
             if ((unsigned long long)index_3 >= b_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, b_len); return; }
-#line 93 "tests/in/large_shared.rs"
+#line 86 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
         }
     }
-#line 99 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (1ull < steps) {
         #pragma unroll
-#line 101 "tests/in/large_shared.rs"
+#line 91 "tests/in/large_shared.rs"
         for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
-            const unsigned long long row_1 = e_2 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-#line 104 "tests/in/large_shared.rs"
-            const unsigned long long index_4 = 1024ull + tx % 4ull * 256ull + row_1;
-            const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 4ull + tx % 4ull;
-#line 103 "tests/in/large_shared.rs"
+            const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
+#line 94 "tests/in/large_shared.rs"
+            const unsigned long long index_4 = 1024ull + e_2 * 256ull + row_1;
+            const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 4ull + e_2;
+#line 93 "tests/in/large_shared.rs"
             if ((unsigned long long)index_4 >= 4096ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 4096ull); return; }
-#line 103 "tests/in/large_shared.rs"
+#line 93 "tests/in/large_shared.rs"
             if ((unsigned long long)index_5 >= a_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, a_len); return; }
-#line 103 "tests/in/large_shared.rs"
+#line 93 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
         }
         #pragma unroll
-#line 108 "tests/in/large_shared.rs"
+#line 98 "tests/in/large_shared.rs"
         for (unsigned long long e_3 = 0ull; e_3 < 2ull; ++e_3) {
-            const unsigned long long cb_1 = e_3 * 8ull + ty * 4ull + tx % 4ull;
-            const unsigned long long kr_1 = tz * 8ull + tx / 4ull;
-#line 112 "tests/in/large_shared.rs"
-            const unsigned long long index_6 = 512ull + cb_1 * 32ull + kr_1;
-            const unsigned long long index_7 = (32ull + kr_1) * (n_1 / 8ull) + col0 / 8ull + cb_1;
-#line 111 "tests/in/large_shared.rs"
+            const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3;
+#line 101 "tests/in/large_shared.rs"
+            const unsigned long long index_6 = 512ull + cb_1 * 32ull + tx;
+            const unsigned long long index_7 = (32ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_1;
+#line 100 "tests/in/large_shared.rs"
             if ((unsigned long long)index_6 >= 2048ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 2048ull); return; }
-#line 111 "tests/in/large_shared.rs"
+#line 100 "tests/in/large_shared.rs"
             if ((unsigned long long)index_7 >= b_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, b_len); return; }
-#line 111 "tests/in/large_shared.rs"
+#line 100 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
         }
     }
-#line 117 "tests/in/large_shared.rs"
+#line 106 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (2ull < steps) {
         #pragma unroll
-#line 119 "tests/in/large_shared.rs"
+#line 108 "tests/in/large_shared.rs"
         for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
-            const unsigned long long row_2 = e_4 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-#line 122 "tests/in/large_shared.rs"
-            const unsigned long long index_8 = 2048ull + tx % 4ull * 256ull + row_2;
-            const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 8ull + tx % 4ull;
-#line 121 "tests/in/large_shared.rs"
+            const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
+#line 111 "tests/in/large_shared.rs"
+            const unsigned long long index_8 = 2048ull + e_4 * 256ull + row_2;
+            const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 8ull + e_4;
+#line 110 "tests/in/large_shared.rs"
             if ((unsigned long long)index_8 >= 4096ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 4096ull); return; }
-#line 121 "tests/in/large_shared.rs"
+#line 110 "tests/in/large_shared.rs"
             if ((unsigned long long)index_9 >= a_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, a_len); return; }
-#line 121 "tests/in/large_shared.rs"
+#line 110 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
         }
         #pragma unroll
-#line 126 "tests/in/large_shared.rs"
+#line 115 "tests/in/large_shared.rs"
         for (unsigned long long e_5 = 0ull; e_5 < 2ull; ++e_5) {
-            const unsigned long long cb_2 = e_5 * 8ull + ty * 4ull + tx % 4ull;
-            const unsigned long long kr_2 = tz * 8ull + tx / 4ull;
-#line 130 "tests/in/large_shared.rs"
-            const unsigned long long index_10 = 1024ull + cb_2 * 32ull + kr_2;
-            const unsigned long long index_11 = (64ull + kr_2) * (n_1 / 8ull) + col0 / 8ull + cb_2;
-#line 129 "tests/in/large_shared.rs"
+            const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5;
+#line 118 "tests/in/large_shared.rs"
+            const unsigned long long index_10 = 1024ull + cb_2 * 32ull + tx;
+            const unsigned long long index_11 = (64ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_2;
+#line 117 "tests/in/large_shared.rs"
             if ((unsigned long long)index_10 >= 2048ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)index_10, 2048ull); return; }
-#line 129 "tests/in/large_shared.rs"
+#line 117 "tests/in/large_shared.rs"
             if ((unsigned long long)index_11 >= b_len) { cuphase::report(cuphase_faults, 11u, (unsigned long long)index_11, b_len); return; }
-#line 129 "tests/in/large_shared.rs"
+#line 117 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
         }
     }
-#line 135 "tests/in/large_shared.rs"
+#line 123 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (3ull < steps) {
         #pragma unroll
-#line 137 "tests/in/large_shared.rs"
+#line 125 "tests/in/large_shared.rs"
         for (unsigned long long e_6 = 0ull; e_6 < 4ull; ++e_6) {
-            const unsigned long long row_3 = e_6 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-#line 140 "tests/in/large_shared.rs"
-            const unsigned long long index_12 = 3072ull + tx % 4ull * 256ull + row_3;
-            const unsigned long long index_13 = (row0 + row_3) * (k_1 / 8ull) + 12ull + tx % 4ull;
-#line 139 "tests/in/large_shared.rs"
+            const unsigned long long row_3 = tz * 64ull + ty * 32ull + tx;
+#line 128 "tests/in/large_shared.rs"
+            const unsigned long long index_12 = 3072ull + e_6 * 256ull + row_3;
+            const unsigned long long index_13 = (row0 + row_3) * (k_1 / 8ull) + 12ull + e_6;
+#line 127 "tests/in/large_shared.rs"
             if ((unsigned long long)index_12 >= 4096ull) { cuphase::report(cuphase_faults, 12u, (unsigned long long)index_12, 4096ull); return; }
-#line 139 "tests/in/large_shared.rs"
+#line 127 "tests/in/large_shared.rs"
             if ((unsigned long long)index_13 >= a_len) { cuphase::report(cuphase_faults, 13u, (unsigned long long)index_13, a_len); return; }
-#line 139 "tests/in/large_shared.rs"
+#line 127 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
         }
         #pragma unroll
-#line 144 "tests/in/large_shared.rs"
+#line 132 "tests/in/large_shared.rs"
         for (unsigned long long e_7 = 0ull; e_7 < 2ull; ++e_7) {
-            const unsigned long long cb_3 = e_7 * 8ull + ty * 4ull + tx % 4ull;
-            const unsigned long long kr_3 = tz * 8ull + tx / 4ull;
-#line 148 "tests/in/large_shared.rs"
-            const unsigned long long index_14 = 1536ull + cb_3 * 32ull + kr_3;
-            const unsigned long long index_15 = (96ull + kr_3) * (n_1 / 8ull) + col0 / 8ull + cb_3;
-#line 147 "tests/in/large_shared.rs"
+            const unsigned long long cb_3 = tz * 4ull + ty * 2ull + e_7;
+#line 135 "tests/in/large_shared.rs"
+            const unsigned long long index_14 = 1536ull + cb_3 * 32ull + tx;
+            const unsigned long long index_15 = (96ull + tx) * (n_1 / 8ull) + col0 / 8ull + cb_3;
+#line 134 "tests/in/large_shared.rs"
             if ((unsigned long long)index_14 >= 2048ull) { cuphase::report(cuphase_faults, 14u, (unsigned long long)index_14, 2048ull); return; }
-#line 147 "tests/in/large_shared.rs"
+#line 134 "tests/in/large_shared.rs"
             if ((unsigned long long)index_15 >= b_len) { cuphase::report(cuphase_faults, 15u, (unsigned long long)index_15, b_len); return; }
-#line 147 "tests/in/large_shared.rs"
+#line 134 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
         }
     }
-#line 153 "tests/in/large_shared.rs"
+#line 140 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     cuphase::cp_async_wait<3>();
     __syncthreads();
     #pragma unroll
-#line 156 "tests/in/large_shared.rs"
+#line 143 "tests/in/large_shared.rs"
     for (unsigned long long i = 0ull; i < 4ull; ++i) {
         const unsigned long long row_4 = tx / 16ull * 256ull + wm + i * 16ull + tx % 16ull;
-#line 157 "tests/in/large_shared.rs"
+#line 144 "tests/in/large_shared.rs"
         if ((unsigned long long)row_4 >= 4096ull) { cuphase::report(cuphase_faults, 16u, (unsigned long long)row_4, 4096ull); return; }
-#line 157 "tests/in/large_shared.rs"
+#line 144 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
     }
     #pragma unroll
-#line 159 "tests/in/large_shared.rs"
+#line 146 "tests/in/large_shared.rs"
     for (unsigned long long j = 0ull; j < 8ull; ++j) {
         const unsigned long long row_5 = (wn / 8ull + j) * 32ull + tx % 16ull;
-#line 160 "tests/in/large_shared.rs"
+#line 147 "tests/in/large_shared.rs"
         if ((unsigned long long)row_5 >= 2048ull) { cuphase::report(cuphase_faults, 17u, (unsigned long long)row_5, 2048ull); return; }
-#line 160 "tests/in/large_shared.rs"
+#line 147 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x2_trans(fb[j], &b_tile[row_5]);
     }
     for (unsigned long long step = 0ull; step < steps; ++step) {
@@ -937,119 +932,118 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
         #pragma unroll
         for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
             const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
-#line 168 "tests/in/large_shared.rs"
+#line 155 "tests/in/large_shared.rs"
             const unsigned long long row_7 = 4ull + i_1;
-#line 168 "tests/in/large_shared.rs"
+#line 155 "tests/in/large_shared.rs"
             if ((unsigned long long)row_7 >= 8ull) { cuphase::report(cuphase_faults, 18u, (unsigned long long)row_7, 8ull); return; }
             const unsigned long long row_8 = s * 1024ull + (2ull + tx / 16ull) * 256ull + row_6;
-#line 169 "tests/in/large_shared.rs"
+#line 156 "tests/in/large_shared.rs"
             if ((unsigned long long)row_8 >= 4096ull) { cuphase::report(cuphase_faults, 19u, (unsigned long long)row_8, 4096ull); return; }
-#line 167 "tests/in/large_shared.rs"
+#line 154 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
         }
         #pragma unroll
-#line 172 "tests/in/large_shared.rs"
+#line 159 "tests/in/large_shared.rs"
         for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
-#line 174 "tests/in/large_shared.rs"
+#line 161 "tests/in/large_shared.rs"
             const unsigned long long row_9 = 8ull + j_1;
-#line 174 "tests/in/large_shared.rs"
+#line 161 "tests/in/large_shared.rs"
             if ((unsigned long long)row_9 >= 16ull) { cuphase::report(cuphase_faults, 20u, (unsigned long long)row_9, 16ull); return; }
             const unsigned long long row_10 = s * 512ull + (wn / 8ull + j_1) * 32ull + 16ull + tx % 16ull;
-#line 175 "tests/in/large_shared.rs"
+#line 162 "tests/in/large_shared.rs"
             if ((unsigned long long)row_10 >= 2048ull) { cuphase::report(cuphase_faults, 21u, (unsigned long long)row_10, 2048ull); return; }
-#line 173 "tests/in/large_shared.rs"
+#line 160 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2_trans(fb[row_9], &b_tile[row_10]);
         }
         #pragma unroll
-#line 178 "tests/in/large_shared.rs"
+#line 165 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
             #pragma unroll
-#line 179 "tests/in/large_shared.rs"
+#line 166 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
-#line 180 "tests/in/large_shared.rs"
+#line 167 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_11 >= 32ull) { cuphase::report(cuphase_faults, 22u, (unsigned long long)row_11, 32ull); return; }
-#line 180 "tests/in/large_shared.rs"
+#line 167 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_11], fa[i_2].v, fb[j_2]);
             }
         }
-#line 186 "tests/in/large_shared.rs"
+#line 173 "tests/in/large_shared.rs"
         cuphase::cp_async_wait<2>();
         __syncthreads();
         if (step + 4ull < steps) {
             const unsigned long long k1 = (step + 4ull) * 32ull;
             #pragma unroll
-#line 190 "tests/in/large_shared.rs"
+#line 177 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
-                const unsigned long long row_12 = e_8 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-#line 193 "tests/in/large_shared.rs"
-                const unsigned long long index_16 = s * 1024ull + tx % 4ull * 256ull + row_12;
-                const unsigned long long index_17 = (row0 + row_12) * (k_1 / 8ull) + k1 / 8ull + tx % 4ull;
-#line 192 "tests/in/large_shared.rs"
+                const unsigned long long row_12 = tz * 64ull + ty * 32ull + tx;
+#line 180 "tests/in/large_shared.rs"
+                const unsigned long long index_16 = s * 1024ull + e_8 * 256ull + row_12;
+                const unsigned long long index_17 = (row0 + row_12) * (k_1 / 8ull) + k1 / 8ull + e_8;
+#line 179 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_16 >= 4096ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)index_16, 4096ull); return; }
-#line 192 "tests/in/large_shared.rs"
+#line 179 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_17 >= a_len) { cuphase::report(cuphase_faults, 24u, (unsigned long long)index_17, a_len); return; }
-#line 192 "tests/in/large_shared.rs"
+#line 179 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&a_tile[index_16], &a[index_17]);
             }
             #pragma unroll
-#line 197 "tests/in/large_shared.rs"
+#line 184 "tests/in/large_shared.rs"
             for (unsigned long long e_9 = 0ull; e_9 < 2ull; ++e_9) {
-                const unsigned long long cb_4 = e_9 * 8ull + ty * 4ull + tx % 4ull;
-                const unsigned long long kr_4 = tz * 8ull + tx / 4ull;
-#line 201 "tests/in/large_shared.rs"
-                const unsigned long long index_18 = s * 512ull + cb_4 * 32ull + kr_4;
-                const unsigned long long index_19 = (k1 + kr_4) * (n_1 / 8ull) + col0 / 8ull + cb_4;
-#line 200 "tests/in/large_shared.rs"
+                const unsigned long long cb_4 = tz * 4ull + ty * 2ull + e_9;
+#line 187 "tests/in/large_shared.rs"
+                const unsigned long long index_18 = s * 512ull + cb_4 * 32ull + tx;
+                const unsigned long long index_19 = (k1 + tx) * (n_1 / 8ull) + col0 / 8ull + cb_4;
+#line 186 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_18 >= 2048ull) { cuphase::report(cuphase_faults, 25u, (unsigned long long)index_18, 2048ull); return; }
-#line 200 "tests/in/large_shared.rs"
+#line 186 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_19 >= b_len) { cuphase::report(cuphase_faults, 26u, (unsigned long long)index_19, b_len); return; }
-#line 200 "tests/in/large_shared.rs"
+#line 186 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&b_tile[index_18], &b[index_19]);
             }
         }
-#line 206 "tests/in/large_shared.rs"
+#line 192 "tests/in/large_shared.rs"
         cuphase::cp_async_commit();
         if (step + 1ull < steps) {
             const unsigned long long s1 = (step + 1ull) % 4ull;
             #pragma unroll
-#line 209 "tests/in/large_shared.rs"
+#line 195 "tests/in/large_shared.rs"
             for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
                 const unsigned long long row_13 = wm + i_3 * 16ull + tx % 16ull;
                 const unsigned long long row_14 = s1 * 1024ull + tx / 16ull * 256ull + row_13;
-#line 211 "tests/in/large_shared.rs"
+#line 197 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_14 >= 4096ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)row_14, 4096ull); return; }
-#line 211 "tests/in/large_shared.rs"
+#line 197 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_14]);
             }
             #pragma unroll
-#line 213 "tests/in/large_shared.rs"
+#line 199 "tests/in/large_shared.rs"
             for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
                 const unsigned long long row_15 = s1 * 512ull + (wn / 8ull + j_3) * 32ull + tx % 16ull;
-#line 214 "tests/in/large_shared.rs"
+#line 200 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_15 >= 2048ull) { cuphase::report(cuphase_faults, 28u, (unsigned long long)row_15, 2048ull); return; }
-#line 214 "tests/in/large_shared.rs"
+#line 200 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x2_trans(fb[j_3], &b_tile[row_15]);
             }
         }
         #pragma unroll
-#line 217 "tests/in/large_shared.rs"
+#line 203 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
             #pragma unroll
-#line 218 "tests/in/large_shared.rs"
+#line 204 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_16 = i_4 * 8u + j_4;
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_16 >= 32ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)row_16, 32ull); return; }
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 const unsigned int row_17 = 4u + i_4;
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_17 >= 8ull) { cuphase::report(cuphase_faults, 30u, (unsigned long long)row_17, 8ull); return; }
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 const unsigned int row_18 = 8u + j_4;
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_18 >= 16ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)row_18, 16ull); return; }
-#line 219 "tests/in/large_shared.rs"
+#line 205 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_16], fa[row_17].v, fb[row_18]);
             }
         }
@@ -1057,20 +1051,20 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide(
     const unsigned long long g = tx / 4ull;
     const unsigned long long q = tx % 4ull;
     #pragma unroll
-#line 225 "tests/in/large_shared.rs"
+#line 211 "tests/in/large_shared.rs"
     for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
         #pragma unroll
-#line 226 "tests/in/large_shared.rs"
+#line 212 "tests/in/large_shared.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
             #pragma unroll
-#line 227 "tests/in/large_shared.rs"
+#line 213 "tests/in/large_shared.rs"
             for (unsigned long long e_10 = 0ull; e_10 < 4ull; ++e_10) {
                 const unsigned long long r = row0 + wm + i_5 * 16ull + g + 8ull * (e_10 >> 1);
                 const unsigned long long col = col0 + wn + j_5 * 8ull + 2ull * q + (e_10 & 1ull);
                 if ((unsigned long long)(r * n_1 + col) >= c_len) { cuphase::report(cuphase_faults, 32u, (unsigned long long)(r * n_1 + col), c_len); return; }
-#line 230 "tests/in/large_shared.rs"
+#line 216 "tests/in/large_shared.rs"
                 c[r * n_1 + col] = acc[cuphase::idx(cuphase_faults, i_5 * 8ull + j_5, 32ull, 33u)][e_10];
-#line 230 "tests/in/large_shared.rs"
+#line 216 "tests/in/large_shared.rs"
                 if (cuphase_faults.hit) return;
             }
         }
@@ -1201,7 +1195,7 @@ struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
-#line 243 "tests/in/large_shared.rs"
+#line 229 "tests/in/large_shared.rs"
 extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     float* __restrict__ c,
     unsigned long long c_len,
@@ -1216,16 +1210,16 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
     // The shared arrays take 147456 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
-#line 244 "tests/in/large_shared.rs"
+#line 230 "tests/in/large_shared.rs"
     bf16x8 (&a_tile)[6144] = *reinterpret_cast<bf16x8 (*)[6144]>(cuphase_dynamic_shared);
     bf16x8 (&b_tile)[3072] = *reinterpret_cast<bf16x8 (*)[3072]>(cuphase_dynamic_shared + 98304);
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     float acc[32][4];
     bf16x8 fa[8];
     cuphase::bf16 fb[16][4];
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
-#line 246 "tests/in/large_shared.rs"
+#line 232 "tests/in/large_shared.rs"
     const unsigned long long tx = (unsigned long long)threadIdx.x;
     const unsigned long long ty = (unsigned long long)threadIdx.y;
     const unsigned long long tz = (unsigned long long)threadIdx.z;
@@ -1237,841 +1231,841 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     const unsigned long long k_1 = (unsigned long long)k;
     const unsigned long long steps = k_1 / 64ull;
     acc[0u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[0u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[0u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[0u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[1u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[1u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[1u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[1u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[2u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[2u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[2u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[2u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[3u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[3u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[3u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[3u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[4u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[4u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[4u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[4u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[5u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[5u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[5u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[5u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[6u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[6u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[6u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[6u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[7u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[7u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[7u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[7u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[8u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[8u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[8u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[8u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[9u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[9u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[9u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[9u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[10u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[10u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[10u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[10u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[11u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[11u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[11u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[11u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[12u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[12u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[12u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[12u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[13u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[13u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[13u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[13u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[14u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[14u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[14u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[14u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[15u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[15u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[15u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[15u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[16u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[16u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[16u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[16u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[17u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[17u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[17u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[17u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[18u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[18u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[18u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[18u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[19u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[19u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[19u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[19u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[20u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[20u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[20u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[20u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[21u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[21u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[21u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[21u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[22u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[22u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[22u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[22u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[23u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[23u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[23u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[23u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[24u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[24u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[24u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[24u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[25u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[25u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[25u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[25u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[26u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[26u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[26u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[26u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[27u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[27u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[27u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[27u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[28u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[28u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[28u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[28u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[29u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[29u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[29u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[29u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[30u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[30u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[30u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[30u][3u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[31u][0u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[31u][1u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[31u][2u] = 0.0f;
-#line 256 "tests/in/large_shared.rs"
+#line 242 "tests/in/large_shared.rs"
     acc[31u][3u] = 0.0f;
     const cuphase::bf16 fa_init = cuphase::bf16_from_f32(0.0f);
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[0u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[1u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[2u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[3u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[4u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[5u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[6u].v[7u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[0u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[1u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[2u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[3u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[4u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[5u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[6u] = fa_init;
-#line 257 "tests/in/large_shared.rs"
+#line 243 "tests/in/large_shared.rs"
     fa[7u].v[7u] = fa_init;
     const cuphase::bf16 fb_init = cuphase::bf16_from_f32(0.0f);
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[0u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[0u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[0u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[0u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[1u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[1u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[1u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[1u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[2u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[2u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[2u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[2u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[3u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[3u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[3u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[3u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[4u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[4u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[4u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[4u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[5u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[5u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[5u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[5u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[6u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[6u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[6u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[6u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[7u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[7u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[7u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[7u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[8u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[8u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[8u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[8u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[9u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[9u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[9u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[9u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[10u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[10u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[10u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[10u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[11u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[11u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[11u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[11u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[12u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[12u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[12u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[12u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[13u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[13u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[13u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[13u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[14u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[14u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[14u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[14u][3u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[15u][0u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[15u][1u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[15u][2u] = fb_init;
-#line 258 "tests/in/large_shared.rs"
+#line 244 "tests/in/large_shared.rs"
     fb[15u][3u] = fb_init;
     if (0ull < steps) {
         #pragma unroll
-#line 260 "tests/in/large_shared.rs"
+#line 246 "tests/in/large_shared.rs"
         for (unsigned long long e = 0ull; e < 8ull; ++e) {
             const unsigned long long row = tz * 64ull + ty * 32ull + tx;
             const unsigned long long index = e * 256ull + row;
-#line 262 "tests/in/large_shared.rs"
+#line 248 "tests/in/large_shared.rs"
             const unsigned long long index_1 = (row0 + row) * (k_1 / 8ull) + e;
-#line 262 "tests/in/large_shared.rs"
+#line 248 "tests/in/large_shared.rs"
             if ((unsigned long long)index >= 6144ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 6144ull); return; }
-#line 262 "tests/in/large_shared.rs"
+#line 248 "tests/in/large_shared.rs"
             if ((unsigned long long)index_1 >= a_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, a_len); return; }
-#line 262 "tests/in/large_shared.rs"
+#line 248 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
         }
         #pragma unroll
-#line 264 "tests/in/large_shared.rs"
+#line 250 "tests/in/large_shared.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
             const unsigned long long cb = tz * 4ull + ty * 2ull + e_1 % 2ull;
             const unsigned long long kr = e_1 / 2ull * 32ull + tx;
             const unsigned long long index_2 = cb * 64ull + kr;
-#line 267 "tests/in/large_shared.rs"
+#line 253 "tests/in/large_shared.rs"
             const unsigned long long index_3 = kr * (n_1 / 8ull) + col0 / 8ull + cb;
-#line 267 "tests/in/large_shared.rs"
+#line 253 "tests/in/large_shared.rs"
             if ((unsigned long long)index_2 >= 3072ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 3072ull); return; }
-#line 267 "tests/in/large_shared.rs"
+#line 253 "tests/in/large_shared.rs"
             if ((unsigned long long)index_3 >= b_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, b_len); return; }
-#line 267 "tests/in/large_shared.rs"
+#line 253 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
         }
     }
     cuphase::cp_async_commit();
     if (1ull < steps) {
         #pragma unroll
-#line 272 "tests/in/large_shared.rs"
+#line 258 "tests/in/large_shared.rs"
         for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
             const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
-#line 275 "tests/in/large_shared.rs"
+#line 261 "tests/in/large_shared.rs"
             const unsigned long long index_4 = 2048ull + e_2 * 256ull + row_1;
             const unsigned long long index_5 = (row0 + row_1) * (k_1 / 8ull) + 8ull + e_2;
-#line 274 "tests/in/large_shared.rs"
+#line 260 "tests/in/large_shared.rs"
             if ((unsigned long long)index_4 >= 6144ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 6144ull); return; }
-#line 274 "tests/in/large_shared.rs"
+#line 260 "tests/in/large_shared.rs"
             if ((unsigned long long)index_5 >= a_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, a_len); return; }
-#line 274 "tests/in/large_shared.rs"
+#line 260 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
         }
         #pragma unroll
-#line 279 "tests/in/large_shared.rs"
+#line 265 "tests/in/large_shared.rs"
         for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
             const unsigned long long cb_1 = tz * 4ull + ty * 2ull + e_3 % 2ull;
             const unsigned long long kr_1 = e_3 / 2ull * 32ull + tx;
-#line 283 "tests/in/large_shared.rs"
+#line 269 "tests/in/large_shared.rs"
             const unsigned long long index_6 = 1024ull + cb_1 * 64ull + kr_1;
             const unsigned long long index_7 = (64ull + kr_1) * (n_1 / 8ull) + col0 / 8ull + cb_1;
-#line 282 "tests/in/large_shared.rs"
+#line 268 "tests/in/large_shared.rs"
             if ((unsigned long long)index_6 >= 3072ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 3072ull); return; }
-#line 282 "tests/in/large_shared.rs"
+#line 268 "tests/in/large_shared.rs"
             if ((unsigned long long)index_7 >= b_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, b_len); return; }
-#line 282 "tests/in/large_shared.rs"
+#line 268 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
         }
     }
-#line 288 "tests/in/large_shared.rs"
+#line 274 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (2ull < steps) {
         #pragma unroll
-#line 290 "tests/in/large_shared.rs"
+#line 276 "tests/in/large_shared.rs"
         for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
             const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
-#line 293 "tests/in/large_shared.rs"
+#line 279 "tests/in/large_shared.rs"
             const unsigned long long index_8 = 4096ull + e_4 * 256ull + row_2;
             const unsigned long long index_9 = (row0 + row_2) * (k_1 / 8ull) + 16ull + e_4;
-#line 292 "tests/in/large_shared.rs"
+#line 278 "tests/in/large_shared.rs"
             if ((unsigned long long)index_8 >= 6144ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 6144ull); return; }
-#line 292 "tests/in/large_shared.rs"
+#line 278 "tests/in/large_shared.rs"
             if ((unsigned long long)index_9 >= a_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, a_len); return; }
-#line 292 "tests/in/large_shared.rs"
+#line 278 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
         }
         #pragma unroll
-#line 297 "tests/in/large_shared.rs"
+#line 283 "tests/in/large_shared.rs"
         for (unsigned long long e_5 = 0ull; e_5 < 4ull; ++e_5) {
             const unsigned long long cb_2 = tz * 4ull + ty * 2ull + e_5 % 2ull;
             const unsigned long long kr_2 = e_5 / 2ull * 32ull + tx;
-#line 301 "tests/in/large_shared.rs"
+#line 287 "tests/in/large_shared.rs"
             const unsigned long long index_10 = 2048ull + cb_2 * 64ull + kr_2;
             const unsigned long long index_11 = (128ull + kr_2) * (n_1 / 8ull) + col0 / 8ull + cb_2;
-#line 300 "tests/in/large_shared.rs"
+#line 286 "tests/in/large_shared.rs"
             if ((unsigned long long)index_10 >= 3072ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)index_10, 3072ull); return; }
-#line 300 "tests/in/large_shared.rs"
+#line 286 "tests/in/large_shared.rs"
             if ((unsigned long long)index_11 >= b_len) { cuphase::report(cuphase_faults, 11u, (unsigned long long)index_11, b_len); return; }
-#line 300 "tests/in/large_shared.rs"
+#line 286 "tests/in/large_shared.rs"
             cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
         }
     }
-#line 306 "tests/in/large_shared.rs"
+#line 292 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     cuphase::cp_async_wait<2>();
     __syncthreads();
     #pragma unroll
-#line 309 "tests/in/large_shared.rs"
+#line 295 "tests/in/large_shared.rs"
     for (unsigned long long i = 0ull; i < 4ull; ++i) {
         const unsigned long long row_3 = wm + i * 16ull + tx % 16ull;
         const unsigned long long row_4 = tx / 16ull * 256ull + row_3;
-#line 311 "tests/in/large_shared.rs"
+#line 297 "tests/in/large_shared.rs"
         if ((unsigned long long)row_4 >= 6144ull) { cuphase::report(cuphase_faults, 12u, (unsigned long long)row_4, 6144ull); return; }
-#line 311 "tests/in/large_shared.rs"
+#line 297 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
     }
     #pragma unroll
-#line 313 "tests/in/large_shared.rs"
+#line 299 "tests/in/large_shared.rs"
     for (unsigned long long j = 0ull; j < 8ull; ++j) {
         const unsigned long long kr_3 = tx % 16ull;
         const unsigned long long row_5 = (wn / 8ull + j) * 64ull + kr_3;
-#line 315 "tests/in/large_shared.rs"
+#line 301 "tests/in/large_shared.rs"
         if ((unsigned long long)row_5 >= 3072ull) { cuphase::report(cuphase_faults, 13u, (unsigned long long)row_5, 3072ull); return; }
-#line 315 "tests/in/large_shared.rs"
+#line 301 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x2_trans(fb[j], &b_tile[row_5]);
     }
     for (unsigned long long step = 0ull; step < steps; ++step) {
         const unsigned long long s = step % 3ull;
         #pragma unroll
-#line 319 "tests/in/large_shared.rs"
+#line 305 "tests/in/large_shared.rs"
         for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
             const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
-#line 322 "tests/in/large_shared.rs"
+#line 308 "tests/in/large_shared.rs"
             const unsigned long long row_7 = 4ull + i_1;
-#line 322 "tests/in/large_shared.rs"
+#line 308 "tests/in/large_shared.rs"
             if ((unsigned long long)row_7 >= 8ull) { cuphase::report(cuphase_faults, 14u, (unsigned long long)row_7, 8ull); return; }
             const unsigned long long row_8 = s * 2048ull + (2ull + tx / 16ull) * 256ull + row_6;
-#line 323 "tests/in/large_shared.rs"
+#line 309 "tests/in/large_shared.rs"
             if ((unsigned long long)row_8 >= 6144ull) { cuphase::report(cuphase_faults, 15u, (unsigned long long)row_8, 6144ull); return; }
-#line 321 "tests/in/large_shared.rs"
+#line 307 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
         }
         #pragma unroll
-#line 326 "tests/in/large_shared.rs"
+#line 312 "tests/in/large_shared.rs"
         for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
             const unsigned long long kr_4 = 16ull + tx % 16ull;
             const unsigned long long row_9 = 8ull + j_1;
-#line 328 "tests/in/large_shared.rs"
+#line 314 "tests/in/large_shared.rs"
             if ((unsigned long long)row_9 >= 16ull) { cuphase::report(cuphase_faults, 16u, (unsigned long long)row_9, 16ull); return; }
-#line 328 "tests/in/large_shared.rs"
+#line 314 "tests/in/large_shared.rs"
             const unsigned long long row_10 = s * 1024ull + (wn / 8ull + j_1) * 64ull + kr_4;
-#line 328 "tests/in/large_shared.rs"
+#line 314 "tests/in/large_shared.rs"
             if ((unsigned long long)row_10 >= 3072ull) { cuphase::report(cuphase_faults, 17u, (unsigned long long)row_10, 3072ull); return; }
-#line 328 "tests/in/large_shared.rs"
+#line 314 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2_trans(fb[row_9], &b_tile[row_10]);
         }
         #pragma unroll
-#line 330 "tests/in/large_shared.rs"
+#line 316 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
             #pragma unroll
-#line 331 "tests/in/large_shared.rs"
+#line 317 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
-#line 332 "tests/in/large_shared.rs"
+#line 318 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_11 >= 32ull) { cuphase::report(cuphase_faults, 18u, (unsigned long long)row_11, 32ull); return; }
-#line 332 "tests/in/large_shared.rs"
+#line 318 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_11], fa[i_2].v, fb[j_2]);
             }
         }
         #pragma unroll
-#line 335 "tests/in/large_shared.rs"
+#line 321 "tests/in/large_shared.rs"
         for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
             const unsigned long long row_12 = wm + i_3 * 16ull + tx % 16ull;
             const unsigned long long row_13 = s * 2048ull + (4ull + tx / 16ull) * 256ull + row_12;
-#line 337 "tests/in/large_shared.rs"
+#line 323 "tests/in/large_shared.rs"
             if ((unsigned long long)row_13 >= 6144ull) { cuphase::report(cuphase_faults, 19u, (unsigned long long)row_13, 6144ull); return; }
-#line 337 "tests/in/large_shared.rs"
+#line 323 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_13]);
         }
         #pragma unroll
-#line 339 "tests/in/large_shared.rs"
+#line 325 "tests/in/large_shared.rs"
         for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
             const unsigned long long kr_5 = 32ull + tx % 16ull;
             const unsigned long long row_14 = s * 1024ull + (wn / 8ull + j_3) * 64ull + kr_5;
-#line 341 "tests/in/large_shared.rs"
+#line 327 "tests/in/large_shared.rs"
             if ((unsigned long long)row_14 >= 3072ull) { cuphase::report(cuphase_faults, 20u, (unsigned long long)row_14, 3072ull); return; }
-#line 341 "tests/in/large_shared.rs"
+#line 327 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2_trans(fb[j_3], &b_tile[row_14]);
         }
         #pragma unroll
-#line 343 "tests/in/large_shared.rs"
+#line 329 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
             #pragma unroll
-#line 344 "tests/in/large_shared.rs"
+#line 330 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_15 >= 32ull) { cuphase::report(cuphase_faults, 21u, (unsigned long long)row_15, 32ull); return; }
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 const unsigned int row_16 = 4u + i_4;
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_16 >= 8ull) { cuphase::report(cuphase_faults, 22u, (unsigned long long)row_16, 8ull); return; }
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 const unsigned int row_17 = 8u + j_4;
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_17 >= 16ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)row_17, 16ull); return; }
-#line 345 "tests/in/large_shared.rs"
+#line 331 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_15], fa[row_16].v, fb[row_17]);
             }
         }
         #pragma unroll
-#line 348 "tests/in/large_shared.rs"
+#line 334 "tests/in/large_shared.rs"
         for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
             const unsigned long long row_18 = wm + i_5 * 16ull + tx % 16ull;
-#line 351 "tests/in/large_shared.rs"
+#line 337 "tests/in/large_shared.rs"
             const unsigned long long row_19 = 4ull + i_5;
-#line 351 "tests/in/large_shared.rs"
+#line 337 "tests/in/large_shared.rs"
             if ((unsigned long long)row_19 >= 8ull) { cuphase::report(cuphase_faults, 24u, (unsigned long long)row_19, 8ull); return; }
             const unsigned long long row_20 = s * 2048ull + (6ull + tx / 16ull) * 256ull + row_18;
-#line 352 "tests/in/large_shared.rs"
+#line 338 "tests/in/large_shared.rs"
             if ((unsigned long long)row_20 >= 6144ull) { cuphase::report(cuphase_faults, 25u, (unsigned long long)row_20, 6144ull); return; }
-#line 350 "tests/in/large_shared.rs"
+#line 336 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_19].v, &a_tile[row_20]);
         }
         #pragma unroll
-#line 355 "tests/in/large_shared.rs"
+#line 341 "tests/in/large_shared.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
             const unsigned long long kr_6 = 48ull + tx % 16ull;
             const unsigned long long row_21 = 8ull + j_5;
-#line 357 "tests/in/large_shared.rs"
+#line 343 "tests/in/large_shared.rs"
             if ((unsigned long long)row_21 >= 16ull) { cuphase::report(cuphase_faults, 26u, (unsigned long long)row_21, 16ull); return; }
-#line 357 "tests/in/large_shared.rs"
+#line 343 "tests/in/large_shared.rs"
             const unsigned long long row_22 = s * 1024ull + (wn / 8ull + j_5) * 64ull + kr_6;
-#line 357 "tests/in/large_shared.rs"
+#line 343 "tests/in/large_shared.rs"
             if ((unsigned long long)row_22 >= 3072ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)row_22, 3072ull); return; }
-#line 357 "tests/in/large_shared.rs"
+#line 343 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2_trans(fb[row_21], &b_tile[row_22]);
         }
         #pragma unroll
-#line 359 "tests/in/large_shared.rs"
+#line 345 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
             #pragma unroll
-#line 360 "tests/in/large_shared.rs"
+#line 346 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
-#line 361 "tests/in/large_shared.rs"
+#line 347 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_23 >= 32ull) { cuphase::report(cuphase_faults, 28u, (unsigned long long)row_23, 32ull); return; }
-#line 361 "tests/in/large_shared.rs"
+#line 347 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_23], fa[i_6].v, fb[j_6]);
             }
         }
-#line 366 "tests/in/large_shared.rs"
+#line 352 "tests/in/large_shared.rs"
         cuphase::cp_async_wait<1>();
         __syncthreads();
         if (step + 3ull < steps) {
             const unsigned long long k1 = (step + 3ull) * 64ull;
             #pragma unroll
-#line 370 "tests/in/large_shared.rs"
+#line 356 "tests/in/large_shared.rs"
             for (unsigned long long e_6 = 0ull; e_6 < 8ull; ++e_6) {
                 const unsigned long long row_24 = tz * 64ull + ty * 32ull + tx;
-#line 373 "tests/in/large_shared.rs"
+#line 359 "tests/in/large_shared.rs"
                 const unsigned long long index_12 = s * 2048ull + e_6 * 256ull + row_24;
                 const unsigned long long index_13 = (row0 + row_24) * (k_1 / 8ull) + k1 / 8ull + e_6;
-#line 372 "tests/in/large_shared.rs"
+#line 358 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_12 >= 6144ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)index_12, 6144ull); return; }
-#line 372 "tests/in/large_shared.rs"
+#line 358 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_13 >= a_len) { cuphase::report(cuphase_faults, 30u, (unsigned long long)index_13, a_len); return; }
-#line 372 "tests/in/large_shared.rs"
+#line 358 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
             }
             #pragma unroll
-#line 377 "tests/in/large_shared.rs"
+#line 363 "tests/in/large_shared.rs"
             for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
                 const unsigned long long cb_3 = tz * 4ull + ty * 2ull + e_7 % 2ull;
                 const unsigned long long kr_7 = e_7 / 2ull * 32ull + tx;
-#line 381 "tests/in/large_shared.rs"
+#line 367 "tests/in/large_shared.rs"
                 const unsigned long long index_14 = s * 1024ull + cb_3 * 64ull + kr_7;
                 const unsigned long long index_15 = (k1 + kr_7) * (n_1 / 8ull) + col0 / 8ull + cb_3;
-#line 380 "tests/in/large_shared.rs"
+#line 366 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_14 >= 3072ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)index_14, 3072ull); return; }
-#line 380 "tests/in/large_shared.rs"
+#line 366 "tests/in/large_shared.rs"
                 if ((unsigned long long)index_15 >= b_len) { cuphase::report(cuphase_faults, 32u, (unsigned long long)index_15, b_len); return; }
-#line 380 "tests/in/large_shared.rs"
+#line 366 "tests/in/large_shared.rs"
                 cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
             }
         }
-#line 386 "tests/in/large_shared.rs"
+#line 372 "tests/in/large_shared.rs"
         cuphase::cp_async_commit();
         if (step + 1ull < steps) {
             const unsigned long long s1 = (step + 1ull) % 3ull;
             #pragma unroll
-#line 389 "tests/in/large_shared.rs"
+#line 375 "tests/in/large_shared.rs"
             for (unsigned long long i_7 = 0ull; i_7 < 4ull; ++i_7) {
                 const unsigned long long row_25 = wm + i_7 * 16ull + tx % 16ull;
                 const unsigned long long row_26 = s1 * 2048ull + tx / 16ull * 256ull + row_25;
-#line 391 "tests/in/large_shared.rs"
+#line 377 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_26 >= 6144ull) { cuphase::report(cuphase_faults, 33u, (unsigned long long)row_26, 6144ull); return; }
-#line 391 "tests/in/large_shared.rs"
+#line 377 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x4(fa[i_7].v, &a_tile[row_26]);
             }
             #pragma unroll
-#line 393 "tests/in/large_shared.rs"
+#line 379 "tests/in/large_shared.rs"
             for (unsigned long long j_7 = 0ull; j_7 < 8ull; ++j_7) {
                 const unsigned long long kr_8 = tx % 16ull;
                 const unsigned long long row_27 = s1 * 1024ull + (wn / 8ull + j_7) * 64ull + kr_8;
-#line 395 "tests/in/large_shared.rs"
+#line 381 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_27 >= 3072ull) { cuphase::report(cuphase_faults, 34u, (unsigned long long)row_27, 3072ull); return; }
-#line 395 "tests/in/large_shared.rs"
+#line 381 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x2_trans(fb[j_7], &b_tile[row_27]);
             }
         }
         #pragma unroll
-#line 398 "tests/in/large_shared.rs"
+#line 384 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
             #pragma unroll
-#line 399 "tests/in/large_shared.rs"
+#line 385 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_28 >= 32ull) { cuphase::report(cuphase_faults, 35u, (unsigned long long)row_28, 32ull); return; }
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 const unsigned int row_29 = 4u + i_8;
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_29 >= 8ull) { cuphase::report(cuphase_faults, 36u, (unsigned long long)row_29, 8ull); return; }
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 const unsigned int row_30 = 8u + j_8;
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_30 >= 16ull) { cuphase::report(cuphase_faults, 37u, (unsigned long long)row_30, 16ull); return; }
-#line 400 "tests/in/large_shared.rs"
+#line 386 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k16_bf16(acc[row_28], fa[row_29].v, fb[row_30]);
             }
         }
@@ -2079,20 +2073,20 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wide_k64(
     const unsigned long long g = tx / 4ull;
     const unsigned long long q = tx % 4ull;
     #pragma unroll
-#line 406 "tests/in/large_shared.rs"
+#line 392 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
         #pragma unroll
-#line 407 "tests/in/large_shared.rs"
+#line 393 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
             #pragma unroll
-#line 408 "tests/in/large_shared.rs"
+#line 394 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
                 if ((unsigned long long)(r * n_1 + col) >= c_len) { cuphase::report(cuphase_faults, 38u, (unsigned long long)(r * n_1 + col), c_len); return; }
-#line 411 "tests/in/large_shared.rs"
+#line 397 "tests/in/large_shared.rs"
                 c[r * n_1 + col] = acc[cuphase::idx(cuphase_faults, i_9 * 8ull + j_9, 32ull, 39u)][e_8];
-#line 411 "tests/in/large_shared.rs"
+#line 397 "tests/in/large_shared.rs"
                 if (cuphase_faults.hit) return;
             }
         }
@@ -2204,7 +2198,7 @@ struct __align__(16) f32x4 {
     float v[4];
 };
 
-#line 428 "tests/in/large_shared.rs"
+#line 414 "tests/in/large_shared.rs"
 extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wide(
     float* __restrict__ c,
     unsigned long long c_len,
@@ -2219,17 +2213,17 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wide(
     extern __shared__ __align__(128) unsigned char cuphase_dynamic_shared[];
     // The shared arrays take 147456 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
-#line 430 "tests/in/large_shared.rs"
+#line 416 "tests/in/large_shared.rs"
     f32x4 (&a_tile)[6144] = *reinterpret_cast<f32x4 (*)[6144]>(cuphase_dynamic_shared);
     f32x4 (&b_tile)[3072] = *reinterpret_cast<f32x4 (*)[3072]>(cuphase_dynamic_shared + 98304);
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     f32x4 acc[32];
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     f32x4 fa[8];
     float fb[16][2];
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     cuphase::Faults cuphase_faults = {cuphase_record, cuphase_kernel, false};
-#line 432 "tests/in/large_shared.rs"
+#line 418 "tests/in/large_shared.rs"
     const unsigned long long tx = (unsigned long long)threadIdx.x;
     const unsigned long long ty = (unsigned long long)threadIdx.y;
     const unsigned long long tz = (unsigned long long)threadIdx.z;
@@ -2241,732 +2235,711 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wide(
     const unsigned long long k_1 = (unsigned long long)k;
     const unsigned long long steps = k_1 / 32ull;
     acc[0u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[0u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[0u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[0u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[1u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[1u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[1u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[1u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[2u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[2u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[2u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[2u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[3u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[3u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[3u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[3u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[4u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[4u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[4u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[4u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[5u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[5u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[5u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[5u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[6u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[6u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[6u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[6u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[7u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[7u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[7u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[7u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[8u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[8u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[8u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[8u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[9u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[9u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[9u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[9u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[10u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[10u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[10u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[10u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[11u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[11u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[11u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[11u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[12u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[12u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[12u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[12u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[13u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[13u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[13u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[13u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[14u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[14u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[14u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[14u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[15u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[15u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[15u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[15u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[16u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[16u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[16u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[16u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[17u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[17u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[17u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[17u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[18u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[18u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[18u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[18u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[19u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[19u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[19u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[19u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[20u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[20u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[20u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[20u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[21u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[21u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[21u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[21u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[22u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[22u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[22u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[22u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[23u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[23u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[23u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[23u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[24u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[24u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[24u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[24u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[25u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[25u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[25u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[25u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[26u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[26u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[26u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[26u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[27u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[27u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[27u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[27u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[28u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[28u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[28u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[28u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[29u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[29u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[29u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[29u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[30u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[30u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[30u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[30u].v[3u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[31u].v[0u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[31u].v[1u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[31u].v[2u] = 0.0f;
-#line 442 "tests/in/large_shared.rs"
+#line 428 "tests/in/large_shared.rs"
     acc[31u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[0u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[0u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[0u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[0u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[1u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[1u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[1u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[1u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[2u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[2u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[2u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[2u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[3u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[3u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[3u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[3u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[4u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[4u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[4u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[4u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[5u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[5u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[5u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[5u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[6u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[6u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[6u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[6u].v[3u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[7u].v[0u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[7u].v[1u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[7u].v[2u] = 0.0f;
-#line 444 "tests/in/large_shared.rs"
+#line 430 "tests/in/large_shared.rs"
     fa[7u].v[3u] = 0.0f;
     fb[0u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[0u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[1u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[1u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[2u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[2u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[3u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[3u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[4u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[4u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[5u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[5u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[6u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[6u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[7u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[7u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[8u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[8u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[9u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[9u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[10u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[10u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[11u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[11u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[12u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[12u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[13u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[13u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[14u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[14u][1u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[15u][0u] = 0.0f;
-#line 445 "tests/in/large_shared.rs"
+#line 431 "tests/in/large_shared.rs"
     fb[15u][1u] = 0.0f;
     if (0ull < steps) {
         #pragma unroll
-#line 447 "tests/in/large_shared.rs"
-        for (unsigned long long h = 0ull; h < 2ull; ++h) {
-            #pragma unroll
-#line 448 "tests/in/large_shared.rs"
-            for (unsigned long long e = 0ull; e < 4ull; ++e) {
-                const unsigned long long row = e * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc = h * 4ull + tx % 4ull;
-#line 452 "tests/in/large_shared.rs"
-                const unsigned long long index = cc * 256ull + row;
-                const unsigned long long index_1 = (row0 + row) * (k_1 / 4ull) + cc;
-#line 451 "tests/in/large_shared.rs"
-                if ((unsigned long long)index >= 6144ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 6144ull); return; }
-#line 451 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_1 >= a_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, a_len); return; }
-#line 451 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
-            }
-            #pragma unroll
-#line 456 "tests/in/large_shared.rs"
-            for (unsigned long long e_1 = 0ull; e_1 < 2ull; ++e_1) {
-                const unsigned long long nr = e_1 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc_1 = h * 4ull + tx % 4ull;
-#line 460 "tests/in/large_shared.rs"
-                const unsigned long long index_2 = cc_1 * 128ull + nr;
-                const unsigned long long index_3 = (col0 + nr) * (k_1 / 4ull) + cc_1;
-#line 459 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_2 >= 3072ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 3072ull); return; }
-#line 459 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_3 >= b_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, b_len); return; }
-#line 459 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
-            }
+#line 433 "tests/in/large_shared.rs"
+        for (unsigned long long e = 0ull; e < 8ull; ++e) {
+            const unsigned long long row = tz * 64ull + ty * 32ull + tx;
+            const unsigned long long index = e * 256ull + row;
+#line 435 "tests/in/large_shared.rs"
+            const unsigned long long index_1 = (row0 + row) * (k_1 / 4ull) + e;
+#line 435 "tests/in/large_shared.rs"
+            if ((unsigned long long)index >= 6144ull) { cuphase::report(cuphase_faults, 0u, (unsigned long long)index, 6144ull); return; }
+#line 435 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_1 >= a_len) { cuphase::report(cuphase_faults, 1u, (unsigned long long)index_1, a_len); return; }
+#line 435 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index], &a[index_1]);
+        }
+        #pragma unroll
+#line 437 "tests/in/large_shared.rs"
+        for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
+            const unsigned long long nr = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc = tz / 2ull * 4ull + e_1;
+            const unsigned long long index_2 = cc * 128ull + nr;
+#line 440 "tests/in/large_shared.rs"
+            const unsigned long long index_3 = (col0 + nr) * (k_1 / 4ull) + cc;
+#line 440 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_2 >= 3072ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 3072ull); return; }
+#line 440 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_3 >= b_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, b_len); return; }
+#line 440 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_2], &b[index_3]);
         }
     }
-#line 466 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (1ull < steps) {
         #pragma unroll
-#line 468 "tests/in/large_shared.rs"
-        for (unsigned long long h_1 = 0ull; h_1 < 2ull; ++h_1) {
-            #pragma unroll
-#line 469 "tests/in/large_shared.rs"
-            for (unsigned long long e_2 = 0ull; e_2 < 4ull; ++e_2) {
-                const unsigned long long row_1 = e_2 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc_2 = h_1 * 4ull + tx % 4ull;
-#line 473 "tests/in/large_shared.rs"
-                const unsigned long long index_4 = 2048ull + cc_2 * 256ull + row_1;
-                const unsigned long long index_5 = (row0 + row_1) * (k_1 / 4ull) + 8ull + cc_2;
-#line 472 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_4 >= 6144ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 6144ull); return; }
-#line 472 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_5 >= a_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, a_len); return; }
-#line 472 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
-            }
-            #pragma unroll
-#line 477 "tests/in/large_shared.rs"
-            for (unsigned long long e_3 = 0ull; e_3 < 2ull; ++e_3) {
-                const unsigned long long nr_1 = e_3 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc_3 = h_1 * 4ull + tx % 4ull;
-#line 481 "tests/in/large_shared.rs"
-                const unsigned long long index_6 = 1024ull + cc_3 * 128ull + nr_1;
-                const unsigned long long index_7 = (col0 + nr_1) * (k_1 / 4ull) + 8ull + cc_3;
-#line 480 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_6 >= 3072ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 3072ull); return; }
-#line 480 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_7 >= b_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, b_len); return; }
-#line 480 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
-            }
+#line 445 "tests/in/large_shared.rs"
+        for (unsigned long long e_2 = 0ull; e_2 < 8ull; ++e_2) {
+            const unsigned long long row_1 = tz * 64ull + ty * 32ull + tx;
+#line 448 "tests/in/large_shared.rs"
+            const unsigned long long index_4 = 2048ull + e_2 * 256ull + row_1;
+            const unsigned long long index_5 = (row0 + row_1) * (k_1 / 4ull) + 8ull + e_2;
+#line 447 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_4 >= 6144ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 6144ull); return; }
+#line 447 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_5 >= a_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, a_len); return; }
+#line 447 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_4], &a[index_5]);
+        }
+        #pragma unroll
+#line 452 "tests/in/large_shared.rs"
+        for (unsigned long long e_3 = 0ull; e_3 < 4ull; ++e_3) {
+            const unsigned long long nr_1 = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc_1 = tz / 2ull * 4ull + e_3;
+#line 456 "tests/in/large_shared.rs"
+            const unsigned long long index_6 = 1024ull + cc_1 * 128ull + nr_1;
+            const unsigned long long index_7 = (col0 + nr_1) * (k_1 / 4ull) + 8ull + cc_1;
+#line 455 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_6 >= 3072ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 3072ull); return; }
+#line 455 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_7 >= b_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, b_len); return; }
+#line 455 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_6], &b[index_7]);
         }
     }
-#line 487 "tests/in/large_shared.rs"
+#line 461 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     if (2ull < steps) {
         #pragma unroll
-#line 489 "tests/in/large_shared.rs"
-        for (unsigned long long h_2 = 0ull; h_2 < 2ull; ++h_2) {
-            #pragma unroll
-#line 490 "tests/in/large_shared.rs"
-            for (unsigned long long e_4 = 0ull; e_4 < 4ull; ++e_4) {
-                const unsigned long long row_2 = e_4 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc_4 = h_2 * 4ull + tx % 4ull;
-#line 494 "tests/in/large_shared.rs"
-                const unsigned long long index_8 = 4096ull + cc_4 * 256ull + row_2;
-                const unsigned long long index_9 = (row0 + row_2) * (k_1 / 4ull) + 16ull + cc_4;
-#line 493 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_8 >= 6144ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 6144ull); return; }
-#line 493 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_9 >= a_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, a_len); return; }
-#line 493 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
-            }
-            #pragma unroll
-#line 498 "tests/in/large_shared.rs"
-            for (unsigned long long e_5 = 0ull; e_5 < 2ull; ++e_5) {
-                const unsigned long long nr_2 = e_5 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                const unsigned long long cc_5 = h_2 * 4ull + tx % 4ull;
-#line 502 "tests/in/large_shared.rs"
-                const unsigned long long index_10 = 2048ull + cc_5 * 128ull + nr_2;
-                const unsigned long long index_11 = (col0 + nr_2) * (k_1 / 4ull) + 16ull + cc_5;
-#line 501 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_10 >= 3072ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)index_10, 3072ull); return; }
-#line 501 "tests/in/large_shared.rs"
-                if ((unsigned long long)index_11 >= b_len) { cuphase::report(cuphase_faults, 11u, (unsigned long long)index_11, b_len); return; }
-#line 501 "tests/in/large_shared.rs"
-                cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
-            }
+#line 463 "tests/in/large_shared.rs"
+        for (unsigned long long e_4 = 0ull; e_4 < 8ull; ++e_4) {
+            const unsigned long long row_2 = tz * 64ull + ty * 32ull + tx;
+#line 466 "tests/in/large_shared.rs"
+            const unsigned long long index_8 = 4096ull + e_4 * 256ull + row_2;
+            const unsigned long long index_9 = (row0 + row_2) * (k_1 / 4ull) + 16ull + e_4;
+#line 465 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_8 >= 6144ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 6144ull); return; }
+#line 465 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_9 >= a_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, a_len); return; }
+#line 465 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&a_tile[index_8], &a[index_9]);
+        }
+        #pragma unroll
+#line 470 "tests/in/large_shared.rs"
+        for (unsigned long long e_5 = 0ull; e_5 < 4ull; ++e_5) {
+            const unsigned long long nr_2 = tz % 2ull * 64ull + ty * 32ull + tx;
+            const unsigned long long cc_2 = tz / 2ull * 4ull + e_5;
+#line 474 "tests/in/large_shared.rs"
+            const unsigned long long index_10 = 2048ull + cc_2 * 128ull + nr_2;
+            const unsigned long long index_11 = (col0 + nr_2) * (k_1 / 4ull) + 16ull + cc_2;
+#line 473 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_10 >= 3072ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)index_10, 3072ull); return; }
+#line 473 "tests/in/large_shared.rs"
+            if ((unsigned long long)index_11 >= b_len) { cuphase::report(cuphase_faults, 11u, (unsigned long long)index_11, b_len); return; }
+#line 473 "tests/in/large_shared.rs"
+            cuphase::cp_async<16>(&b_tile[index_10], &b[index_11]);
         }
     }
-#line 508 "tests/in/large_shared.rs"
+#line 479 "tests/in/large_shared.rs"
     cuphase::cp_async_commit();
     cuphase::cp_async_wait<2>();
     __syncthreads();
     #pragma unroll
-#line 511 "tests/in/large_shared.rs"
+#line 482 "tests/in/large_shared.rs"
     for (unsigned long long i = 0ull; i < 4ull; ++i) {
         const unsigned long long row_3 = wm + i * 16ull + tx % 16ull;
         const unsigned long long row_4 = tx / 16ull * 256ull + row_3;
-#line 513 "tests/in/large_shared.rs"
+#line 484 "tests/in/large_shared.rs"
         if ((unsigned long long)row_4 >= 6144ull) { cuphase::report(cuphase_faults, 12u, (unsigned long long)row_4, 6144ull); return; }
-#line 513 "tests/in/large_shared.rs"
+#line 484 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x4(fa[i].v, &a_tile[row_4]);
     }
     #pragma unroll
-#line 515 "tests/in/large_shared.rs"
+#line 486 "tests/in/large_shared.rs"
     for (unsigned long long j = 0ull; j < 8ull; ++j) {
         const unsigned long long nr_3 = wn + j * 8ull + tx % 8ull;
         const unsigned long long row_5 = tx / 8ull % 2ull * 128ull + nr_3;
-#line 517 "tests/in/large_shared.rs"
+#line 488 "tests/in/large_shared.rs"
         if ((unsigned long long)row_5 >= 3072ull) { cuphase::report(cuphase_faults, 13u, (unsigned long long)row_5, 3072ull); return; }
-#line 517 "tests/in/large_shared.rs"
+#line 488 "tests/in/large_shared.rs"
         cuphase::ldmatrix_x2(fb[j], &b_tile[row_5]);
     }
     for (unsigned long long step = 0ull; step < steps; ++step) {
         const unsigned long long s = step % 3ull;
         #pragma unroll
-#line 521 "tests/in/large_shared.rs"
+#line 492 "tests/in/large_shared.rs"
         for (unsigned long long i_1 = 0ull; i_1 < 4ull; ++i_1) {
             const unsigned long long row_6 = wm + i_1 * 16ull + tx % 16ull;
-#line 524 "tests/in/large_shared.rs"
+#line 495 "tests/in/large_shared.rs"
             const unsigned long long row_7 = 4ull + i_1;
-#line 524 "tests/in/large_shared.rs"
+#line 495 "tests/in/large_shared.rs"
             if ((unsigned long long)row_7 >= 8ull) { cuphase::report(cuphase_faults, 14u, (unsigned long long)row_7, 8ull); return; }
             const unsigned long long row_8 = s * 2048ull + (2ull + tx / 16ull) * 256ull + row_6;
-#line 525 "tests/in/large_shared.rs"
+#line 496 "tests/in/large_shared.rs"
             if ((unsigned long long)row_8 >= 6144ull) { cuphase::report(cuphase_faults, 15u, (unsigned long long)row_8, 6144ull); return; }
-#line 523 "tests/in/large_shared.rs"
+#line 494 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_7].v, &a_tile[row_8]);
         }
         #pragma unroll
-#line 528 "tests/in/large_shared.rs"
+#line 499 "tests/in/large_shared.rs"
         for (unsigned long long j_1 = 0ull; j_1 < 8ull; ++j_1) {
             const unsigned long long nr_4 = wn + j_1 * 8ull + tx % 8ull;
-#line 531 "tests/in/large_shared.rs"
+#line 502 "tests/in/large_shared.rs"
             const unsigned long long row_9 = 8ull + j_1;
-#line 531 "tests/in/large_shared.rs"
+#line 502 "tests/in/large_shared.rs"
             if ((unsigned long long)row_9 >= 16ull) { cuphase::report(cuphase_faults, 16u, (unsigned long long)row_9, 16ull); return; }
             const unsigned long long row_10 = s * 1024ull + (2ull + tx / 8ull % 2ull) * 128ull + nr_4;
-#line 532 "tests/in/large_shared.rs"
+#line 503 "tests/in/large_shared.rs"
             if ((unsigned long long)row_10 >= 3072ull) { cuphase::report(cuphase_faults, 17u, (unsigned long long)row_10, 3072ull); return; }
-#line 530 "tests/in/large_shared.rs"
+#line 501 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2(fb[row_9], &b_tile[row_10]);
         }
         #pragma unroll
-#line 535 "tests/in/large_shared.rs"
+#line 506 "tests/in/large_shared.rs"
         for (unsigned int i_2 = 0u; i_2 < 4u; ++i_2) {
             #pragma unroll
-#line 536 "tests/in/large_shared.rs"
+#line 507 "tests/in/large_shared.rs"
             for (unsigned int j_2 = 0u; j_2 < 8u; ++j_2) {
                 const unsigned int row_11 = i_2 * 8u + j_2;
-#line 537 "tests/in/large_shared.rs"
+#line 508 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_11 >= 32ull) { cuphase::report(cuphase_faults, 18u, (unsigned long long)row_11, 32ull); return; }
-#line 537 "tests/in/large_shared.rs"
+#line 508 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k8_tf32(acc[row_11].v, fa[i_2].v, fb[j_2]);
             }
         }
         #pragma unroll
-#line 540 "tests/in/large_shared.rs"
+#line 511 "tests/in/large_shared.rs"
         for (unsigned long long i_3 = 0ull; i_3 < 4ull; ++i_3) {
             const unsigned long long row_12 = wm + i_3 * 16ull + tx % 16ull;
             const unsigned long long row_13 = s * 2048ull + (4ull + tx / 16ull) * 256ull + row_12;
-#line 542 "tests/in/large_shared.rs"
+#line 513 "tests/in/large_shared.rs"
             if ((unsigned long long)row_13 >= 6144ull) { cuphase::report(cuphase_faults, 19u, (unsigned long long)row_13, 6144ull); return; }
-#line 542 "tests/in/large_shared.rs"
+#line 513 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[i_3].v, &a_tile[row_13]);
         }
         #pragma unroll
-#line 544 "tests/in/large_shared.rs"
+#line 515 "tests/in/large_shared.rs"
         for (unsigned long long j_3 = 0ull; j_3 < 8ull; ++j_3) {
             const unsigned long long nr_5 = wn + j_3 * 8ull + tx % 8ull;
-#line 548 "tests/in/large_shared.rs"
+#line 519 "tests/in/large_shared.rs"
             const unsigned long long row_14 = s * 1024ull + (4ull + tx / 8ull % 2ull) * 128ull + nr_5;
-#line 548 "tests/in/large_shared.rs"
+#line 519 "tests/in/large_shared.rs"
             if ((unsigned long long)row_14 >= 3072ull) { cuphase::report(cuphase_faults, 20u, (unsigned long long)row_14, 3072ull); return; }
-#line 546 "tests/in/large_shared.rs"
+#line 517 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2(fb[j_3], &b_tile[row_14]);
         }
         #pragma unroll
-#line 551 "tests/in/large_shared.rs"
+#line 522 "tests/in/large_shared.rs"
         for (unsigned int i_4 = 0u; i_4 < 4u; ++i_4) {
             #pragma unroll
-#line 552 "tests/in/large_shared.rs"
+#line 523 "tests/in/large_shared.rs"
             for (unsigned int j_4 = 0u; j_4 < 8u; ++j_4) {
                 const unsigned int row_15 = i_4 * 8u + j_4;
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_15 >= 32ull) { cuphase::report(cuphase_faults, 21u, (unsigned long long)row_15, 32ull); return; }
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 const unsigned int row_16 = 4u + i_4;
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_16 >= 8ull) { cuphase::report(cuphase_faults, 22u, (unsigned long long)row_16, 8ull); return; }
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 const unsigned int row_17 = 8u + j_4;
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_17 >= 16ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)row_17, 16ull); return; }
-#line 553 "tests/in/large_shared.rs"
+#line 524 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k8_tf32(acc[row_15].v, fa[row_16].v, fb[row_17]);
             }
         }
         #pragma unroll
-#line 556 "tests/in/large_shared.rs"
+#line 527 "tests/in/large_shared.rs"
         for (unsigned long long i_5 = 0ull; i_5 < 4ull; ++i_5) {
             const unsigned long long row_18 = wm + i_5 * 16ull + tx % 16ull;
-#line 559 "tests/in/large_shared.rs"
+#line 530 "tests/in/large_shared.rs"
             const unsigned long long row_19 = 4ull + i_5;
-#line 559 "tests/in/large_shared.rs"
+#line 530 "tests/in/large_shared.rs"
             if ((unsigned long long)row_19 >= 8ull) { cuphase::report(cuphase_faults, 24u, (unsigned long long)row_19, 8ull); return; }
             const unsigned long long row_20 = s * 2048ull + (6ull + tx / 16ull) * 256ull + row_18;
-#line 560 "tests/in/large_shared.rs"
+#line 531 "tests/in/large_shared.rs"
             if ((unsigned long long)row_20 >= 6144ull) { cuphase::report(cuphase_faults, 25u, (unsigned long long)row_20, 6144ull); return; }
-#line 558 "tests/in/large_shared.rs"
+#line 529 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x4(fa[row_19].v, &a_tile[row_20]);
         }
         #pragma unroll
-#line 563 "tests/in/large_shared.rs"
+#line 534 "tests/in/large_shared.rs"
         for (unsigned long long j_5 = 0ull; j_5 < 8ull; ++j_5) {
             const unsigned long long nr_6 = wn + j_5 * 8ull + tx % 8ull;
-#line 566 "tests/in/large_shared.rs"
+#line 537 "tests/in/large_shared.rs"
             const unsigned long long row_21 = 8ull + j_5;
-#line 566 "tests/in/large_shared.rs"
+#line 537 "tests/in/large_shared.rs"
             if ((unsigned long long)row_21 >= 16ull) { cuphase::report(cuphase_faults, 26u, (unsigned long long)row_21, 16ull); return; }
             const unsigned long long row_22 = s * 1024ull + (6ull + tx / 8ull % 2ull) * 128ull + nr_6;
-#line 567 "tests/in/large_shared.rs"
+#line 538 "tests/in/large_shared.rs"
             if ((unsigned long long)row_22 >= 3072ull) { cuphase::report(cuphase_faults, 27u, (unsigned long long)row_22, 3072ull); return; }
-#line 565 "tests/in/large_shared.rs"
+#line 536 "tests/in/large_shared.rs"
             cuphase::ldmatrix_x2(fb[row_21], &b_tile[row_22]);
         }
         #pragma unroll
-#line 570 "tests/in/large_shared.rs"
+#line 541 "tests/in/large_shared.rs"
         for (unsigned int i_6 = 0u; i_6 < 4u; ++i_6) {
             #pragma unroll
-#line 571 "tests/in/large_shared.rs"
+#line 542 "tests/in/large_shared.rs"
             for (unsigned int j_6 = 0u; j_6 < 8u; ++j_6) {
                 const unsigned int row_23 = i_6 * 8u + j_6;
-#line 572 "tests/in/large_shared.rs"
+#line 543 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_23 >= 32ull) { cuphase::report(cuphase_faults, 28u, (unsigned long long)row_23, 32ull); return; }
-#line 572 "tests/in/large_shared.rs"
+#line 543 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k8_tf32(acc[row_23].v, fa[i_6].v, fb[j_6]);
             }
         }
-#line 577 "tests/in/large_shared.rs"
+#line 548 "tests/in/large_shared.rs"
         cuphase::cp_async_wait<1>();
         __syncthreads();
         if (step + 3ull < steps) {
             const unsigned long long k1 = (step + 3ull) * 32ull;
             #pragma unroll
-#line 581 "tests/in/large_shared.rs"
-            for (unsigned long long h_3 = 0ull; h_3 < 2ull; ++h_3) {
-                #pragma unroll
-#line 582 "tests/in/large_shared.rs"
-                for (unsigned long long e_6 = 0ull; e_6 < 4ull; ++e_6) {
-                    const unsigned long long row_24 = e_6 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                    const unsigned long long cc_6 = h_3 * 4ull + tx % 4ull;
-#line 586 "tests/in/large_shared.rs"
-                    const unsigned long long index_12 = s * 2048ull + cc_6 * 256ull + row_24;
-                    const unsigned long long index_13 = (row0 + row_24) * (k_1 / 4ull) + k1 / 4ull + cc_6;
-#line 585 "tests/in/large_shared.rs"
-                    if ((unsigned long long)index_12 >= 6144ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)index_12, 6144ull); return; }
-#line 585 "tests/in/large_shared.rs"
-                    if ((unsigned long long)index_13 >= a_len) { cuphase::report(cuphase_faults, 30u, (unsigned long long)index_13, a_len); return; }
-#line 585 "tests/in/large_shared.rs"
-                    cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
-                }
-                #pragma unroll
-#line 590 "tests/in/large_shared.rs"
-                for (unsigned long long e_7 = 0ull; e_7 < 2ull; ++e_7) {
-                    const unsigned long long nr_7 = e_7 * 64ull + tz * 16ull + ty * 8ull + tx / 4ull;
-                    const unsigned long long cc_7 = h_3 * 4ull + tx % 4ull;
-#line 594 "tests/in/large_shared.rs"
-                    const unsigned long long index_14 = s * 1024ull + cc_7 * 128ull + nr_7;
-                    const unsigned long long index_15 = (col0 + nr_7) * (k_1 / 4ull) + k1 / 4ull + cc_7;
-#line 593 "tests/in/large_shared.rs"
-                    if ((unsigned long long)index_14 >= 3072ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)index_14, 3072ull); return; }
-#line 593 "tests/in/large_shared.rs"
-                    if ((unsigned long long)index_15 >= b_len) { cuphase::report(cuphase_faults, 32u, (unsigned long long)index_15, b_len); return; }
-#line 593 "tests/in/large_shared.rs"
-                    cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
-                }
+#line 552 "tests/in/large_shared.rs"
+            for (unsigned long long e_6 = 0ull; e_6 < 8ull; ++e_6) {
+                const unsigned long long row_24 = tz * 64ull + ty * 32ull + tx;
+#line 555 "tests/in/large_shared.rs"
+                const unsigned long long index_12 = s * 2048ull + e_6 * 256ull + row_24;
+                const unsigned long long index_13 = (row0 + row_24) * (k_1 / 4ull) + k1 / 4ull + e_6;
+#line 554 "tests/in/large_shared.rs"
+                if ((unsigned long long)index_12 >= 6144ull) { cuphase::report(cuphase_faults, 29u, (unsigned long long)index_12, 6144ull); return; }
+#line 554 "tests/in/large_shared.rs"
+                if ((unsigned long long)index_13 >= a_len) { cuphase::report(cuphase_faults, 30u, (unsigned long long)index_13, a_len); return; }
+#line 554 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&a_tile[index_12], &a[index_13]);
+            }
+            #pragma unroll
+#line 559 "tests/in/large_shared.rs"
+            for (unsigned long long e_7 = 0ull; e_7 < 4ull; ++e_7) {
+                const unsigned long long nr_7 = tz % 2ull * 64ull + ty * 32ull + tx;
+                const unsigned long long cc_3 = tz / 2ull * 4ull + e_7;
+#line 563 "tests/in/large_shared.rs"
+                const unsigned long long index_14 = s * 1024ull + cc_3 * 128ull + nr_7;
+                const unsigned long long index_15 = (col0 + nr_7) * (k_1 / 4ull) + k1 / 4ull + cc_3;
+#line 562 "tests/in/large_shared.rs"
+                if ((unsigned long long)index_14 >= 3072ull) { cuphase::report(cuphase_faults, 31u, (unsigned long long)index_14, 3072ull); return; }
+#line 562 "tests/in/large_shared.rs"
+                if ((unsigned long long)index_15 >= b_len) { cuphase::report(cuphase_faults, 32u, (unsigned long long)index_15, b_len); return; }
+#line 562 "tests/in/large_shared.rs"
+                cuphase::cp_async<16>(&b_tile[index_14], &b[index_15]);
             }
         }
-#line 600 "tests/in/large_shared.rs"
+#line 568 "tests/in/large_shared.rs"
         cuphase::cp_async_commit();
         if (step + 1ull < steps) {
             const unsigned long long s1 = (step + 1ull) % 3ull;
             #pragma unroll
-#line 603 "tests/in/large_shared.rs"
+#line 571 "tests/in/large_shared.rs"
             for (unsigned long long i_7 = 0ull; i_7 < 4ull; ++i_7) {
                 const unsigned long long row_25 = wm + i_7 * 16ull + tx % 16ull;
                 const unsigned long long row_26 = s1 * 2048ull + tx / 16ull * 256ull + row_25;
-#line 605 "tests/in/large_shared.rs"
+#line 573 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_26 >= 6144ull) { cuphase::report(cuphase_faults, 33u, (unsigned long long)row_26, 6144ull); return; }
-#line 605 "tests/in/large_shared.rs"
+#line 573 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x4(fa[i_7].v, &a_tile[row_26]);
             }
             #pragma unroll
-#line 607 "tests/in/large_shared.rs"
+#line 575 "tests/in/large_shared.rs"
             for (unsigned long long j_7 = 0ull; j_7 < 8ull; ++j_7) {
                 const unsigned long long nr_8 = wn + j_7 * 8ull + tx % 8ull;
                 const unsigned long long row_27 = s1 * 1024ull + tx / 8ull % 2ull * 128ull + nr_8;
-#line 609 "tests/in/large_shared.rs"
+#line 577 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_27 >= 3072ull) { cuphase::report(cuphase_faults, 34u, (unsigned long long)row_27, 3072ull); return; }
-#line 609 "tests/in/large_shared.rs"
+#line 577 "tests/in/large_shared.rs"
                 cuphase::ldmatrix_x2(fb[j_7], &b_tile[row_27]);
             }
         }
         #pragma unroll
-#line 612 "tests/in/large_shared.rs"
+#line 580 "tests/in/large_shared.rs"
         for (unsigned int i_8 = 0u; i_8 < 4u; ++i_8) {
             #pragma unroll
-#line 613 "tests/in/large_shared.rs"
+#line 581 "tests/in/large_shared.rs"
             for (unsigned int j_8 = 0u; j_8 < 8u; ++j_8) {
                 const unsigned int row_28 = i_8 * 8u + j_8;
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_28 >= 32ull) { cuphase::report(cuphase_faults, 35u, (unsigned long long)row_28, 32ull); return; }
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 const unsigned int row_29 = 4u + i_8;
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_29 >= 8ull) { cuphase::report(cuphase_faults, 36u, (unsigned long long)row_29, 8ull); return; }
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 const unsigned int row_30 = 8u + j_8;
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 if ((unsigned long long)row_30 >= 16ull) { cuphase::report(cuphase_faults, 37u, (unsigned long long)row_30, 16ull); return; }
-#line 614 "tests/in/large_shared.rs"
+#line 582 "tests/in/large_shared.rs"
                 cuphase::mma_m16n8k8_tf32(acc[row_28].v, fa[row_29].v, fb[row_30]);
             }
         }
@@ -2974,20 +2947,20 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wide(
     const unsigned long long g = tx / 4ull;
     const unsigned long long q = tx % 4ull;
     #pragma unroll
-#line 620 "tests/in/large_shared.rs"
+#line 588 "tests/in/large_shared.rs"
     for (unsigned long long i_9 = 0ull; i_9 < 4ull; ++i_9) {
         #pragma unroll
-#line 621 "tests/in/large_shared.rs"
+#line 589 "tests/in/large_shared.rs"
         for (unsigned long long j_9 = 0ull; j_9 < 8ull; ++j_9) {
             #pragma unroll
-#line 622 "tests/in/large_shared.rs"
+#line 590 "tests/in/large_shared.rs"
             for (unsigned long long e_8 = 0ull; e_8 < 4ull; ++e_8) {
                 const unsigned long long r = row0 + wm + i_9 * 16ull + g + 8ull * (e_8 >> 1);
                 const unsigned long long col = col0 + wn + j_9 * 8ull + 2ull * q + (e_8 & 1ull);
                 if ((unsigned long long)(r * n_1 + col) >= c_len) { cuphase::report(cuphase_faults, 38u, (unsigned long long)(r * n_1 + col), c_len); return; }
-#line 625 "tests/in/large_shared.rs"
+#line 593 "tests/in/large_shared.rs"
                 c[r * n_1 + col] = acc[cuphase::idx(cuphase_faults, i_9 * 8ull + j_9, 32ull, 39u)].v[e_8];
-#line 625 "tests/in/large_shared.rs"
+#line 593 "tests/in/large_shared.rs"
                 if (cuphase_faults.hit) return;
             }
         }
