@@ -53,6 +53,9 @@ fn outputs_on(dev: &Device) -> Result<Outputs, Error> {
     let mut placed = dev.upload(&vec![f32::NAN; 64])?;
     sum_slices_auto.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;
     assert_eq!(placed.to_vec()?, sums, "sum_slices_auto on {}", dev.name());
+    placed.copy_from_host(&vec![f32::NAN; 64])?;
+    sum_slices3_auto.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;
+    assert_eq!(placed.to_vec()?, sums, "sum_slices3_auto on {}", dev.name());
     // Three stages, each refilled right after a step's barrier.
     placed.copy_from_host(&vec![f32::NAN; 64])?;
     sum_slices_refill_after_barrier.launch(dev, Launch::new(1, 64), &mut placed, &xb, 5)?;

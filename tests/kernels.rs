@@ -144,6 +144,10 @@ fn main_sources() -> Vec<(&'static str, &'static str)> {
             async_copy::sum_slices_auto.cuda_source(),
         ),
         (
+            async_copy::sum_slices3_auto.name(),
+            async_copy::sum_slices3_auto.cuda_source(),
+        ),
+        (
             async_copy::swap_rows_async.name(),
             async_copy::swap_rows_async.cuda_source(),
         ),

@@ -74,6 +74,31 @@ pub fn sum_slices_auto(out: &mut [f32], x: &[f32], slices: u32) {
     out[t] = acc;
 }
 
+/// [`sum_slices`] over three stages, without waits or barriers: `sync = "auto"` waits for the
+/// slice a step reads with two copies left in flight, and orders each stage's reads before its
+/// refill two steps on.
+#[kernel(block = 64, sync = "auto")]
+pub fn sum_slices3_auto(out: &mut [f32], x: &[f32], slices: u32) {
+    let tile = shared::<[[f32; 64]; 3]>();
+    let t = thread_idx().x as usize;
+    let n = slices as usize;
+    let mut acc = 0.0f32;
+    cp_async(&mut tile[0][t], &x[t]);
+    cp_async_commit();
+    if 1 < n {
+        cp_async(&mut tile[1][t], &x[64 + t]);
+    }
+    cp_async_commit();
+    for s in 0..n {
+        if s + 2 < n {
+            cp_async(&mut tile[(s + 2) % 3][t], &x[(s + 2) * 64 + t]);
+        }
+        cp_async_commit();
+        acc += tile[s % 3][63 - t];
+    }
+    out[t] = acc;
+}
+
 /// Rows of 16 bytes: `out[i] = x[i ^ 1]` (the neighbouring row of each pair), each row copied
 /// whole by one `cp_async`.
 #[kernel(block = 128)]

@@ -222,3 +222,30 @@ fn auto_places_the_waits_and_barriers() {
     assert!(before_read[wait..].contains("__syncthreads();"), "{cuda}");
     assert_eq!(cuda.matches("__syncthreads();").count(), 2, "{cuda}");
 }
+
+/// A three-stage pipeline written without waits or barriers: `sync = "auto"` waits for the
+/// stage a step reads with `wait(2)` (the deepest wait that lands it), publishes it with a
+/// barrier, and orders each stage's reads before its refill two steps on with another. (The
+/// refill also gets a `wait(1)` before that barrier, for the copy the proof cannot tell from
+/// that stage's last one: the refill then starts once the step's own stage has landed, which
+/// the read needs anyway, so two copies are still in flight during each read.)
+#[test]
+fn auto_places_the_waits_of_a_three_stage_pipeline() {
+    let cuda = verdict(
+        "sync = \"auto\"",
+        "cp_async(&mut tile[0][t], &x[t]); cp_async_commit();
+         if 1 < n { cp_async(&mut tile[1][t], &x[64 + t]); }
+         cp_async_commit();
+         for s in 0..n {
+             if s + 2 < n { cp_async(&mut tile[(s + 2) % 3][t], &x[(s + 2) * 64 + t]); }
+             cp_async_commit();
+             acc += tile[s % 3][63 - t];
+         }",
+    )
+    .unwrap();
+    let read = cuda.find("acc += tile[s % 3ull][63ull - t];").unwrap();
+    let before_read = &cuda[..read];
+    let wait = before_read.rfind("cuphase::cp_async_wait<2>();").unwrap();
+    assert!(before_read[wait..].contains("__syncthreads();"), "{cuda}");
+    assert_eq!(cuda.matches("__syncthreads();").count(), 2, "{cuda}");
+}
