@@ -74,38 +74,47 @@ pub fn all_sources() -> Vec<(&'static str, &'static str)> {
     let mut v = main_sources();
     v.extend(crate::samples::sources());
     v.extend(crate::apps::sources());
-    for (name, full) in [
+    for (name, own, full) in [
         (
             warp::warp_sums.name(),
+            warp::warp_sums.cuda_source(),
             warp::warp_sums.__full_warp_sources(),
         ),
         (
             warp::warp_votes.name(),
+            warp::warp_votes.cuda_source(),
             warp::warp_votes.__full_warp_sources(),
         ),
         (
             half::half_math.name(),
+            half::half_math.cuda_source(),
             half::half_math.__full_warp_sources(),
         ),
-        (mma::gemm_bf16.name(), mma::gemm_bf16.__full_warp_sources()),
+        (
+            mma::gemm_bf16.name(),
+            mma::gemm_bf16.cuda_source(),
+            mma::gemm_bf16.__full_warp_sources(),
+        ),
         (
             async_copy::gemm_bf16_128_async.name(),
+            async_copy::gemm_bf16_128_async.cuda_source(),
             async_copy::gemm_bf16_128_async.__full_warp_sources(),
         ),
         (
             async_copy::gemm_tf32_128_async.name(),
+            async_copy::gemm_tf32_128_async.cuda_source(),
             async_copy::gemm_tf32_128_async.__full_warp_sources(),
         ),
         (
             mma::mma_tile_tf32.name(),
+            mma::mma_tile_tf32.cuda_source(),
             mma::mma_tile_tf32.__full_warp_sources(),
         ),
     ] {
         // A kernel whose fixed block shape is whole warps has them in its only variants.
         if full.is_empty() {
-            let own = v.iter().find(|(n, _)| *n == name).map_or("", |(_, s)| *s);
             assert!(
-                own.contains("constexpr bool warp_whole() { return true; }"),
+                !own.contains("constexpr bool warp_whole() { return false; }"),
                 "{name} has warp operations: whole-warp variants, or a whole-warp block shape"
             );
         } else {
