@@ -1,6 +1,8 @@
 """Plots one run of the tensor-core benchmarks:
-`python3 benches/plot_tensor.py bench.txt docs/tensor-h100.png`, where `bench.txt` holds what
-`benches/attention.py` and `benches/mma_gemm.py` (bf16, then `--tf32-only`) printed.
+`python3 benches/plot_tensor.py bench.txt docs/tensor-h100.png [--ab] [--only k1,k2]`, where
+`bench.txt` holds what `benches/attention.py` and `benches/mma_gemm.py` (bf16, then
+`--tf32-only`) printed. The A/B variants (`_ab` in their names) are left out unless `--ab`;
+`--only` keeps those kernels (and Triton).
 
 Three panels, one bar per kernel and size: the bf16 GEMMs and the TF32 GEMMs as fractions of
 cuBLAS in the same run (the issue's targets drawn as lines: 0.60 for `mma.sync`, 0.85 for
@@ -17,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def parse(path):
+def parse(path, ab=False, only=None):
     """`{panel: {kernel: {size: ratio}}}` from the markdown rows of the three tables."""
     panels = defaultdict(lambda: defaultdict(dict))
     panel = None
@@ -45,14 +47,16 @@ def parse(path):
         kernel = re.sub(r" \(.*\)$", "", cells[1])
         kernel = re.sub(r"^Triton.*", "Triton", kernel)
         kernel = kernel.replace("cuphase ", "")
-        if kernel == "torch SDPA":
+        if kernel == "torch SDPA" or ("_ab" in kernel and not ab):
+            continue
+        if only and kernel != "Triton" and kernel not in only:
             continue
         panels[panel][kernel][size] = ratio
     return panels
 
 
-def main(log, out):
-    panels = parse(log)
+def main(log, out, ab=False, only=None):
+    panels = parse(log, ab, only)
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
     for ax, (title, kernels) in zip(axes[0], panels.items()):
         sizes = sorted({s for r in kernels.values() for s in r}, key=int)
@@ -70,10 +74,12 @@ def main(log, out):
             ax.axhline(0.60, color="gray", linestyle="--", linewidth=1)
         if title.startswith("bf16"):
             ax.axhline(0.85, color="gray", linestyle=":", linewidth=1)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
+    main(args[0], args[1], ab="--ab" in args, only=only)
