@@ -27,8 +27,8 @@ pub const CARVED_ALIGN: u64 = 128;
 /// Where a kernel's shared arrays live ([`Kernel::shared_layout`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SharedLayout {
-    /// The fixed-size shared arrays take more than [`STATIC_SHARED_LIMIT`] together, so they
-    /// are carved from dynamic shared memory.
+    /// The fixed-size shared arrays take more than 48 KiB (`STATIC_SHARED_LIMIT`) together, so
+    /// they are carved from dynamic shared memory.
     pub carved: bool,
     /// By array index: the byte offset of a carved array in dynamic shared memory; `None` for
     /// other arrays (and for every array when nothing is carved).
