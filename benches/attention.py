@@ -106,10 +106,10 @@ TRITON_CONFIGS = ((128, 64, 4, 3), (128, 128, 8, 3), (64, 64, 4, 4), (128, 64, 8
 
 
 def main(seqs):
-    names = ["attention_forward"]
-    if AB_FILE:
-        names += ["attention_forward_ab" + tag for tag in
-                  re.findall(r"Rust kernel `attention_forward_ab(\w*)`", open(AB_FILE).read())]
+    names = ["attention_forward"] + ([
+        "attention_forward_ab" + tag
+        for tag in re.findall(r"Rust kernel `attention_forward_ab(\w*)`", open(AB_FILE).read())
+    ] if AB_FILE else [])
     # cuphase's options for a `fast_math` kernel.
     kernels = [(name, cp.RawModule(code=kernel_source(name),
                                    options=("--std=c++17", "--use_fast_math")).get_function(name))

@@ -42,6 +42,14 @@ def kernel_source(name):
     sys.exit(f"no kernel {name} in tests/out/cuda")
 
 
+def ab_variants(name):
+    """The kernels of `AB_FILE` named `name` + `_ab` + a tag, in the file's order."""
+    if not AB_FILE:
+        return []
+    return [name + "_ab" + tag
+            for tag in re.findall(rf"Rust kernel `{name}_ab(\w*)`", open(AB_FILE).read())]
+
+
 def triton_gemm():
     """A bf16 GEMM in Triton with f32 output: `(a, b, c) -> None`, or None without Triton."""
     try:
@@ -143,15 +151,11 @@ def carved_bytes(source):
 
 def main(only=None, sizes=(2048, 4096, 8192), with_triton=True):
     kernels = {}
-    names = list(BF16_KERNELS)
-    if AB_FILE:
-        ab = [(m, m + "_ab" + tag)
-              for m, tag in re.findall(r"Rust kernel `(\w+?)_ab(\w*)`", open(AB_FILE).read())
-              if m in BF16_KERNELS]
-        names += [name for _, name in ab]
-        BF16_KERNELS.update({name: BF16_KERNELS[m] for m, name in ab})
-    for name in names:
-        if only and name.split("_ab")[0] not in only:
+    # Each kernel's A/B variants after all of them, timed with its shapes.
+    names = [(base, base) for base in BF16_KERNELS]
+    names += [(base, name) for base in BF16_KERNELS for name in ab_variants(base)]
+    for base, name in names:
+        if only and base not in only:
             continue
         source = kernel_source(name)
         mod = cp.RawModule(code=source, options=("--std=c++17",))
@@ -159,7 +163,7 @@ def main(only=None, sizes=(2048, 4096, 8192), with_triton=True):
         shared = carved_bytes(source)
         if shared > 48 * 1024:
             f.max_dynamic_shared_size_bytes = shared
-        kernels[name] = (f, shared)
+        kernels[name] = (f, shared, BF16_KERNELS[base])
     print("| bf16 GEMM, f32 accumulate | kernel | cuphase | cuBLAS (torch, bf16 out) | ratio |")
     print("|---|---|---|---|---|")
     for n in sizes:
@@ -190,9 +194,9 @@ def main(only=None, sizes=(2048, 4096, 8192), with_triton=True):
                 tf = 2 * m * n * k / best[0] / 1e9
                 print(f"| {n}^3 | Triton tl.dot {best[1]} | {best[0]:.3f} ms, {tf:.1f} TFLOP/s | "
                       f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {tf / tf_ref:.2f} |", flush=True)
-        for name, (f, shared) in kernels.items():
+        for name, (f, shared, shapes) in kernels.items():
             # Rows read as 16-byte chunks: the lengths count chunks.
-            chunk, (tile_m, tile_n), block = BF16_KERNELS[name]
+            chunk, (tile_m, tile_n), block = shapes
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), b.view(torch.int16), c))
             args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // chunk), cb,
@@ -266,10 +270,7 @@ def main_tf32_wide(sizes=(2048, 4096, 8192)):
     """`gemm_tf32_wide` (`c = a bᵀ`, `b` given `n x k`) against cuBLAS TF32 on the same layout
     (`a @ b.T` in torch with TF32 allowed) and Triton's `tl.dot` on it, f32 in and out."""
     torch.backends.cuda.matmul.allow_tf32 = True
-    names = ["gemm_tf32_wide"]
-    if AB_FILE:
-        names += ["gemm_tf32_wide_ab" + tag for tag in
-                  re.findall(r"Rust kernel `gemm_tf32_wide_ab(\w*)`", open(AB_FILE).read())]
+    names = ["gemm_tf32_wide"] + ab_variants("gemm_tf32_wide")
     kernels = []
     for name in names:
         source = kernel_source(name)
@@ -332,13 +333,12 @@ if __name__ == "__main__":
     opt = lambda flag: args[args.index(flag) + 1] if flag in args else None
     only = opt("--only")
     AB_FILE = opt("--ab")
-    if "--tf32-only" in args:
-        main_tf32_wide(sizes=tuple(int(x) for x in opt("--sizes").split(","))
-                       if opt("--sizes") else (2048, 4096, 8192))
-        sys.exit(0)
     sizes = opt("--sizes")
-    main(only=only.split(",") if only else None,
-         sizes=tuple(int(x) for x in sizes.split(",")) if sizes else (2048, 4096, 8192),
+    sizes = tuple(int(x) for x in sizes.split(",")) if sizes else (2048, 4096, 8192)
+    if "--tf32-only" in args:
+        main_tf32_wide(sizes)
+        sys.exit(0)
+    main(only=only.split(",") if only else None, sizes=sizes,
          with_triton="--no-triton" not in args)
     if "--no-tf32" not in args:
         main_tf32()

@@ -19,6 +19,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# A table's first header cell, and the title of its panel.
+PANELS = {
+    "bf16 GEMM": "bf16 GEMM (of cuBLAS)",
+    "TF32 GEMM": "TF32 GEMM (of cuBLAS TF32)",
+    "fused attention": "attention forward, d = 64 (of torch SDPA)",
+}
+
+
 def parse(path, ab=False, only=None):
     """`{panel: {kernel: {size: ratio}}}` from the markdown rows of the three tables."""
     panels = defaultdict(lambda: defaultdict(dict))
@@ -28,14 +36,9 @@ def parse(path, ab=False, only=None):
         if len(cells) != 5:
             continue
         head = cells[0]
-        if head.startswith("bf16 GEMM"):
-            panel = "bf16 GEMM (of cuBLAS)"
-            continue
-        if head.startswith("TF32 GEMM"):
-            panel = "TF32 GEMM (of cuBLAS TF32)"
-            continue
-        if head.startswith("fused attention"):
-            panel = "attention forward, d = 64 (of torch SDPA)"
+        title = next((t for h, t in PANELS.items() if head.startswith(h)), None)
+        if title is not None:
+            panel = title
             continue
         if panel is None:
             continue
@@ -44,8 +47,7 @@ def parse(path, ab=False, only=None):
         except ValueError:
             continue
         size = head.replace("^3", "")
-        kernel = re.sub(r" \(.*\)$", "", cells[1])
-        kernel = re.sub(r"^Triton.*", "Triton", kernel)
+        kernel = re.sub(r"^Triton.*", "Triton", cells[1])
         kernel = kernel.replace("cuphase ", "")
         if kernel == "torch SDPA" or ("_ab" in kernel and not ab):
             continue

@@ -395,3 +395,36 @@ mod codegen_tests {
         );
     }
 }
+#[cfg(test)]
+mod whole_warp_tests {
+    use crate::compile_str;
+
+    /// A kernel with warp operations whose fixed block shape is whole warps has the whole-warp
+    /// forms in its only variant; one whose shape leaves a partial warp (48 or 80 threads)
+    /// counts its lanes and has the whole-warp variants beside.
+    #[test]
+    fn a_fixed_whole_warp_block_needs_no_lane_count() {
+        let body = "fn k(out: &mut [f32]) { let v = warp_shuffle_xor(1.0f32, 1); let i = global_idx().x; if i < out.len() as u32 { out[i] = v; } }";
+        let whole = "constexpr bool warp_whole() { return true; }";
+        let partial = "constexpr bool warp_whole() { return false; }";
+        for (attr, fixed_whole) in [
+            ("block = 64", true),
+            ("block = 48", false),
+            ("block = 80", false),
+        ] {
+            let c = compile_str(attr, body, "k.rs").unwrap_or_else(|e| {
+                panic!(
+                    "{:?}",
+                    e.iter().map(|d| d.full_message()).collect::<Vec<_>>()
+                )
+            });
+            let own = if fixed_whole { whole } else { partial };
+            assert!(c.cuda.contains(own), "{attr}: {}", c.cuda);
+            assert!(c.cuda_checked.source.contains(own), "{attr}");
+            assert_eq!(c.cuda_full_warps.is_none(), fixed_whole, "{attr}");
+            if let Some((unchecked, checked)) = &c.cuda_full_warps {
+                assert!(unchecked.source.contains(whole) && checked.source.contains(whole));
+            }
+        }
+    }
+}
