@@ -68,6 +68,8 @@ pub mod samples_transpose;
 pub mod tiled_matmul;
 #[path = "in/warp.rs"]
 pub mod warp;
+#[path = "in/wgmma.rs"]
+pub mod wgmma;
 
 /// Every kernel's name and CUDA C (with the whole-warp variants of the warp kernels).
 pub fn all_sources() -> Vec<(&'static str, &'static str)> {

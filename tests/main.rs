@@ -50,3 +50,4 @@ mod specialize;
 mod straight;
 mod structs;
 mod vectors;
+mod wgmma;

@@ -7,6 +7,8 @@
 //!   the layout of the fault record the GPU writes and the runtime reads ([`fault::record`]);
 //! - [`WarpOp`]: the warp operations, with their Rust names;
 //! - [`MmaShape`]: the warp-level matrix multiply-accumulates and their fragment layouts;
+//! - [`WgmmaShape`]: Hopper's warpgroup multiply-accumulates, their operands' layout in shared
+//!   memory and their accumulators';
 //! - [`MatrixLoad`]: the warp-collective fragment loads from shared memory (`ldmatrix`);
 //! - [`Distribution`]: how a `for` loop spreads its range over threads;
 //! - [`Bound`]: the bounds of generic kernels and helpers, and the types each admits.
@@ -17,10 +19,12 @@
 pub mod fault;
 pub mod ldmatrix;
 pub mod mma;
+pub mod wgmma;
 
 pub use fault::{FaultKind, FaultSite};
 pub use ldmatrix::MatrixLoad;
 pub use mma::MmaShape;
+pub use wgmma::{WgmmaInput, WgmmaShape};
 
 /// The warp operations.
 ///

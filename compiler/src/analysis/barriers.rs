@@ -49,8 +49,9 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
         };
         let landing = match h.in_flight {
             Some(f) => format!(
-                "after `{}` placed there for the asynchronous copy: ",
-                super::diagnose::landing_code(f).trim_end_matches(';')
+                "after `{}` placed there for the asynchronous {}: ",
+                super::diagnose::landing_code(f).trim_end_matches(';'),
+                if f.wgmma { "multiply" } else { "copy" }
             ),
             None => String::new(),
         };
@@ -70,12 +71,18 @@ pub(super) fn place_barriers(checked: &mut Checked, cx: &mut Ctxt) -> Result<(),
         // other threads (one that orders nothing is removed later).
         if let Some(f) = h.in_flight {
             let mut stmts = Vec::new();
-            if f.wait_arg().is_none() {
-                stmts.push(Stmt::AsyncCommit);
+            let pending = f.wait_arg().map_or(0, u32::from);
+            if f.wgmma {
+                if f.wait_arg().is_none() {
+                    stmts.push(Stmt::WgmmaCommit);
+                }
+                stmts.push(Stmt::WgmmaWait { pending });
+            } else {
+                if f.wait_arg().is_none() {
+                    stmts.push(Stmt::AsyncCommit);
+                }
+                stmts.push(Stmt::AsyncWait { pending });
             }
-            stmts.push(Stmt::AsyncWait {
-                pending: f.wait_arg().map_or(0, u32::from),
-            });
             for s in stmts {
                 if checked.kernel.insert_before(p.stmt, s, p.before).is_none() {
                     cx.error(

@@ -109,15 +109,19 @@ pub(super) fn hazard_diagnostic(k: &Kernel, h: &Hazard) -> Diagnostic {
 /// The code that lands a copy in flight: `cp_async_wait(n);`, after a commit where its group
 /// is not committed yet.
 pub(super) fn landing_code(f: hazard::InFlight) -> String {
+    let queue = if f.wgmma { "wgmma" } else { "cp_async" };
     match f.wait_arg() {
-        Some(n) => format!("cp_async_wait({n});"),
-        None => "cp_async_commit(); cp_async_wait(0);".to_string(),
+        Some(n) => format!("{queue}_wait({n});"),
+        None => format!("{queue}_commit(); {queue}_wait(0);"),
     }
 }
 
 /// An access that meets an asynchronous copy still in flight: the read of a stage before its
 /// wait, or a refill of one that other threads may still read.
 fn in_flight_diagnostic(k: &Kernel, h: &Hazard, f: hazard::InFlight) -> Diagnostic {
+    if f.wgmma {
+        return wgmma_in_flight_diagnostic(k, h, f);
+    }
     let arr = k.arrays.get(h.array);
     let name = &arr.name;
     let rank = hazard::thread_rank(k);
@@ -178,4 +182,54 @@ fn in_flight_diagnostic(k: &Kernel, h: &Hazard, f: hazard::InFlight) -> Diagnost
         )),
     };
     d
+}
+
+/// An access that meets a warpgroup multiply's read of its tile still in flight: a refill of
+/// a stage a `wgmma` may still be reading.
+fn wgmma_in_flight_diagnostic(k: &Kernel, h: &Hazard, f: hazard::InFlight) -> Diagnostic {
+    let arr = k.arrays.get(h.array);
+    let name = &arr.name;
+    let rank = hazard::thread_rank(k);
+    let second = access_word(h.second.write, h.second.atomic);
+    let headline = if h.witness.is_some() {
+        format!("data race on shared array `{name}`: a {second} while a `wgmma` may still be reading it")
+    } else {
+        format!("cannot prove that the `wgmma` reading shared array `{name}` has finished before this {second}")
+    };
+    let when = if h.loop_carried {
+        ", in an earlier iteration of the loop"
+    } else {
+        ""
+    };
+    let mut d = Diagnostic::new(h.second.span, headline).label(
+        h.first.span,
+        format!("the `wgmma` reading `{name}`{when}: it reads until a `wgmma_wait` that covers its group, and no such wait comes before the {second}"),
+    );
+    if let Some(w) = &h.witness {
+        let elem: String = w.element.iter().map(|i| format!("[{i}]")).collect();
+        d = d.label(
+            h.second.span,
+            format!(
+                "for example, the `wgmma` of {} reads `{}`, which {} writes here",
+                thread_name(&w.first_thread, rank),
+                arr.element_text(&elem),
+                thread_name(&w.second_thread, rank)
+            ),
+        );
+    }
+    let land = landing_code(f);
+    let publish = if f.same_thread {
+        String::new()
+    } else {
+        " sync_block_threads();".to_string()
+    };
+    match &h.fix {
+        Some(p) => d.note(format!(
+            "insert `{land}{publish}` before line {} (the wait ends this warpgroup's reads; the barrier, the other warpgroups'), or let the compiler place them: `#[kernel(sync = \"auto\")]`",
+            p.before.start().line,
+        )),
+        None => d.note(format!(
+            "end the read (`{land}`) and `sync_block_threads();` at a point every thread of the block reaches before this {second}"
+        )),
+    }
 }

@@ -4,6 +4,7 @@
 //!
 //! - [`uniformity`]: which values and which control flow are block-uniform; divergent barriers.
 //! - [`hazard`]: shared-memory races within a phase, decided with [`affine`].
+//! - `wgmma`: the block shape warpgroup multiplies need, and their accumulators in flight.
 //! - [`check`]: runs both, places or removes barriers in auto mode, merges adjacent barriers,
 //!   and writes the [`Report`].
 //! - `barriers`: `sync = "auto"`'s placement and the removal of barriers that order nothing.
@@ -18,6 +19,7 @@ pub mod exclusive;
 pub mod hazard;
 mod report;
 pub mod uniformity;
+mod wgmma;
 
 #[cfg(test)]
 mod async_tests;
@@ -56,6 +58,7 @@ pub fn check(checked: &mut Checked) -> Result<Report, Vec<Diagnostic>> {
     let mode = checked.kernel.options.sync;
     let mut cx = Ctxt::new();
     let uni = uniformity::analyze(&mut cx, &checked.kernel);
+    wgmma::check(&mut cx, &checked.kernel);
     if cx.has_errors() {
         return Err(cx.into_errors());
     }

@@ -41,6 +41,13 @@ pub enum BuiltinFn {
     AsyncCommit,
     /// `cp_async_wait(n)`.
     AsyncWait,
+    /// `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])`, `wgmma_m64n{N}k8_tf32(..)`: the
+    /// tiles' element type picks the [`WgmmaShape`](crate::ir::WgmmaShape).
+    Wgmma,
+    /// `wgmma_commit()`.
+    WgmmaCommit,
+    /// `wgmma_wait(n)`.
+    WgmmaWait,
 }
 
 /// Every builtin function with its Rust name.
@@ -65,6 +72,8 @@ const TABLE: &[(&str, BuiltinFn)] = &[
     ("cp_async", BuiltinFn::AsyncCopy),
     ("cp_async_commit", BuiltinFn::AsyncCommit),
     ("cp_async_wait", BuiltinFn::AsyncWait),
+    ("wgmma_commit", BuiltinFn::WgmmaCommit),
+    ("wgmma_wait", BuiltinFn::WgmmaWait),
 ];
 
 impl BuiltinFn {
@@ -79,6 +88,9 @@ impl BuiltinFn {
         if let Some(s) = MmaShape::ALL.iter().find(|s| s.function() == name) {
             return Some(BuiltinFn::Mma(s.function()));
         }
+        if crate::ir::WgmmaShape::is_function(name) {
+            return Some(BuiltinFn::Wgmma);
+        }
         TABLE.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
     }
 
@@ -88,6 +100,7 @@ impl BuiltinFn {
             BuiltinFn::Warp(op) => return op.name(),
             BuiltinFn::Loop(d) => return d.function().unwrap_or_default(),
             BuiltinFn::Mma(name) => return name,
+            BuiltinFn::Wgmma => return "wgmma_m64nNk16",
             _ => {}
         }
         TABLE

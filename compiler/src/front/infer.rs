@@ -441,7 +441,7 @@ impl Infer<'_, '_> {
             }
             Stmt::Block(b) => self.block(b),
             Stmt::Check { index, .. } => self.require_index(*index),
-            Stmt::Mma { .. } | Stmt::LoadMatrix { .. } => {
+            Stmt::Mma { .. } | Stmt::LoadMatrix { .. } | Stmt::Wgmma { .. } => {
                 for row in s.operands() {
                     self.require_index(row);
                 }
@@ -458,6 +458,8 @@ impl Infer<'_, '_> {
             | Stmt::Fence(_)
             | Stmt::AsyncCommit
             | Stmt::AsyncWait { .. }
+            | Stmt::WgmmaCommit
+            | Stmt::WgmmaWait { .. }
             | Stmt::Break { .. }
             | Stmt::Continue { .. }
             | Stmt::Return

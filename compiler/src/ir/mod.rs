@@ -39,7 +39,7 @@ pub mod types;
 pub mod visit;
 
 pub use arena::{Arena, Handle, Span, Src};
-pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape, WarpOp};
+pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape, WarpOp, WgmmaInput, WgmmaShape};
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
 pub use print::{split_format, FormatPart, FormatSpec, Placeholder, PrintPiece};
@@ -47,7 +47,7 @@ pub use record::{
     field_leaves, leaf_count, leaves, FieldOf, FieldType, Leaf, Record, RecordField, Step,
 };
 pub use scalar::Scalar;
-pub use shared::{SharedLayout, CARVED_ALIGN, SHARED_LIMIT};
+pub use shared::{SharedLayout, CARVED_ALIGN, SHARED_LIMIT, SWIZZLE_ALIGN};
 pub use types::{Checked, Types};
 
 /// One `#[kernel]` function.
@@ -731,6 +731,26 @@ pub enum Stmt {
         tile: Handle<Array>,
         row: Handle<Expr>,
     },
+    /// `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (or `k8_tf32`): the warpgroup's
+    /// `A` tile (64 rows from chunk `a_row` of `a`) times the transpose of its `B` tile (`N`
+    /// rows from chunk `b_row` of `b`), added to `acc` (see [`cuphase_contract::wgmma`]).
+    /// Warpgroup-collective and asynchronous: the tiles are read and `acc` written until this
+    /// thread's [`Stmt::WgmmaWait`] that covers its group; the analyses and the simulator treat
+    /// the reads as in flight until then.
+    Wgmma {
+        shape: WgmmaShape,
+        acc: Fragment,
+        a: Handle<Array>,
+        a_row: Handle<Expr>,
+        b: Handle<Array>,
+        b_row: Handle<Expr>,
+    },
+    /// `wgmma_commit()`: closes this thread's group of warpgroup multiplies issued since the
+    /// last commit.
+    WgmmaCommit,
+    /// `wgmma_wait(n)`: waits until at most the `n` most recent committed groups of warpgroup
+    /// multiplies are in flight.
+    WgmmaWait { pending: u32 },
     /// `cp_async(&mut dst[i], &src[j])`: an asynchronous copy of one element of a global
     /// slice into shared memory (4, 8 or 16 bytes: CUDA's `cp.async`). `src` holds the element's
     /// loads, one per lane (one for a scalar, the lanes of a vector record in order); `dst` is

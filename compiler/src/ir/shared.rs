@@ -24,6 +24,11 @@ pub const SHARED_LIMIT: u64 = 227 * 1024;
 /// for any element and for 16-byte asynchronous copies and fragment loads.
 pub const CARVED_ALIGN: u64 = 128;
 
+/// The alignment of a shared array a warpgroup multiply reads (see
+/// [`Kernel::swizzled_arrays`]): the hardware's 128-byte swizzle works on 1024-byte atoms that
+/// start at multiples of 1024.
+pub const SWIZZLE_ALIGN: u64 = 1024;
+
 /// Where a kernel's shared arrays live ([`Kernel::shared_layout`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SharedLayout {
@@ -66,9 +71,15 @@ impl Kernel {
         let mut plain = 0u64;
         let mut carved_end = 0u64;
         let mut offsets = Vec::with_capacity(self.arrays.len());
-        for (_, a) in self.arrays.iter() {
+        let swizzled = self.swizzled_arrays();
+        for (h, a) in self.arrays.iter() {
             match a.static_shared_bytes() {
                 Some(bytes) => {
+                    if swizzled[h.index()] {
+                        carved_end = carved_end
+                            .div_ceil(SWIZZLE_ALIGN)
+                            .saturating_mul(SWIZZLE_ALIGN);
+                    }
                     plain = plain.saturating_add(bytes);
                     offsets.push(Some(carved_end));
                     carved_end = align_up(carved_end.saturating_add(bytes));
@@ -85,6 +96,27 @@ impl Kernel {
             offsets,
             fixed_bytes: if carved { carved_end } else { plain },
         }
+    }
+
+    /// By array index: whether the array is a tile of a warpgroup multiply (`wgmma_*`). The
+    /// writers lay such an array out in the hardware's 128-byte swizzle (chunk `c` at
+    /// [`cuphase_contract::wgmma::swizzle`]`(c)`), which every access follows, and align it to
+    /// [`SWIZZLE_ALIGN`]; the analyses and the simulator see the chunks in order.
+    pub fn swizzled_arrays(&self) -> Vec<bool> {
+        let mut out = vec![false; self.arrays.len()];
+        super::visit::for_each_stmt(&self.body, false, &mut |s, _| {
+            if let super::Stmt::Wgmma { a, b, .. } = s {
+                out[a.index()] = true;
+                out[b.index()] = true;
+            }
+        });
+        out
+    }
+
+    /// Whether the kernel multiplies by warpgroups (`wgmma_*`): its CUDA C needs the
+    /// architecture-specific target (`sm_90a`).
+    pub fn uses_wgmma(&self) -> bool {
+        super::visit::any_stmt(&self.body, |s| matches!(s, super::Stmt::Wgmma { .. }))
     }
 
     /// Whether the kernel has a shared array sized at launch (`shared_slice`, or a shared

@@ -92,6 +92,9 @@ impl Stmt {
             Stmt::Mma { acc, a, b, .. } => [acc.row, a.row, b.row].into_iter().flatten().collect(),
             // The fragment's row, then the tile's, as Rust evaluates the arguments.
             Stmt::LoadMatrix { frag, row, .. } => frag.row.into_iter().chain([*row]).collect(),
+            Stmt::Wgmma {
+                acc, a_row, b_row, ..
+            } => acc.row.into_iter().chain([*a_row, *b_row]).collect(),
             Stmt::AsyncCopy { dst_index, src, .. } => {
                 dst_index.iter().chain(src).copied().collect()
             }
@@ -110,6 +113,8 @@ impl Stmt {
             | Stmt::Fence(_)
             | Stmt::AsyncCommit
             | Stmt::AsyncWait { .. }
+            | Stmt::WgmmaCommit
+            | Stmt::WgmmaWait { .. }
             | Stmt::Block(_)
             | Stmt::Panic { .. } => Vec::new(),
         }

@@ -45,8 +45,31 @@ fn common_options(fast_math: bool) -> Vec<String> {
 /// NVRTC's target option for `arch`, and whether it makes PTX: a CUBIN for `sm_XY` when NVRTC
 /// supports it, else PTX for the newest virtual architecture it knows (the driver then
 /// compiles it).
-fn target_option(arch: Arch) -> Result<(String, bool), Error> {
+///
+/// CUDA C that uses architecture-specific instructions (the compiler marks it with
+/// [`cuphase_contract::wgmma::ARCH_SPECIFIC`]: `wgmma`) gets the `a` target of its
+/// architecture (`sm_90a`), which runs on that architecture only; on another device it is an
+/// error.
+fn target_option(arch: Arch, source: &str, kernel: &str) -> Result<(String, bool), Error> {
     let supported = supported_archs()?;
+    if source.contains(cuphase_contract::wgmma::ARCH_SPECIFIC) {
+        let want = cuphase_contract::wgmma::ARCH;
+        if arch.number() != want {
+            return Err(Error::InvalidLaunch {
+                kernel: kernel.to_string(),
+                reason: format!(
+                    "it multiplies by warpgroups (`wgmma_*`), which only sm_{want} GPUs (Hopper) run; this device is sm_{}",
+                    arch.number()
+                ),
+            });
+        }
+        let (target, is_ptx) = if supported.contains(&want) {
+            (format!("sm_{want}a"), false)
+        } else {
+            (format!("compute_{want}a"), true)
+        };
+        return Ok((format!("--gpu-architecture={target}"), is_ptx));
+    }
     let (target, is_ptx) = if supported.contains(&arch.number()) {
         (format!("sm_{}", arch.number()), false)
     } else {
@@ -81,7 +104,7 @@ pub fn compile_cuda(
         return Err(nvrtc_missing());
     }
     catch_unwind(AssertUnwindSafe(|| {
-        let (target, is_ptx) = target_option(arch)?;
+        let (target, is_ptx) = target_option(arch, source, kernel)?;
         let options = with_target(target, &common_options(fast_math));
         compile_inner(source, name, kernel, options, is_ptx)
     }))

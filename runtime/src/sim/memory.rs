@@ -341,6 +341,28 @@ pub struct Shared<T: Scalar> {
     /// The asynchronous copies into the array not yet landed, and each thread's count of
     /// committed groups.
     copies: std::cell::RefCell<Copies<T>>,
+    /// The warpgroup multiplies reading the array not yet waited for, and each thread's count
+    /// of committed groups of them.
+    mma: std::cell::RefCell<MmaReads>,
+}
+
+/// The reads of warpgroup multiplies in flight from one shared array (see
+/// [`Shared::mma_issue`]).
+#[derive(Default)]
+struct MmaReads {
+    /// Per thread (linear index in the block): the groups it has committed.
+    committed: Vec<u32>,
+    /// The tiles read and not waited for, in issue order.
+    flying: Vec<MmaTile>,
+}
+
+/// One tile a warpgroup multiply of `thread` reads: rows `first + 8 r` and the row after each,
+/// `r` below `rows`.
+struct MmaTile {
+    thread: u32,
+    group: u32,
+    first: usize,
+    rows: usize,
 }
 
 /// The asynchronous copies in flight into one shared array (see [`Shared::copy_async`]).
@@ -376,7 +398,77 @@ impl<T: Scalar> Shared<T> {
             name,
             shadow,
             copies: std::cell::RefCell::default(),
+            mma: std::cell::RefCell::default(),
         }
+    }
+    /// The chunks (rows of this array) of a warpgroup multiply's tile whose first chunk is
+    /// `first`, `rows` matrix rows of it: two chunks every 8.
+    fn mma_chunks(first: usize, rows: usize) -> impl Iterator<Item = usize> {
+        (0..rows).flat_map(move |r| {
+            (0..cuphase_contract::wgmma::WgmmaShape::ROW_READ)
+                .map(move |j| first + cuphase_contract::wgmma::ROW_CHUNKS * r + j)
+        })
+    }
+    /// The issue of a warpgroup multiply by `thread` that reads the tile of `rows` rows from
+    /// chunk `first` (whose values it has read): with race detection the chunks are in flight
+    /// until the thread's [`Self::wait_mma`] covers the group, and a write to one of them
+    /// before then is a fault.
+    pub fn mma_issue(
+        &self,
+        first: usize,
+        rows: usize,
+        thread: u32,
+        loc: &'static Loc,
+    ) -> Result<(), Fault> {
+        if let Some(sh) = &self.shadow {
+            for c in Self::mma_chunks(first, rows) {
+                for j in 0..self.cols {
+                    sh.mma_read(self.name, self.view().flat(c, j, loc)?, loc)?;
+                }
+            }
+        }
+        let mut mma = self.mma.borrow_mut();
+        let group = mma.committed.get(thread as usize).copied().unwrap_or(0);
+        mma.flying.push(MmaTile {
+            thread,
+            group,
+            first,
+            rows,
+        });
+        Ok(())
+    }
+    /// `wgmma_commit()` by `thread`: its multiplies issued since its last commit form a group.
+    pub fn commit_mma(&self, thread: u32) {
+        let mut mma = self.mma.borrow_mut();
+        let t = thread as usize;
+        if mma.committed.len() <= t {
+            mma.committed.resize(t + 1, 0);
+        }
+        mma.committed[t] = mma.committed[t].saturating_add(1);
+    }
+    /// `wgmma_wait(pending)` by `thread`: its multiplies of every committed group but the
+    /// `pending` latest end their reads.
+    pub fn wait_mma(&self, thread: u32, pending: u32, loc: &'static Loc) -> Result<(), Fault> {
+        let done: Vec<MmaTile> = {
+            let mut mma = self.mma.borrow_mut();
+            let committed = mma.committed.get(thread as usize).copied().unwrap_or(0);
+            let below = committed.saturating_sub(pending);
+            let (now, later) = std::mem::take(&mut mma.flying)
+                .into_iter()
+                .partition(|f| f.thread == thread && f.group < below);
+            mma.flying = later;
+            now
+        };
+        if let Some(sh) = &self.shadow {
+            for f in done {
+                for c in Self::mma_chunks(f.first, f.rows) {
+                    for j in 0..self.cols {
+                        sh.mma_done(self.name, self.view().flat(c, j, loc)?, loc)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
     /// `cp_async` into element `(r, c)` (`c` is 0 for a one-dimensional array) by thread
     /// `thread` (linear in its block): `value` was read from the source now; it is written

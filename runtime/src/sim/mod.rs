@@ -35,6 +35,7 @@ mod phases;
 mod print;
 pub mod race;
 mod watchdog;
+mod wgmma;
 
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
@@ -56,6 +57,7 @@ pub use print::{capture, ids_prefix, push, Printable, Printer, Spec, LINE_LIMIT}
 pub use race::assume_uniform;
 pub use watchdog::watchdog;
 pub(crate) use watchdog::Watch;
+pub use wgmma::{tf32_truncated, wgmma};
 
 use crate::dim3::Dim3;
 use crate::error::{Error, RaceSite};

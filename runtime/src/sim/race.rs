@@ -142,6 +142,9 @@ pub enum RaceKind {
     ReadBeforeWait,
     /// A write of an element an asynchronous copy is still writing.
     WriteBeforeWait,
+    /// A write of an element a warpgroup multiply (`wgmma`) is still reading (its issuer has
+    /// not waited for it).
+    WriteDuringMma,
 }
 
 impl RaceKind {
@@ -153,6 +156,7 @@ impl RaceKind {
             RaceKind::WriteAfterWrite => "write-after-write",
             RaceKind::ReadBeforeWait => "read-before-wait (of an asynchronous copy in flight)",
             RaceKind::WriteBeforeWait => "write-before-wait (of an asynchronous copy in flight)",
+            RaceKind::WriteDuringMma => "write-during-read (of a `wgmma` in flight)",
         }
     }
 }
@@ -209,7 +213,17 @@ pub struct SharedShadow {
     in_flight: std::cell::OnceCell<Box<[InFlight]>>,
     /// How many copies are in flight (accesses look at `in_flight` only when some are).
     flying: Cell<usize>,
+    /// Per element: how many warpgroup multiplies in flight read it, and the last issuer's
+    /// record and place; allocated by the first multiply.
+    mma_reads: std::cell::OnceCell<Box<[MmaRead]>>,
+    /// How many element reads of multiplies are in flight (writes look at `mma_reads` only
+    /// when some are).
+    mma_flying: Cell<usize>,
 }
+
+/// The warpgroup multiplies in flight that read one element: how many, and the last one's
+/// issuer and place.
+type MmaRead = (Cell<u32>, Cell<u64>, Cell<Option<&'static Loc>>);
 
 impl SharedShadow {
     /// Shadow for `len` elements.
@@ -223,6 +237,54 @@ impl SharedShadow {
                 .collect(),
             in_flight: std::cell::OnceCell::new(),
             flying: Cell::new(0),
+            mma_reads: std::cell::OnceCell::new(),
+            mma_flying: Cell::new(0),
+        }
+    }
+
+    /// Records a warpgroup multiply's read of element `i` at its issue: a read of this phase,
+    /// in flight until [`Self::mma_done`] (a write before then is a fault).
+    pub fn mma_read(&self, array: &'static str, i: usize, loc: &'static Loc) -> Result<(), Fault> {
+        self.read(array, i, false, loc)?;
+        let len = self.writer.len();
+        let slots = self.mma_reads.get_or_init(|| {
+            (0..len)
+                .map(|_| (Cell::new(0), Cell::new(0), Cell::new(None)))
+                .collect()
+        });
+        if let Some((n, who, at)) = slots.get(i) {
+            n.set(n.get() + 1);
+            who.set(pack(current(), false));
+            at.set(Some(loc));
+            self.mma_flying.set(self.mma_flying.get() + 1);
+        }
+        Ok(())
+    }
+
+    /// Records the end of a warpgroup multiply's read of element `i`, at its issuer's wait: a
+    /// read of the wait's phase (so a write after it needs a barrier).
+    pub fn mma_done(&self, array: &'static str, i: usize, loc: &'static Loc) -> Result<(), Fault> {
+        if let Some((n, _, _)) = self.mma_reads.get().and_then(|f| f.get(i)) {
+            if n.get() > 0 {
+                n.set(n.get() - 1);
+                self.mma_flying.set(self.mma_flying.get().saturating_sub(1));
+            }
+        }
+        self.read(array, i, false, loc)
+    }
+
+    /// A fault if a warpgroup multiply in flight reads element `i`.
+    #[inline(always)]
+    fn check_mma(&self, array: &'static str, i: usize, loc: &'static Loc) -> Result<(), Fault> {
+        if self.mma_flying.get() == 0 {
+            return Ok(());
+        }
+        let Some((n, who, at)) = self.mma_reads.get().and_then(|f| f.get(i)) else {
+            return Ok(());
+        };
+        match (n.get(), unpack(who.get())) {
+            (1.., Some(w)) => Err(race(array, i, RaceKind::WriteDuringMma, w, at.get(), loc)),
+            _ => Ok(()),
         }
     }
 
@@ -337,6 +399,7 @@ impl SharedShadow {
         loc: &'static Loc,
     ) -> Result<(), Fault> {
         self.check_in_flight(array, i, true, loc)?;
+        self.check_mma(array, i, loc)?;
         let me = current();
         if let Some(w) = unpack(self.writer[i].get()) {
             if conflicts(w, me, atomic, false) {

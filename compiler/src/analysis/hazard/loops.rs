@@ -85,7 +85,9 @@ impl Walker<'_> {
             .iter()
             .map(|i| self.env[i.local.index()].clone())
             .collect();
-        let waits = visit::any_stmt(body, |s| matches!(s, Stmt::AsyncWait { .. }));
+        let waits = visit::any_stmt(body, |s| {
+            matches!(s, Stmt::AsyncWait { .. } | Stmt::WgmmaWait { .. })
+        });
         let entry = pend.clone();
         let mut head = entry.clone();
         let mut last = (Pend::default(), Vec::new(), Vec::new(), Pend::default());

@@ -161,8 +161,9 @@ pub struct Hazard {
     /// Where there is no witness: a per-thread value in an index that the proof could not
     /// model (so it could not decide the pair), if there is one.
     pub unmodelled: Option<Span>,
-    /// The first access is an asynchronous copy's write that may still be in flight at the
-    /// second (no barrier orders them: a `cp_async_wait` must land the copy first).
+    /// The first access is an asynchronous copy's write (or a warpgroup multiply's read) that
+    /// may still be in flight at the second (no barrier orders them: a `cp_async_wait`, or a
+    /// `wgmma_wait`, must land it first).
     pub in_flight: Option<InFlight>,
 }
 
@@ -175,6 +176,9 @@ pub struct InFlight {
     /// The two accesses may be one thread's (its own read of the copy's element before the
     /// wait): no barrier is needed once the copy has landed, for that pair.
     pub same_thread: bool,
+    /// The first access is a warpgroup multiply's read of its tile (landed by `wgmma_wait`),
+    /// not a copy.
+    pub wgmma: bool,
 }
 
 impl InFlight {

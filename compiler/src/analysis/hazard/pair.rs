@@ -443,6 +443,7 @@ impl Walker<'_> {
             super::InFlight {
                 commits: commits.min(at_x),
                 same_thread,
+                wgmma: a.wgmma,
             }
         });
         self.found.push(Hazard {

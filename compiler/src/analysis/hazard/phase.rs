@@ -23,7 +23,7 @@ impl Walker<'_> {
             }
             pend.items
                 .retain(|p| !(p.acc.id == acc.id && p.carried.is_empty()));
-            let in_flight = acc.async_copy.then_some(0);
+            let in_flight = (acc.async_copy || acc.wgmma).then_some(0);
             pend.items.push(Pending {
                 in_flight,
                 ..Pending::new(acc)
@@ -221,6 +221,56 @@ impl Walker<'_> {
                 self.access(AccessKey::LoadMatrix(here), *tile, false, false, at, span);
                 self.flush(pend);
             }
+            // Each thread reads both tiles whole (rows `row + 8 r`, two chunks each), in flight
+            // until its wait.
+            Stmt::Wgmma {
+                shape,
+                a,
+                a_row,
+                b,
+                b_row,
+                ..
+            } => {
+                for e in s.operands() {
+                    let _ = self.eval(e);
+                }
+                self.flush(pend);
+                let rows = [cuphase_contract::wgmma::M as i128, i128::from(shape.n)];
+                for (op, (tile, row)) in [(*a, *a_row), (*b, *b_row)].into_iter().enumerate() {
+                    let r = self.eval(row);
+                    let op = op as u8;
+                    let part = |w: &mut Self, which: u8, below: i128| {
+                        let v = w.sym(
+                            SymKey::WgmmaPart(here, op, which),
+                            true,
+                            true,
+                            SymKind::Other,
+                        );
+                        w.syms[v as usize].facts =
+                            vec![Constraint::lt(&Affine::var(v), &Affine::constant(below))];
+                        Affine::var(v)
+                    };
+                    let (mr, ch) = (part(self, 0, rows[op as usize]), part(self, 1, 2));
+                    let lane = self.sym(SymKey::WgmmaPart(here, op, 2), true, true, SymKind::Other);
+                    let lane = Affine::var(lane);
+                    let chunk = r
+                        .aff
+                        .add(&mr.scale(cuphase_contract::wgmma::ROW_CHUNKS as i128))
+                        .add(&ch);
+                    let at = vec![
+                        Val {
+                            aff: chunk,
+                            exact: r.exact,
+                        },
+                        Val {
+                            aff: lane,
+                            exact: true,
+                        },
+                    ];
+                    self.access(AccessKey::Wgmma(here, op), tile, false, false, at, span);
+                }
+                self.flush(pend);
+            }
             Stmt::AsyncCopy {
                 dst,
                 dst_index,
@@ -246,18 +296,20 @@ impl Walker<'_> {
             }
             // Per-thread: where only some threads commit or wait, the others' copies are
             // counted as not committed, not landed.
-            Stmt::AsyncCommit => {
+            Stmt::AsyncCommit | Stmt::WgmmaCommit => {
+                let wgmma = matches!(s, Stmt::WgmmaCommit);
                 if self.uni.is_uniform_at(here) {
-                    for p in &mut pend.items {
+                    for p in pend.items.iter_mut().filter(|p| p.acc.wgmma == wgmma) {
                         if let Some(c) = &mut p.in_flight {
                             *c = (*c + 1).min(COMMITS_KNOWN);
                         }
                     }
                 }
             }
-            Stmt::AsyncWait { pending } => {
+            Stmt::AsyncWait { pending } | Stmt::WgmmaWait { pending } => {
+                let wgmma = matches!(s, Stmt::WgmmaWait { .. });
                 if self.uni.is_uniform_at(here) {
-                    for p in &mut pend.items {
+                    for p in pend.items.iter_mut().filter(|p| p.acc.wgmma == wgmma) {
                         if p.in_flight.is_some_and(|c| u32::from(c) > *pending) {
                             p.in_flight = None;
                             p.acc = self.landed(&p.acc, here);

@@ -588,6 +588,7 @@ impl Walker<'_> {
             atomic,
             unsafe_: self.unsafe_depth > 0,
             async_copy: matches!(site, AccessKey::AsyncCopy(..)),
+            wgmma: matches!(site, AccessKey::Wgmma(..)),
             index,
             guards: self.guards.clone(),
             path: self.path.clone(),

@@ -94,6 +94,9 @@ pub(super) enum SymKey {
     /// The lane of a row that an asynchronous copy writes or a fragment load reads (any of
     /// them: the array's last dimension bounds it).
     RowLane(StmtId),
+    /// A warpgroup multiply's tile (0: `A`, 1: `B`): which of its rows (`0`), which of the
+    /// two chunks of a row (`1`), which lane of the chunk (`2`).
+    WgmmaPart(StmtId, u8, u8),
     /// `x / c` (or `x >> k`) of an unsigned `x` (of this form) by the constant `c`, per thread
     /// or not. Keyed by the form and the divisor, not the place: every `x / c` (and `x % c`)
     /// of one form is one symbol, so `tx / 8` and `tx % 8` written apart are the quotient and
@@ -153,6 +156,8 @@ pub(super) enum AccessKey {
     AsyncCopy(StmtId),
     /// A fragment load's read of the row its thread gives.
     LoadMatrix(StmtId),
+    /// A warpgroup multiply's read of its `A` (0) or `B` (1) tile.
+    Wgmma(StmtId, u8),
     /// The copy of access `id` as it lands at a wait: a write there (so a barrier that
     /// publishes it goes after the wait).
     Landed(usize, StmtId),
@@ -167,6 +172,9 @@ pub(super) struct Access {
     pub(super) unsafe_: bool,
     /// The write of an asynchronous copy: in flight from its issue to this thread's wait.
     pub(super) async_copy: bool,
+    /// The read of a warpgroup multiply's tile: in flight from its issue to this thread's
+    /// `wgmma_wait` that covers its group.
+    pub(super) wgmma: bool,
     pub(super) index: Vec<Val>,
     pub(super) guards: Vec<Constraint>,
     pub(super) path: Vec<PathStep>,

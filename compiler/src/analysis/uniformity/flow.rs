@@ -156,6 +156,21 @@ impl Analyzer<'_, '_> {
                 }
                 Flow::default()
             }
+            // Warpgroup-collective: the analysis knows block-uniform control flow, which keeps
+            // every warpgroup whole.
+            Stmt::Wgmma { .. } | Stmt::WgmmaCommit | Stmt::WgmmaWait { .. } => {
+                if let (false, Some(r)) = (self.warp, cf) {
+                    let what = match s {
+                        Stmt::Wgmma { shape, .. } => {
+                            format!("`{}` (a warpgroup-wide matrix multiply)", shape.function())
+                        }
+                        Stmt::WgmmaCommit => "`wgmma_commit()` (warpgroup-wide)".to_string(),
+                        _ => "`wgmma_wait` (warpgroup-wide)".to_string(),
+                    };
+                    self.divergent_warpgroup_op(span, &what, r);
+                }
+                Flow::default()
+            }
             Stmt::LoadMatrix { load, .. } => {
                 for e in s.operands() {
                     self.uniform_load_check(e, st);

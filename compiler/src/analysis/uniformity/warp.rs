@@ -92,4 +92,19 @@ impl Analyzer<'_, '_> {
         d = d.note("every thread of a warp must reach each warp operation: move it to where the whole warp goes, or make the condition the same for a warp's threads (block-uniform, or `thread_idx().x / 32`, `thread_idx().x < 32 * k`, `thread_idx().y`, which need blocks whose x extent is a multiple of 32, checked at launch)");
         self.cx.push(d);
     }
+
+    /// A warpgroup operation (`wgmma_*`) under control flow that is not block-uniform.
+    pub(super) fn divergent_warpgroup_op(&mut self, span: Span, what: &str, reason: &Reason) {
+        if !self.reporting {
+            return;
+        }
+        let mut d = Diagnostic::new(
+            span,
+            format!("{what} is not reached by every thread of the block together: a warpgroup's 128 threads must all reach it"),
+        )
+        .label(reason.span, format!("control flow may diverge here: {}", reason.text));
+        d = reason.explain(d);
+        d = d.note("the warpgroup operations must sit where the whole block goes (block-uniform control flow): move the condition's divergent part around them");
+        self.cx.push(d);
+    }
 }

@@ -106,14 +106,14 @@ impl Writer<'_> {
     }
 
     /// `if (cond fails) { report; return; }` before a statement.
-    fn guard(&mut self, failing: &str, site: usize, index: &str, len: &str) {
+    pub(super) fn guard(&mut self, failing: &str, site: usize, index: &str, len: &str) {
         self.line(&format!(
             "if ({failing}) {{ cuphase::report({FAULTS}, {site}u, {index}, {len}); return; }}"
         ));
     }
 
     /// The length of dimension `d` of an array, as C text.
-    fn dim_len(&self, array: Handle<Array>, d: usize) -> String {
+    pub(super) fn dim_len(&self, array: Handle<Array>, d: usize) -> String {
         match &self.k.arrays.get(array).kind {
             ArrayKind::Global { .. } | ArrayKind::Shared { dynamic: true, .. } => {
                 self.len_names[array.index()].clone()

@@ -13,9 +13,15 @@ impl Writer<'_> {
     pub(super) fn declarations(&mut self) {
         let k = self.k;
         let layout = k.shared_layout();
+        let any_swizzled = self.swizzled.iter().any(|s| *s);
         if layout.carved || k.has_dynamic_shared() {
+            let align = if any_swizzled {
+                SWIZZLE_ALIGN
+            } else {
+                CARVED_ALIGN
+            };
             self.line(&format!(
-                "extern __shared__ __align__({CARVED_ALIGN}) unsigned char cuphase_dynamic_shared[];"
+                "extern __shared__ __align__({align}) unsigned char cuphase_dynamic_shared[];"
             ));
         }
         if layout.carved {
@@ -72,6 +78,10 @@ impl Writer<'_> {
                     Some(offset) => self.line(&format!(
                         "{ty} (&{name}){dims} = *reinterpret_cast<{ty} (*){dims}>({});",
                         dynamic_at(offset)
+                    )),
+                    // A warpgroup multiply's tile starts on a swizzle atom.
+                    None if self.swizzled[h.index()] => self.line(&format!(
+                        "__shared__ __align__({SWIZZLE_ALIGN}) {ty} {name}{dims};"
                     )),
                     None => self.line(&format!("__shared__ {ty} {name}{dims};")),
                 }

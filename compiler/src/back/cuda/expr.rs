@@ -148,10 +148,15 @@ impl Writer<'_> {
     pub(super) fn element(&mut self, array: Handle<Array>, index: &[Handle<Expr>]) -> Rendered {
         let mut s = self.array_names[array.index()].clone();
         let lane = self.lane_index(array);
+        let swizzled = self.swizzled[array.index()];
         for (d, ix) in index.iter().enumerate() {
             let r = self.expr(*ix);
             let member = if Some(d) == lane { ".v" } else { "" };
-            let _ = write!(s, "{member}[{}]", r.text);
+            if swizzled && d == 0 {
+                let _ = write!(s, "{member}[cuphase::swizzle128({})]", r.text);
+            } else {
+                let _ = write!(s, "{member}[{}]", r.text);
+            }
         }
         s.push_str(&self.field_suffixes[array.index()]);
         Rendered::atom(s)

@@ -38,6 +38,7 @@ mod preludes;
 mod stmt;
 mod syntax;
 mod vector_loads;
+mod wgmma;
 mod writer;
 
 pub use syntax::{c_type, escape_c_string};

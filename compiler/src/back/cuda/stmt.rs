@@ -168,6 +168,21 @@ impl Writer<'_> {
 
     /// One statement.
     fn stmt(&mut self, s: &Stmt, span: Span) {
+        // (A statement that may touch an accumulator ends the run of fenced multiplies; a
+        // loop of multiplies is fenced before it, see `wgmma_run`.)
+        let fenced = std::mem::replace(&mut self.wgmma_fenced, false);
+        if fenced && super::wgmma::keeps_fence(self.k, s) {
+            self.wgmma_fenced = true;
+        }
+        if let Stmt::Loop { body, .. } = s {
+            if super::wgmma::only_multiplies(self.k, body) {
+                if !fenced {
+                    self.map_to(span);
+                    self.line("cuphase::wgmma_fence();");
+                }
+                self.wgmma_fenced = true;
+            }
+        }
         match s {
             Stmt::Let { local, init } => {
                 let t = self.types.local(*local);
@@ -269,7 +284,35 @@ impl Writer<'_> {
             }
             Stmt::Barrier { .. } => {
                 self.map_to(span);
+                // What this thread wrote to shared memory, ordered before the warpgroup
+                // multiplies' reads (the async proxy) that the barrier lets run.
+                if self.swizzled.iter().any(|s| *s) {
+                    self.line("cuphase::fence_proxy_async();");
+                }
                 self.line("__syncthreads();");
+            }
+            Stmt::Wgmma {
+                shape,
+                acc,
+                a,
+                a_row,
+                b,
+                b_row,
+            } => {
+                self.map_to(span);
+                if !fenced {
+                    self.line("cuphase::wgmma_fence();");
+                }
+                self.wgmma(*shape, acc, [(*a, *a_row), (*b, *b_row)], span);
+                self.wgmma_fenced = true;
+            }
+            Stmt::WgmmaCommit => {
+                self.map_to(span);
+                self.line("cuphase::wgmma_commit();");
+            }
+            Stmt::WgmmaWait { pending } => {
+                self.map_to(span);
+                self.line(&format!("cuphase::wgmma_wait<{pending}>();"));
             }
             Stmt::Fence(scope) => {
                 self.map_to(span);
@@ -420,7 +463,7 @@ impl Writer<'_> {
     /// A matrix fragment as the MMA functions take it (a pointer to its first element): the
     /// array, or its row; where the rows are a vector record (`bf16x8 fa[4]`, see
     /// [`super::writer::Writer::rows`]), the record's elements (`fa[i].v`).
-    fn fragment(&mut self, f: &Fragment) -> String {
+    pub(super) fn fragment(&mut self, f: &Fragment) -> String {
         let name = self.array_names[f.array.index()].clone();
         let member = if self.lane_index(f.array).is_some() {
             ".v"

@@ -81,6 +81,15 @@ pub(super) struct Writer<'a> {
     /// that loads and stores of it stay single 16-byte accesses through NVCC's scheduling
     /// (see [`super::vector_loads`]).
     pub(super) rows: Vec<Option<usize>>,
+    /// By array index: a tile of a warpgroup multiply, laid out in the 128-byte swizzle
+    /// ([`Kernel::swizzled_arrays`]): every index of its rows goes through
+    /// `cuphase::swizzle128`.
+    pub(super) swizzled: Vec<bool>,
+    /// The warpgroup multiplies the kernel makes (their helpers are written).
+    pub(super) wgmma_shapes: std::collections::BTreeSet<(u16, &'static str)>,
+    /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
+    /// since the last `wgmma.fence`: the next multiply needs none.
+    pub(super) wgmma_fenced: bool,
     /// Hands out the names of temporaries.
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
@@ -190,6 +199,9 @@ impl<'a> Writer<'a> {
             len_names,
             field_suffixes,
             rows,
+            swizzled: k.swizzled_arrays(),
+            wgmma_shapes: std::collections::BTreeSet::new(),
+            wgmma_fenced: false,
             namer,
             helpers: Helpers::new(),
             math: std::collections::BTreeSet::new(),

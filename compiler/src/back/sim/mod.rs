@@ -35,6 +35,7 @@ mod straight;
 mod tests;
 mod uses;
 mod warps;
+mod wgmma;
 
 /// The generated simulator functions of one kernel.
 pub struct SimCode {
@@ -633,6 +634,8 @@ impl<'a> Writer<'a> {
                 })
             }
             Stmt::Mma { .. } => self.mma_thread(s, span),
+            Stmt::Wgmma { .. } => self.wgmma_thread(s, span),
+            Stmt::WgmmaCommit | Stmt::WgmmaWait { .. } => self.wgmma_group(s, span),
             Stmt::LoadMatrix { .. } => self.load_matrix_thread(s, span),
             Stmt::AsyncCopy {
                 dst,

@@ -55,6 +55,7 @@ pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
             }
         }
         Stmt::LoadMatrix { frag, .. } => ok[frag.array.index()] = false,
+        Stmt::Wgmma { acc, .. } => ok[acc.array.index()] = false,
         _ => {}
     });
     ok

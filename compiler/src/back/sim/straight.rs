@@ -244,6 +244,9 @@ impl Scan<'_> {
             | Stmt::AsyncCopy { .. }
             | Stmt::AsyncCommit
             | Stmt::AsyncWait { .. }
+            | Stmt::Wgmma { .. }
+            | Stmt::WgmmaCommit
+            | Stmt::WgmmaWait { .. }
             | Stmt::Print { .. } => self.ok = false,
         }
     }

@@ -345,7 +345,10 @@ impl Lowerer<'_> {
                     (Some(BuiltinFn::LoadMatrix(_)), _) => {
                         format!("`{n}(&mut frag, &tile[r])` is a statement: it writes `frag` and has no value")
                     }
-                    (Some(BuiltinFn::AsyncCopy | BuiltinFn::AsyncCommit | BuiltinFn::AsyncWait), _) => {
+                    (Some(BuiltinFn::Wgmma), _) => {
+                        format!("`{n}(&mut acc, &a_tile[ra], &b_tile[rb])` is a statement: it adds into `acc` and has no value")
+                    }
+                    (Some(BuiltinFn::AsyncCopy | BuiltinFn::AsyncCommit | BuiltinFn::AsyncWait | BuiltinFn::WgmmaCommit | BuiltinFn::WgmmaWait), _) => {
                         format!("`{n}` is a statement; it has no value")
                     }
                     (Some(BuiltinFn::Loop(_)), _) => {

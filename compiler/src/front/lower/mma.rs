@@ -133,7 +133,7 @@ impl Lowerer<'_> {
     /// A fragment operand's reference and array: `&mut frag` (or `&frag`), `frag` a
     /// thread-local array or `frag[row]` a row of a two-dimensional one. Gives the array, the
     /// row's expression and the place referred to.
-    fn fragment_operand<'e>(
+    pub(super) fn fragment_operand<'e>(
         &mut self,
         e: &'e syn::Expr,
         what: &str,
@@ -175,7 +175,7 @@ impl Lowerer<'_> {
 
     /// The rest of a fragment operand whose array and type are right: a written one must be
     /// `mut`; a row's index is lowered and checked against the rows.
-    fn fragment_finish(
+    pub(super) fn fragment_finish(
         &mut self,
         array: Handle<Array>,
         row: Option<&syn::Expr>,
@@ -224,7 +224,7 @@ impl Lowerer<'_> {
 
     /// Row index `i` of an array of `rows` rows, held so that it cannot change, after a check
     /// against the rows (proved where `i` is a `for` variable within them).
-    fn checked_row(
+    pub(super) fn checked_row(
         &mut self,
         i: Handle<Expr>,
         rows: u64,
@@ -357,7 +357,7 @@ impl Lowerer<'_> {
 
 /// What an operand that is not the fragment a call needs holds, for its error: "`fa`, a
 /// `[bf16; 3]`" or "a row of `fa`, a `[[bf16; 8]; 2]`".
-fn held_fragment(name: &str, elem: Scalar, dims: &[u64], row: bool) -> String {
+pub(super) fn held_fragment(name: &str, elem: Scalar, dims: &[u64], row: bool) -> String {
     let have: String = dims
         .iter()
         .rev()

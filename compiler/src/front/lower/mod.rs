@@ -38,6 +38,7 @@ mod stmt;
 mod struct_values;
 mod structs;
 mod syntax;
+mod wgmma;
 
 use super::attr;
 use super::consts::ModuleConsts;

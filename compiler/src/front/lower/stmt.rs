@@ -390,6 +390,18 @@ impl Lowerer<'_> {
                 let trans = builtin_of(c) == Some(BuiltinFn::LoadMatrix(true));
                 self.lower_load_matrix(c, trans, out, span);
             }
+            syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Wgmma) => {
+                self.lower_wgmma(c, out, span);
+            }
+            syn::Expr::Call(c)
+                if matches!(
+                    builtin_of(c),
+                    Some(BuiltinFn::WgmmaCommit | BuiltinFn::WgmmaWait)
+                ) =>
+            {
+                let wait = builtin_of(c) == Some(BuiltinFn::WgmmaWait);
+                self.lower_wgmma_group(c, wait, out, span);
+            }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::AsyncCopy) => {
                 self.lower_async_copy(c, out, span);
             }

@@ -1,0 +1,214 @@
+//! The rules of warpgroup multiplies (`wgmma_*`) beyond shared memory, whose reads the hazard
+//! analysis follows:
+//!
+//! - a kernel that multiplies by warpgroups declares a fixed block shape of whole warpgroups
+//!   (`block = (..)`, a multiple of 128 threads, checked at launch), since a warpgroup's 128
+//!   threads execute each multiply together;
+//! - while a multiply into an accumulator may be in flight (issued, and not covered by a
+//!   `wgmma_wait` of the issuing thread since), no other statement reads or writes that
+//!   accumulator: the hardware writes its registers until the wait. Multiplies into it may
+//!   follow (they chain in order).
+//!
+//! The second is a dataflow over the structured control flow: per accumulator array, the fewest
+//! groups committed since a multiply into it (saturating), joined by the minimum.
+
+use crate::diag::{Ctxt, Diagnostic};
+use crate::ir::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The most commits counted since a multiply (more is "at least this").
+const COMMITS_KNOWN: u8 = 8;
+
+/// Per accumulator array in flight: commits since its latest multiply, and that multiply.
+type State = BTreeMap<usize, (u8, Span)>;
+
+/// Checks the rules of the module; reports through `cx`.
+pub fn check(cx: &mut Ctxt, k: &Kernel) {
+    let mut first = None;
+    visit::for_each_stmt(&k.body, false, &mut |s, _| {
+        if let Stmt::Wgmma { shape, .. } = s {
+            first.get_or_insert(shape.function());
+        }
+    });
+    let Some(function) = first else {
+        return;
+    };
+    let threads = cuphase_contract::wgmma::THREADS as u64;
+    let whole = k
+        .options
+        .block
+        .is_some_and(|b| b.iter().map(|d| u64::from(*d)).product::<u64>() % threads == 0);
+    if !whole {
+        let mut span = None;
+        find_first(&k.body, &mut span);
+        let shape = match k.options.block {
+            Some([x, y, z]) => format!(
+                "`block = ({x}, {y}, {z})`, {} threads",
+                u64::from(x) * u64::from(y) * u64::from(z)
+            ),
+            None => "no fixed block shape".to_string(),
+        };
+        if let Some(span) = span {
+            cx.push(
+                Diagnostic::new(
+                    span,
+                    format!("`{function}` needs blocks of whole warpgroups (128 threads each), but the kernel has {shape}"),
+                )
+                .note("declare the block shape, a multiple of 128 threads: `#[kernel(block = (256, 1, 1))]` (checked at launch)"),
+            );
+        }
+    }
+    let mut flow = Flow {
+        k,
+        cx,
+        reported: BTreeSet::new(),
+        breaks: Vec::new(),
+    };
+    let mut st = State::new();
+    flow.block(&k.body, &mut st);
+}
+
+fn find_first(b: &Block, out: &mut Option<Span>) {
+    for (s, span) in b.iter() {
+        if out.is_some() {
+            return;
+        }
+        if matches!(s, Stmt::Wgmma { .. }) {
+            *out = Some(span);
+            return;
+        }
+        for inner in s.blocks() {
+            find_first(inner, out);
+        }
+    }
+}
+
+struct Flow<'a, 'c> {
+    k: &'a Kernel,
+    cx: &'c mut Ctxt,
+    /// Statements already reported (a loop body is walked more than once).
+    reported: BTreeSet<(u32, u32, usize)>,
+    /// Per enclosing loop, innermost last: the states at its `break`s.
+    breaks: Vec<State>,
+}
+
+/// `a` joined with `b`: every accumulator in flight in either, with the fewest commits.
+fn join(a: &mut State, b: &State) {
+    for (arr, (c, span)) in b {
+        a.entry(*arr)
+            .and_modify(|e| {
+                if *c < e.0 {
+                    *e = (*c, *span);
+                }
+            })
+            .or_insert((*c, *span));
+    }
+}
+
+impl Flow<'_, '_> {
+    fn block(&mut self, b: &Block, st: &mut State) {
+        for (s, span) in b.iter() {
+            self.stmt(s, span, st);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, span: Span, st: &mut State) {
+        match s {
+            Stmt::Wgmma { acc, .. } => {
+                self.touches(s, span, st, Some(acc.array));
+                st.insert(acc.array.index(), (0, span));
+            }
+            Stmt::WgmmaCommit => {
+                for v in st.values_mut() {
+                    v.0 = (v.0 + 1).min(COMMITS_KNOWN);
+                }
+            }
+            Stmt::WgmmaWait { pending } => st.retain(|_, v| u32::from(v.0) <= *pending),
+            Stmt::If { accept, reject, .. } => {
+                self.touches(s, span, st, None);
+                let mut other = st.clone();
+                self.block(accept, st);
+                self.block(reject, &mut other);
+                join(st, &other);
+            }
+            Stmt::Loop { body, .. } => {
+                self.touches(s, span, st, None);
+                self.breaks.push(State::new());
+                let mut head = st.clone();
+                for _ in 0..(2 * usize::from(COMMITS_KNOWN) + 4) {
+                    let mut cur = head.clone();
+                    self.block(body, &mut cur);
+                    let mut next = head.clone();
+                    join(&mut next, &cur);
+                    let counts = |m: &State| m.iter().map(|(a, v)| (*a, v.0)).collect::<Vec<_>>();
+                    if counts(&next) == counts(&head) {
+                        break;
+                    }
+                    head = next;
+                }
+                let broke = self.breaks.pop().unwrap_or_default();
+                *st = head;
+                join(st, &broke);
+            }
+            Stmt::Block(b) => self.block(b, st),
+            Stmt::Break { .. } => {
+                if let Some(b) = self.breaks.last_mut() {
+                    join(b, st);
+                }
+            }
+            _ => self.touches(s, span, st, None),
+        }
+    }
+
+    /// Reports an access of statement `s` (not of its nested blocks) to an accumulator in
+    /// flight; `own` is a multiply's own accumulator, which it may use.
+    fn touches(&mut self, s: &Stmt, span: Span, st: &State, own: Option<Handle<Array>>) {
+        if st.is_empty() {
+            return;
+        }
+        let k = self.k;
+        let mut arrays: Vec<Handle<Array>> = Vec::new();
+        for e in s.operands() {
+            visit::any_expr(k, e, &mut |x| {
+                if let Expr::Load { array, .. } = x {
+                    arrays.push(*array);
+                }
+                false
+            });
+        }
+        match s {
+            Stmt::Assign {
+                place: Place::Element { array, .. },
+                ..
+            } => arrays.push(*array),
+            Stmt::Mma { acc, a, b, .. } => arrays.extend([acc.array, a.array, b.array]),
+            Stmt::LoadMatrix { frag, .. } => arrays.push(frag.array),
+            Stmt::Wgmma { acc, .. } if own != Some(acc.array) => arrays.push(acc.array),
+            _ => {}
+        }
+        for a in arrays {
+            let Some((_, issued)) = st.get(&a.index()) else {
+                continue;
+            };
+            let at = span.start();
+            if !self
+                .reported
+                .insert((at.line as u32, at.column as u32, a.index()))
+            {
+                continue;
+            }
+            let name = &k.arrays.get(a).name;
+            self.cx.push(
+                Diagnostic::new(
+                    span,
+                    format!("`{name}` is used while a `wgmma` may still be writing it"),
+                )
+                .label(
+                    *issued,
+                    format!("this multiply writes `{name}` until a `wgmma_wait` covers its group"),
+                )
+                .note("wait for the multiplies first (`wgmma_commit(); wgmma_wait(0);`): until then only more `wgmma` may add into the accumulator"),
+            );
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Warpgroup multiplies ([`Stmt::Wgmma`]) as `wgmma.mma_async` from shared memory: the
+//! tiles' descriptors (128-byte swizzle, K-major), the accumulator's registers as the
+//! instruction's operands, the checks of the checked variant, and where `wgmma.fence` goes.
+//!
+//! `wgmma.fence` must separate any other access to an accumulator's registers from the next
+//! multiply; multiplies into the same registers need none between them. So a multiply is
+//! fenced unless only multiplies and statements that touch no thread-local array have run
+//! since the last fence, and a loop whose body is only such statements is fenced once before
+//! it. Shared memory the generic proxy wrote (stores, `cp.async`) is ordered before the
+//! multiplies' reads by `fence.proxy.async` before every barrier of the kernel: the race proof
+//! already puts a barrier between each write of a tile and a multiply that reads it.
+
+use super::writer::Writer;
+use super::FaultKind;
+use crate::ir::*;
+use cuphase_contract::wgmma::{M, ROW_CHUNKS};
+use std::fmt::Write as _;
+
+/// Whether statement `s` leaves the accumulators' registers to the multiplies: it reads and
+/// writes no thread-local array (nor contains statements that may).
+pub(super) fn keeps_fence(k: &Kernel, s: &Stmt) -> bool {
+    let local = |a: Handle<Array>| matches!(k.arrays.get(a).kind, ArrayKind::Local { .. });
+    let reads_local = |e: Handle<Expr>| {
+        visit::any_expr(
+            k,
+            e,
+            &mut |x| matches!(x, Expr::Load { array, .. } if local(*array)),
+        )
+    };
+    match s {
+        Stmt::Wgmma { .. } | Stmt::WgmmaCommit | Stmt::WgmmaWait { .. } => true,
+        Stmt::Let { .. }
+        | Stmt::Check { .. }
+        | Stmt::Eval(_)
+        | Stmt::AsyncCopy { .. }
+        | Stmt::AsyncCommit
+        | Stmt::AsyncWait { .. } => !s.operands().into_iter().any(reads_local),
+        Stmt::Assign { place, .. } => {
+            !matches!(place, Place::Element { array, .. } if local(*array))
+                && !s.operands().into_iter().any(reads_local)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a loop body is multiplies and statements that keep the fence only, with at least one
+/// multiply: the loop is fenced once, before it.
+pub(super) fn only_multiplies(k: &Kernel, body: &Block) -> bool {
+    body.iter().all(|(s, _)| keeps_fence(k, s))
+        && body.iter().any(|(s, _)| matches!(s, Stmt::Wgmma { .. }))
+}
+
+/// The helper that multiplies one shape: `wgmma_m64n128k16_bf16`.
+fn function(n: u16, input: &str) -> String {
+    let k = if input == "tf32" { 8 } else { 16 };
+    format!("wgmma_m64n{n}k{k}_{input}")
+}
+
+impl Writer<'_> {
+    /// One warpgroup multiply: the checks of both tiles (in the checked variant), then the
+    /// helper with their descriptors.
+    pub(super) fn wgmma(
+        &mut self,
+        shape: WgmmaShape,
+        acc: &Fragment,
+        tiles: [(Handle<Array>, Handle<Expr>); 2],
+        span: Span,
+    ) {
+        self.wgmma_shapes.insert((shape.n, shape.ptx_input()));
+        let rows_read = [M as u64, u64::from(shape.n)];
+        let mut descs = Vec::new();
+        for ((tile, row), rows) in tiles.into_iter().zip(rows_read) {
+            let r = self.expr(row);
+            let name = self.array_names[tile.index()].clone();
+            let rust_name = self.k.arrays.get(tile).name.clone();
+            if self.checks {
+                let at = format!("(unsigned long long)({})", r.text);
+                let site = self.site(
+                    FaultKind::Panic(cuphase_contract::wgmma::MISALIGNED.to_string()),
+                    span,
+                );
+                self.guard(
+                    &format!("({at} % 64ull >= 8ull || {at} % 2ull != 0ull)"),
+                    site,
+                    "0ull",
+                    "0ull",
+                );
+                // The last chunk the tile reads.
+                let last = format!("({at} + {}ull)", ROW_CHUNKS as u64 * (rows - 1) + 1);
+                let len = self.dim_len(tile, 0);
+                let site = self.site(FaultKind::OutOfBounds(rust_name), span);
+                self.guard(&format!("{last} >= {len}"), site, &last, &len);
+            }
+            descs.push(format!("cuphase::wgmma_desc(&{name}[{}])", r.text));
+        }
+        let frag = self.fragment(acc);
+        self.line(&format!(
+            "cuphase::{}({frag}, {}, {});",
+            function(shape.n, shape.ptx_input()),
+            descs[0],
+            descs[1]
+        ));
+    }
+}
+
+/// The prelude of a kernel that multiplies by warpgroups: the swizzle, the descriptors, the
+/// fences and groups, and one helper per shape it uses.
+pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<(u16, &'static str)>) -> String {
+    let mut out = String::from(WGMMA_PRELUDE);
+    out.push_str("namespace cuphase {\n");
+    for (n, input) in shapes {
+        let acc = usize::from(*n) / 2;
+        let k = if *input == "tf32" { 8 } else { 16 };
+        // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for both.
+        let modes = if *input == "tf32" {
+            "p, 1, 1"
+        } else {
+            "p, 1, 1, 0, 0"
+        };
+        let regs: Vec<String> = (0..acc).map(|i| format!("%{i}")).collect();
+        let outs: Vec<String> = (0..acc).map(|i| format!("\"+f\"(d[{i}])")).collect();
+        let _ = writeln!(
+            out,
+            "__device__ __forceinline__ void {}(float* d, unsigned long long a, unsigned long long b) {{\n    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{}}}, %{}, %{}, {modes};\\n}}\\n\"\n        : {}\n        : \"l\"(a), \"l\"(b), \"r\"(1));\n}}",
+            function(*n, input),
+            acc + 2,
+            regs.join(", "),
+            acc,
+            acc + 1,
+            outs.join(", ")
+        );
+    }
+    out.push_str("}  // namespace cuphase\n");
+    out
+}
+
+const WGMMA_PRELUDE: &str = r#"
+namespace cuphase {
+// Chunk `c` (16 bytes) of a warpgroup multiply's tile: the 128-byte swizzle.
+template <class T>
+__device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
+// The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
+// bytes apart.
+__device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
+    const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
+    return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+}  // namespace cuphase
+"#;

@@ -1,0 +1,192 @@
+//! `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (and `wgmma_m64n{N}k8_tf32`),
+//! `wgmma_commit()` and `wgmma_wait(n)`: Hopper's asynchronous warpgroup multiply-accumulate
+//! from shared memory, checked against the shape's accumulator length and the tiles' type.
+
+use super::cx::*;
+use super::memory::literal_len;
+use super::mma::held_fragment;
+use super::syntax::*;
+use crate::ir::*;
+use cuphase_contract::wgmma::ATOM_CHUNKS;
+
+const FORM: &str = "`(&mut acc, &a_tile[ra], &b_tile[rb])`";
+
+impl Lowerer<'_> {
+    /// A warpgroup multiply: the accumulator, then the two tiles' rows, then [`Stmt::Wgmma`].
+    pub(super) fn lower_wgmma(&mut self, c: &syn::ExprCall, out: &mut Block, span: Span) {
+        let function = call_name(c).unwrap_or_default();
+        if c.args.len() != 3 {
+            self.err(span, format!("`{function}` takes 3 arguments: {FORM}"));
+            return;
+        }
+        let a = self.wgmma_tile(&c.args[1], "a_tile", &function);
+        let b = self.wgmma_tile(&c.args[2], "b_tile", &function);
+        let (Some((a, a_expr)), Some((b, b_expr))) = (a, b) else {
+            return;
+        };
+        let (ta, tb) = (self.arrays.get(a).clone(), self.arrays.get(b).clone());
+        if ta.elem != tb.elem {
+            self.err(
+                c.args[2].src(),
+                format!(
+                    "`{function}` multiplies tiles of one element type; `{}` holds `{}` and `{}` `{}`",
+                    ta.name,
+                    ta.elem.rust_name(),
+                    tb.name,
+                    tb.elem.rust_name()
+                ),
+            );
+            return;
+        }
+        let Some(shape) = WgmmaShape::from_function(&function, ta.elem.rust_name()) else {
+            self.err(
+                c.func.src(),
+                format!(
+                    "`{function}` is not a warpgroup multiply of `{}` tiles: write `wgmma_m64n{{N}}k16` for `bf16` or `f16` tiles, `wgmma_m64n{{N}}k8_tf32` for `f32` ones (rounded to TF32), `N` a multiple of 8 from 8 to 256",
+                    ta.elem.rust_name()
+                ),
+            );
+            return;
+        };
+        // The accumulator: `[f32; N / 2]`, or a row of a two-dimensional array of such rows.
+        let Some((acc, acc_row, place)) = self.fragment_operand(&c.args[0], "acc", true, &function)
+        else {
+            return;
+        };
+        let arr = self.arrays.get(acc).clone();
+        let ArrayKind::Local { dims, .. } = &arr.kind else {
+            return;
+        };
+        let len = shape.acc_len() as u64;
+        let fits = match (acc_row.is_some(), dims.as_slice()) {
+            (false, [n]) | (true, [_, n]) => *n == len,
+            _ => false,
+        };
+        if !fits || arr.elem != Scalar::F32 {
+            let held = held_fragment(&arr.name, arr.elem, dims, acc_row.is_some());
+            self.err(
+                place.src(),
+                format!(
+                    "`acc` of `{function}` is a `[f32; {len}]` accumulator (64x{} over the warpgroup's 128 threads); this is {held}",
+                    shape.n
+                ),
+            );
+            return;
+        }
+        let Some(acc) = self.fragment_finish(acc, acc_row, place, true, &function, out) else {
+            return;
+        };
+        let mut rows = Vec::new();
+        for (tile, e) in [(&ta, a_expr), (&tb, b_expr)] {
+            let Value::Expr(r) = self.lower_value(e, out) else {
+                return;
+            };
+            let ArrayKind::Shared { dims, .. } = &tile.kind else {
+                return;
+            };
+            rows.push(self.checked_row(r, dims[0], &tile.name, e.src(), out));
+        }
+        out.push(
+            Stmt::Wgmma {
+                shape,
+                acc,
+                a,
+                a_row: rows[0],
+                b,
+                b_row: rows[1],
+            },
+            span,
+        );
+    }
+
+    /// A tile operand: `&tile[r]`, a row of a shared array of 16-byte rows that holds whole
+    /// swizzle atoms. Gives the array and the row's expression (not lowered yet).
+    fn wgmma_tile<'e>(
+        &mut self,
+        e: &'e syn::Expr,
+        what: &str,
+        function: &str,
+    ) -> Option<(Handle<Array>, &'e syn::Expr)> {
+        let tile_expr = match strip_parens(e) {
+            syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            other => {
+                self.err(
+                    other.src(),
+                    format!("`{function}` reads `{what}` by shared reference: {FORM}"),
+                );
+                return None;
+            }
+        };
+        let found = self.row_of(tile_expr).filter(|(a, _)| {
+            matches!(
+                self.arrays.get(*a).kind,
+                ArrayKind::Shared { dynamic: false, .. }
+            )
+        });
+        let Some((tile, row)) = found else {
+            self.err(
+                tile_expr.src(),
+                format!("`{what}` of `{function}` is a row of a shared array of 16-byte rows (`&tile[r]`, where `tile` is `shared::<[[bf16; 8]; R]>()`)"),
+            );
+            return None;
+        };
+        let t = self.arrays.get(tile).clone();
+        let ArrayKind::Shared { dims, .. } = &t.kind else {
+            return None;
+        };
+        let (rows, cols) = (dims[0], dims[1]);
+        let chunk_ok = cols * t.elem.size_bytes() == cuphase_contract::wgmma::CHUNK_BYTES as u64
+            && matches!(t.elem, Scalar::Bf16 | Scalar::F16 | Scalar::F32);
+        if !chunk_ok || rows % ATOM_CHUNKS as u64 != 0 {
+            self.err(
+                tile_expr.src(),
+                format!(
+                    "`{what}` of `{function}` must be a shared `[[bf16; 8]; R]`, `[[f16; 8]; R]` or `[[f32; 4]; R]` with `R` a multiple of {ATOM_CHUNKS} (whole 1024-byte swizzle atoms); `{}` is a `[[{}; {cols}]; {rows}]`",
+                    t.name,
+                    t.elem.rust_name()
+                ),
+            );
+            return None;
+        }
+        Some((tile, row))
+    }
+
+    /// `wgmma_commit()` or `wgmma_wait(n)` (`n` an integer literal or a constant).
+    pub(super) fn lower_wgmma_group(
+        &mut self,
+        c: &syn::ExprCall,
+        wait: bool,
+        out: &mut Block,
+        span: Span,
+    ) {
+        if !wait {
+            if !c.args.is_empty() {
+                self.err(c.args.src(), "`wgmma_commit()` takes no arguments");
+                return;
+            }
+            out.push(Stmt::WgmmaCommit, span);
+            return;
+        }
+        let n = match c.args.first() {
+            Some(e) if c.args.len() == 1 => literal_len(e).or_else(|| {
+                self.module_const_value(e)
+                    .and_then(|n| u64::try_from(n).ok())
+            }),
+            _ => {
+                self.err(
+                    span,
+                    "`wgmma_wait` takes 1 argument: how many of the latest committed groups may still be in flight (`wgmma_wait(0)` waits for all)",
+                );
+                return;
+            }
+        };
+        // PTX's `wgmma.wait_group` takes 0 to 7.
+        match n.and_then(|n| u32::try_from(n).ok()).filter(|n| *n <= 7) {
+            Some(pending) => out.push(Stmt::WgmmaWait { pending }, span),
+            None => self.err(
+                c.args.src(),
+                "`wgmma_wait(n)` needs `n` known when the kernel is compiled: an integer literal from 0 to 7, or a constant",
+            ),
+        }
+    }
+}

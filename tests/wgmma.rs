@@ -1,0 +1,136 @@
+//! Warpgroup multiply-accumulate (`tests/in/wgmma.rs`): the tile and the GEMM against the
+//! host's product on the simulator and on an sm_90 GPU (skipped, saying why, without one), and
+//! the CUDA C they become (the `sm_90a` marker, the swizzled tiles, the fences).
+
+use crate::kernels::wgmma::*;
+use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
+use cuphase::prelude::*;
+
+/// `wgmma_tile` on `dev`: one 64x16 by (16x16)^T product, with the host's.
+fn tile_on(dev: &Device) -> Result<Gemm, Error> {
+    let (a, bt) = (
+        through_bf16(&randoms(64 * 16, 40)),
+        through_bf16(&randoms(16 * 16, 41)),
+    );
+    let (ah, bh) = (to_bf16(&a), to_bf16(&bt));
+    let ab = dev.upload(ah.as_chunks::<8>().0)?;
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut out = dev.upload(&vec![f32::NAN; 64 * 16])?;
+    wgmma_tile.launch(dev, Launch::new(1, 128), &mut out, &ab, &bb)?;
+    let b: Vec<f32> = (0..16 * 16).map(|i| bt[(i % 16) * 16 + i / 16]).collect();
+    let (want, mag) = host(&a, &b, &[0.0; 64 * 16], 64, 16, 16);
+    Ok((out.to_vec()?, want, mag))
+}
+
+/// `gemm_bf16_wgmma` of `m x k` by the transpose of `n x k` on `dev`, with the host's product.
+fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
+    let (a, bt) = (
+        through_bf16(&randoms(m * k, 42)),
+        through_bf16(&randoms(n * k, 43)),
+    );
+    let (ah, bh) = (to_bf16(&a), to_bf16(&bt));
+    let ab = dev.upload(ah.as_chunks::<8>().0)?;
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 256) as u32, (m / 128) as u32, 1),
+        Dim3::new(32, 4, 2),
+    );
+    gemm_bf16_wgmma.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let b: Vec<f32> = (0..k * n).map(|i| bt[(i % n) * k + i / n]).collect();
+    let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
+#[test]
+fn a_warpgroup_multiply_is_the_tiles_product() {
+    let dev = Device::cpu().unwrap();
+    let (got, want, mag) = tile_on(&dev).unwrap();
+    assert_close("wgmma_tile", &got, &want, &mag, 4.0);
+}
+
+/// Six 64-deep steps (the four stages wrap), one and two (the prologue alone); two block
+/// rows.
+#[test]
+fn a_wgmma_gemm_with_four_stages_is_the_product() {
+    let dev = Device::cpu().unwrap();
+    for (m, n, k) in [(128, 256, 384), (128, 256, 64), (256, 256, 128)] {
+        let (got, want, mag) = gemm_on(&dev, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_bf16_wgmma {m}x{n}x{k}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 16) as f64,
+        );
+    }
+}
+
+/// The CUDA C: marked for `sm_90a`, the tiles aligned to and indexed through the 128-byte
+/// swizzle, one `wgmma.fence` before the four multiplies of a step, the async-proxy fence
+/// before each barrier.
+#[test]
+fn the_cuda_c_swizzles_the_tiles_and_fences_the_multiplies() {
+    let src = gemm_bf16_wgmma.cuda_source();
+    assert!(
+        src.contains(cuphase_contract_marker()),
+        "no sm_90a marker:\n{src}"
+    );
+    assert!(src.contains("extern __shared__ __align__(1024)"), "{src}");
+    assert!(
+        src.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"),
+        "{src}"
+    );
+    assert!(src.contains("&a_tile[cuphase::swizzle128("), "{src}");
+    assert_eq!(src.matches("cuphase::wgmma_fence();").count(), 1, "{src}");
+    let barriers = src.matches("__syncthreads();").count();
+    assert!(barriers >= 1);
+    assert_eq!(
+        src.matches("cuphase::fence_proxy_async();\n").count(),
+        barriers,
+        "{src}"
+    );
+    // A kernel without warpgroup multiplies has none of it.
+    let plain = crate::kernels::large_shared::gemm_bf16_wide.cuda_source();
+    assert!(!plain.contains("swizzle128") && !plain.contains(cuphase_contract_marker()));
+}
+
+/// The marker line the runtime compiles for `sm_90a` by (the contract's `ARCH_SPECIFIC`).
+fn cuphase_contract_marker() -> &'static str {
+    "// cuphase: architecture-specific (sm_90a): wgmma"
+}
+
+/// Tier 3: on an sm_90 GPU (compiled for `sm_90a`), against the host; elsewhere the launch
+/// is refused with a clear error.
+#[test]
+fn on_the_gpu_the_warpgroup_multiplies_are_the_product() {
+    let gpu = match Device::cuda(0) {
+        Ok(d) => d,
+        Err(e) => {
+            skip!("on_the_gpu_the_warpgroup_multiplies_are_the_product: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let tile = tile_on(&gpu);
+    if let Err(Error::InvalidLaunch { reason, .. }) = &tile {
+        assert!(reason.contains("sm_90"), "{reason}");
+        skip!("on_the_gpu_the_warpgroup_multiplies_are_the_product: skipped: not an sm_90 GPU ({reason})");
+        return;
+    }
+    let (got, want, mag) = tile.unwrap();
+    assert_close("wgmma_tile on the GPU", &got, &want, &mag, 4.0);
+    for (m, n, k) in [(128, 256, 384), (256, 512, 1024), (128, 256, 64)] {
+        let (got, want, mag) = gemm_on(&gpu, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_bf16_wgmma {m}x{n}x{k} on the GPU"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 16) as f64,
+        );
+    }
+    println!(
+        "wgmma: the tile and the GEMM agree with the host on {}",
+        gpu.name()
+    );
+}
