@@ -134,3 +134,50 @@ fn on_the_gpu_the_warpgroup_multiplies_are_the_product() {
         gpu.name()
     );
 }
+
+/// Tier 2: NVRTC compiles both kernels for `sm_90a` with no warnings, and the runtime refuses
+/// them for another architecture with an error that says why.
+#[test]
+fn the_wgmma_kernels_compile_for_sm90a_only() {
+    use cuphase::cuda::{compile_cuda, nvrtc_available, Arch};
+    if !nvrtc_available() {
+        if std::env::var("CUPHASE_REQUIRE_NVRTC").is_ok_and(|v| v == "1") {
+            panic!("CUPHASE_REQUIRE_NVRTC=1 but NVRTC cannot be loaded");
+        }
+        skip!("the_wgmma_kernels_compile_for_sm90a_only: skipped: NVRTC is not available (install nvidia-cuda-nvrtc and put its lib directory on LD_LIBRARY_PATH)");
+        return;
+    }
+    for (name, source) in [
+        (gemm_bf16_wgmma.name(), gemm_bf16_wgmma.cuda_source()),
+        (wgmma_tile.name(), wgmma_tile.cuda_source()),
+    ] {
+        let hopper = Arch { major: 9, minor: 0 };
+        let module = compile_cuda(source, "tests/in/wgmma.rs", name, hopper, false)
+            .unwrap_or_else(|e| panic!("{name} for sm_90a: {e}"));
+        assert!(!module.is_ptx && module.image.len() > 64, "{name}");
+        assert!(
+            module.options.iter().any(|o| o == "--gpu-architecture=sm_90a"),
+            "{name}: {:?}",
+            module.options
+        );
+        // The checked variant (debug builds) exits a thread where a check fails, and ptxas
+        // serializes multiplies that such an exit may separate (warning C7520): slower, not
+        // wrong. The unchecked variant (release builds) has no such exits and no warning.
+        let serialized = module
+            .log
+            .lines()
+            .all(|l| l.contains("(C7520)") && l.contains("serialized"));
+        assert!(
+            module.log.is_empty() || (cfg!(debug_assertions) && serialized),
+            "{name}: NVRTC warned:\n{}",
+            module.log
+        );
+        let ampere = Arch { major: 8, minor: 0 };
+        match compile_cuda(source, "tests/in/wgmma.rs", name, ampere, false) {
+            Err(Error::InvalidLaunch { reason, .. }) => {
+                assert!(reason.contains("only sm_90"), "{name}: {reason}");
+            }
+            other => panic!("{name} for sm_80: {:?}", other.map(|m| m.options)),
+        }
+    }
+}

@@ -63,8 +63,10 @@ impl WgmmaShape {
                 _ => return None,
             };
             (n, input)
-        } else {
+        } else if elem == "f32" {
             (rest.strip_suffix("k8_tf32")?, WgmmaInput::Tf32)
+        } else {
+            return None;
         };
         if n.starts_with('0') {
             return None;
@@ -198,6 +200,7 @@ mod tests {
             assert!(WgmmaShape::from_function(bad, "bf16").is_none(), "{bad}");
         }
         assert!(WgmmaShape::from_function("wgmma_m64n64k16", "f32").is_none());
+        assert!(WgmmaShape::from_function("wgmma_m64n64k8_tf32", "bf16").is_none());
         assert!(WgmmaShape::is_function("wgmma_m64n256k16"));
     }
 

@@ -39,6 +39,8 @@ mod struct_tests;
 mod tests;
 #[cfg(test)]
 mod warp_tests;
+#[cfg(test)]
+mod wgmma_tests;
 
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;

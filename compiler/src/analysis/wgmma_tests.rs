@@ -1,0 +1,164 @@
+//! Warpgroup multiplies (`wgmma_*`): a verdict table of kernels, each accepted or rejected with
+//! the words its error must contain, and what `sync = "auto"` places. A multiply's tiles are
+//! read from its issue to its thread's `wgmma_wait` that covers its group, and its accumulator
+//! is written until then.
+
+use crate::compile_str;
+
+/// Compiles `body` in a kernel of 256 threads (two warpgroups) with two tiles of four stages
+/// of 512 chunks (`a_tile[s * 512 + ..]`) and a 64x64 accumulator `acc`: `Ok(cuda)` or the
+/// error messages joined.
+fn verdict(attr: &str, body: &str) -> Result<String, String> {
+    let src = format!(
+        "fn k(out: &mut [f32], x: &[[bf16; 8]], n: u32) {{\n    let a_tile = shared::<[[bf16; 8]; 2048]>();\n    let b_tile = shared::<[[bf16; 8]; 2048]>();\n    let t = thread_idx().x as usize;\n    let g = thread_idx().y as usize;\n    let n = n as usize;\n    let mut acc = [0.0f32; 32];\n{body}\n    out[g * 128 + t] = acc[0];\n}}"
+    );
+    let attr = if attr.is_empty() {
+        "block = (128, 2, 1)".to_string()
+    } else {
+        format!("block = (128, 2, 1), {attr}")
+    };
+    compile_str(&attr, &src, "k.rs")
+        .map(|c| c.cuda)
+        .map_err(|d| {
+            d.iter()
+                .map(|d| d.full_message())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+}
+
+/// Fills stage `s` of both tiles (each thread 2 chunks of each).
+fn fill(s: &str) -> String {
+    format!("for i in 0..2 {{ cp_async(&mut a_tile[{s} * 512 + i * 256 + g * 128 + t], &x[i * 256 + g * 128 + t]); cp_async(&mut b_tile[{s} * 512 + i * 256 + g * 128 + t], &x[i * 256 + g * 128 + t]); }}")
+}
+
+/// The four-stage pipeline of `gemm_bf16_wgmma`: stages filled two ahead, each step's
+/// multiplies waited for at the end of the next step (`wgmma_wait(wait)`).
+fn pipeline(wait: u32) -> String {
+    let (f0, f1, f2) = (fill("0"), fill("1"), fill("((step + 2) % 4)"));
+    format!(
+        "{f0} cp_async_commit(); {f1} cp_async_commit();
+        for step in 0..n {{
+            cp_async_wait(1);
+            sync_block_threads();
+            if step + 2 < n {{ {f2} }}
+            cp_async_commit();
+            let s = step % 4;
+            for kk in 0..4 {{ wgmma_m64n64k16(&mut acc, &a_tile[s * 512 + kk * 2], &b_tile[s * 512 + kk * 2]); }}
+            wgmma_commit();
+            wgmma_wait({wait});
+        }}
+        wgmma_wait(0);"
+    )
+}
+
+/// One stage, filled, published and multiplied once.
+fn once() -> String {
+    format!(
+        "{} cp_async_commit(); cp_async_wait(0); sync_block_threads(); wgmma_m64n64k16(&mut acc, &a_tile[0], &b_tile[0]); wgmma_commit();",
+        fill("0")
+    )
+}
+
+#[test]
+fn accepted() {
+    for (what, body) in [
+        ("one multiply, waited", format!("{} wgmma_wait(0);", once())),
+        ("the four-stage pipeline, one group in flight", pipeline(1)),
+        ("the pipeline with every group waited for", pipeline(0)),
+        (
+            "a second multiply into the accumulator in flight",
+            format!("{} wgmma_m64n64k16(&mut acc, &a_tile[2], &b_tile[2]); wgmma_commit(); wgmma_wait(0);", once()),
+        ),
+        (
+            "a refill after the wait and a barrier",
+            format!("{} wgmma_wait(0); sync_block_threads(); {} cp_async_commit(); cp_async_wait(0);", once(), fill("0")),
+        ),
+    ] {
+        if let Err(e) = verdict("", &body) {
+            panic!("{what}: rejected:\n{e}\n{body}");
+        }
+    }
+}
+
+#[test]
+fn rejected() {
+    for (what, body, words) in [
+        (
+            "the pipeline leaves two groups in flight: a refill of a stage being read",
+            pipeline(2),
+            "has finished before this write",
+        ),
+        (
+            "the accumulator read before the wait",
+            format!("{} out[0] = acc[1]; wgmma_wait(0);", once()),
+            "`acc` is used while a `wgmma` may still be writing it",
+        ),
+        (
+            "the accumulator zeroed while in flight",
+            format!("{} acc[3] = 0.0; wgmma_wait(0);", once()),
+            "`acc` is used while a `wgmma` may still be writing it",
+        ),
+        (
+            "a wait that leaves the multiply in flight",
+            format!("{} wgmma_wait(1); out[0] = acc[1];", once()),
+            "`acc` is used while a `wgmma` may still be writing it",
+        ),
+        (
+            "the tiles read before the other threads' copies are published",
+            format!("{} cp_async_commit(); cp_async_wait(0); wgmma_m64n64k16(&mut acc, &a_tile[0], &b_tile[0]); wgmma_commit(); wgmma_wait(0);", fill("0")),
+            "a_tile",
+        ),
+        (
+            "the tiles read before the copies land",
+            format!("{} cp_async_commit(); sync_block_threads(); wgmma_m64n64k16(&mut acc, &a_tile[0], &b_tile[0]); wgmma_commit(); wgmma_wait(0);", fill("0")),
+            "asynchronous copy",
+        ),
+        (
+            "a refill while the multiply is in flight, past a barrier",
+            format!("{} sync_block_threads(); {} cp_async_commit(); wgmma_wait(0); cp_async_wait(0);", once(), fill("0")),
+            "`wgmma` reading shared array `a_tile`",
+        ),
+        (
+            "a multiply under a condition on the thread",
+            format!("{} if t < 64 {{ wgmma_wait(0); }}", once()),
+            "not reached by every thread of the block together",
+        ),
+    ] {
+        match verdict("", &body) {
+            Ok(cuda) => panic!("{what}: accepted:\n{body}\n{cuda}"),
+            Err(e) => assert!(e.contains(words), "{what}: the error lacks {words:?}:\n{e}"),
+        }
+    }
+}
+
+#[test]
+fn the_block_must_be_whole_warpgroups() {
+    let body = format!("{} wgmma_wait(0);", once());
+    let src = format!(
+        "fn k(out: &mut [f32], x: &[[bf16; 8]]) {{\n    let a_tile = shared::<[[bf16; 8]; 2048]>();\n    let b_tile = shared::<[[bf16; 8]; 2048]>();\n    let t = thread_idx().x as usize;\n    let g = 0usize;\n    let mut acc = [0.0f32; 32];\n{body}\n    out[t] = acc[0];\n}}"
+    );
+    for attr in ["block = 192", "block = (32, 2, 1)", ""] {
+        let err = compile_str(attr, &src, "k.rs").err().map(|d| d[0].full_message());
+        let err = err.unwrap_or_else(|| panic!("{attr:?}: accepted"));
+        assert!(err.contains("needs blocks of whole warpgroups"), "{attr:?}: {err}");
+    }
+    assert!(compile_str("block = 256", &src, "k.rs").is_ok());
+}
+
+/// `sync = "auto"` places the wait and the barrier a refill of a tile being read needs (at the
+/// refill's first copy, inside its unrolled loop: once an iteration, where one before the loop
+/// would do).
+#[test]
+fn auto_places_the_wait_before_a_refill() {
+    let body = format!(
+        "{} {} cp_async_commit(); cp_async_wait(0); sync_block_threads(); wgmma_m64n64k16(&mut acc, &a_tile[0], &b_tile[0]); wgmma_commit(); wgmma_wait(0);",
+        once(),
+        fill("0")
+    );
+    let cuda = verdict("sync = \"auto\"", &body).unwrap_or_else(|e| panic!("{e}"));
+    let wait = cuda.find("cuphase::wgmma_wait<0>();").expect(&cuda);
+    let refill = cuda.match_indices("cuphase::cp_async<16>(&a_tile").nth(1).expect(&cuda).0;
+    assert!(wait < refill, "{cuda}");
+    assert!(cuda[wait..refill].contains("__syncthreads();"), "{cuda}");
+}
