@@ -156,7 +156,10 @@ fn the_wgmma_kernels_compile_for_sm90a_only() {
             .unwrap_or_else(|e| panic!("{name} for sm_90a: {e}"));
         assert!(!module.is_ptx && module.image.len() > 64, "{name}");
         assert!(
-            module.options.iter().any(|o| o == "--gpu-architecture=sm_90a"),
+            module
+                .options
+                .iter()
+                .any(|o| o == "--gpu-architecture=sm_90a"),
             "{name}: {:?}",
             module.options
         );

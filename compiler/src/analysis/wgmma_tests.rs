@@ -139,9 +139,14 @@ fn the_block_must_be_whole_warpgroups() {
         "fn k(out: &mut [f32], x: &[[bf16; 8]]) {{\n    let a_tile = shared::<[[bf16; 8]; 2048]>();\n    let b_tile = shared::<[[bf16; 8]; 2048]>();\n    let t = thread_idx().x as usize;\n    let g = 0usize;\n    let mut acc = [0.0f32; 32];\n{body}\n    out[t] = acc[0];\n}}"
     );
     for attr in ["block = 192", "block = (32, 2, 1)", ""] {
-        let err = compile_str(attr, &src, "k.rs").err().map(|d| d[0].full_message());
+        let err = compile_str(attr, &src, "k.rs")
+            .err()
+            .map(|d| d[0].full_message());
         let err = err.unwrap_or_else(|| panic!("{attr:?}: accepted"));
-        assert!(err.contains("needs blocks of whole warpgroups"), "{attr:?}: {err}");
+        assert!(
+            err.contains("needs blocks of whole warpgroups"),
+            "{attr:?}: {err}"
+        );
     }
     assert!(compile_str("block = 256", &src, "k.rs").is_ok());
 }
@@ -158,7 +163,11 @@ fn auto_places_the_wait_before_a_refill() {
     );
     let cuda = verdict("sync = \"auto\"", &body).unwrap_or_else(|e| panic!("{e}"));
     let wait = cuda.find("cuphase::wgmma_wait<0>();").expect(&cuda);
-    let refill = cuda.match_indices("cuphase::cp_async<16>(&a_tile").nth(1).expect(&cuda).0;
+    let refill = cuda
+        .match_indices("cuphase::cp_async_cg(&a_tile")
+        .nth(1)
+        .expect(&cuda)
+        .0;
     assert!(wait < refill, "{cuda}");
     assert!(cuda[wait..refill].contains("__syncthreads();"), "{cuda}");
 }

@@ -51,6 +51,12 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N>
 __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// A 16-byte copy into a tile, through L2 only (the L1 left to shared memory).
+__device__ __forceinline__ void cp_async_cg(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
+}
 }  // namespace cuphase
 namespace cuphase {
 __device__ __forceinline__ void wgmma_m64n256k16_bf16(float* d, unsigned long long a, unsigned long long b) {
@@ -361,7 +367,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
                 const unsigned long long index = p * 1024ull + i * 256ull + me;
                 const unsigned long long index_1 = (row0 + i * 32ull + r8) * kc + p * 8ull + c8;
 #line 40 "tests/in/wgmma.rs"
-                cuphase::cp_async<16>(&a_tile[cuphase::swizzle128(index)], &a[index_1]);
+                cuphase::cp_async_cg(&a_tile[cuphase::swizzle128(index)], &a[index_1]);
             }
             #pragma unroll
 #line 45 "tests/in/wgmma.rs"
@@ -370,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
                 const unsigned long long index_2 = p * 2048ull + i_1 * 256ull + me;
                 const unsigned long long index_3 = (col0 + i_1 * 32ull + r8) * kc + p * 8ull + c8;
 #line 46 "tests/in/wgmma.rs"
-                cuphase::cp_async<16>(&b_tile[cuphase::swizzle128(index_2)], &bt[index_3]);
+                cuphase::cp_async_cg(&b_tile[cuphase::swizzle128(index_2)], &bt[index_3]);
             }
         }
 #line 52 "tests/in/wgmma.rs"
@@ -391,7 +397,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
                 const unsigned long long index_4 = s * 1024ull + i_2 * 256ull + me;
                 const unsigned long long index_5 = (row0 + i_2 * 32ull + r8) * kc + kt + c8;
 #line 61 "tests/in/wgmma.rs"
-                cuphase::cp_async<16>(&a_tile[cuphase::swizzle128(index_4)], &a[index_5]);
+                cuphase::cp_async_cg(&a_tile[cuphase::swizzle128(index_4)], &a[index_5]);
             }
             #pragma unroll
 #line 66 "tests/in/wgmma.rs"
@@ -400,7 +406,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
                 const unsigned long long index_6 = s * 2048ull + i_3 * 256ull + me;
                 const unsigned long long index_7 = (col0 + i_3 * 32ull + r8) * kc + kt + c8;
 #line 67 "tests/in/wgmma.rs"
-                cuphase::cp_async<16>(&b_tile[cuphase::swizzle128(index_6)], &bt[index_7]);
+                cuphase::cp_async_cg(&b_tile[cuphase::swizzle128(index_6)], &bt[index_7]);
             }
         }
 #line 73 "tests/in/wgmma.rs"
@@ -477,6 +483,12 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N>
 __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// A 16-byte copy into a tile, through L2 only (the L1 left to shared memory).
+__device__ __forceinline__ void cp_async_cg(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
+}
 }  // namespace cuphase
 namespace cuphase {
 __device__ __forceinline__ void wgmma_m64n16k16_bf16(float* d, unsigned long long a, unsigned long long b) {

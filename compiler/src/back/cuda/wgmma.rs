@@ -8,7 +8,8 @@
 //! since the last fence, and a loop whose body is only such statements is fenced once before
 //! it. Shared memory the generic proxy wrote (stores, `cp.async`) is ordered before the
 //! multiplies' reads by `fence.proxy.async` before every barrier of the kernel: the race proof
-//! already puts a barrier between each write of a tile and a multiply that reads it.
+//! already puts a barrier between each write of a tile and a multiply that reads it. The
+//! 16-byte copies into a tile go through L2 only (`cp.async.cg`, see `async_copy`).
 
 use super::writer::Writer;
 use super::FaultKind;
@@ -150,5 +151,11 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N>
 __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory"); }
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// A 16-byte copy into a tile, through L2 only (the L1 left to shared memory).
+__device__ __forceinline__ void cp_async_cg(void* dst, const void* src) {
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(dst);
+    const unsigned long long s = (unsigned long long)__cvta_generic_to_global(src);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(d), "l"(s) : "memory");
+}
 }  // namespace cuphase
 "#;
