@@ -11,6 +11,10 @@ compiled by the GPU machine's NVRTC through CuPy and timed against, in the same 
 bf16 inputs, f32 accumulation; cuphase's and the Triton kernel's output f32, torch's bf16.
 CUDA events around batches of launches, warm-up, median of many, random inputs checked against
 torch's attention in f32 first (4 heads), output poisoned. FLOPs counted as 4 * heads * seq^2 * 64.
+`attention_wgmma` (tests/in/wgmma.rs: the same on Hopper's warpgroup multiplies, 128 queries a
+block of two warpgroups) is timed beside it when `benches/ab/attention_wgmma.cubin` is there:
+it needs the `sm_90a` target, which CuPy's NVRTC call does not take, so
+`python3 benches/wgmma_gemm.py build` compiles it here (carry `benches/ab`).
 Run there: `python3 benches/attention.py [--seqs 1024,4096] [--ab FILE]`."""
 
 import os
@@ -112,8 +116,16 @@ def main(seqs):
     ] if AB_FILE else [])
     # cuphase's options for a `fast_math` kernel.
     kernels = [(name, cp.RawModule(code=kernel_source(name),
-                                   options=("--std=c++17", "--use_fast_math")).get_function(name))
+                                   options=("--std=c++17", "--use_fast_math")).get_function(name),
+                (32, 4, 1), 0)
                for name in names]
+    wgmma = os.path.join(HERE, "ab", "attention_wgmma.cubin")
+    if os.path.exists(wgmma):
+        f = cp.RawModule(path=wgmma).get_function("attention_wgmma")
+        # Its shared arrays (96 KiB) are carved from dynamic shared memory.
+        shared = 96 * 1024
+        f.max_dynamic_shared_size_bytes = shared
+        kernels.append(("attention_wgmma", f, (32, 4, 2), shared))
     tri = triton_attention()
     print("| fused attention forward, d = 64, 128 heads | kernel | time | TFLOP/s | of torch SDPA |")
     print("|---|---|---|---|---|")
@@ -134,14 +146,14 @@ def main(seqs):
         ms_ref = time_ms(sdpa)
         tf_ref = flops / ms_ref / 1e9
         print(f"| {seq} | torch SDPA | {ms_ref:.3f} ms | {tf_ref:.1f} | 1 |", flush=True)
-        for name, f in kernels:
+        for name, f, block, shared in kernels:
             o = torch.full((HEADS, seq, D), float("nan"), device="cuda", dtype=torch.float32)
             cq, ck, cv, co = (cp.from_dlpack(t) for t in
                               (q.view(torch.int16), k.view(torch.int16), v.view(torch.int16), o))
             n = HEADS * seq * D
             args = (co, cp.uint64(n), cq, cp.uint64(n // 8), ck, cp.uint64(n // 8), cv,
                     cp.uint64(n // 8), cp.uint32(seq))
-            run = lambda: f((seq // 128, HEADS), (32, 4, 1), args)
+            run = lambda: f((seq // 128, HEADS), block, args, shared_mem=shared)
             run()
             torch.cuda.synchronize()
             err = (o[:4] - ref).abs().max().item()

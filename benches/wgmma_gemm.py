@@ -11,7 +11,8 @@ Both CUDA C kernels need the `sm_90a` target (cuphase's runtime picks it for ker
 `wgmma`), which CuPy's NVRTC call does not take: `build` compiles them here with NVRTC into
 `benches/ab/<kernel>.cubin` (ignored by git; NVRTC 13.0, as on the GPU machine), which the
 run loads (carry them). Here: `LD_LIBRARY_PATH=<nvrtc lib dir> python3 benches/wgmma_gemm.py build`; there:
-`python3 benches/wgmma_gemm.py [--sizes 4096,8192]`."""
+`python3 benches/wgmma_gemm.py [--sizes 4096,8192] [--no-tf32 | --tf32-only]`; then the TF32
+GEMM (`gemm_tf32_wgmma`) the same way against cuBLAS TF32 and Triton in TF32."""
 
 import ctypes
 import os
@@ -202,6 +203,11 @@ def variants():
     return out
 
 
+# Other kernels of tests/in/wgmma.rs that `build` compiles for the other benchmarks, with
+# their NVRTC options beyond the target (`fast_math` ones get cuphase's `--use_fast_math`).
+OTHERS = {"attention_wgmma": ["--use_fast_math"], "gemm_tf32_wgmma": []}
+
+
 def cubin(name):
     return os.path.join(HERE, "ab", f"{name}.cubin")
 
@@ -209,11 +215,13 @@ def cubin(name):
 def build():
     """Compiles each kernel of `variants()` into benches/ab/`name`.cubin."""
     lib = ctypes.CDLL("libnvrtc.so.13")
-    for name, source in variants():
+    others = [(name, generated_source(name), opts) for name, opts in OTHERS.items()]
+    for name, source, extra in [(n, s, []) for n, s in variants()] + others:
         prog = ctypes.c_void_p()
         assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
                                       None) == 0
         opts = [b"--gpu-architecture=sm_90a", b"--std=c++17", b"-lineinfo"]
+        opts += [o.encode() for o in extra]
         rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
         size = ctypes.c_size_t()
         lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
@@ -312,10 +320,69 @@ def main(sizes):
                 row(f"Triton tl.dot {best[1]} (b = btᵀ copied)", best[0])
 
 
+def main_tf32(sizes):
+    """`gemm_tf32_wgmma` (`c = a btᵀ`, f32 in, TF32 multiplies) against cuBLAS TF32 on the same
+    layout (`a @ bt.T` with TF32 allowed) and Triton's `tl.dot` (TF32 by default) on `b = btᵀ`
+    copied."""
+    import cupy as cp
+    import torch
+    sys.path.insert(0, HERE)
+    from mma_gemm import triton_gemm
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    f = cp.RawModule(path=cubin("gemm_tf32_wgmma")).get_function("gemm_tf32_wgmma")
+    f.max_dynamic_shared_size_bytes = SHARED
+    tri = triton_gemm()
+    print("| TF32 GEMM c = a btᵀ, f32 accumulate | kernel | time | cuBLAS TF32 (torch a @ bt.T) | ratio |")
+    print("|---|---|---|---|---|")
+    for n in sizes:
+        m = k = n
+        g = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.randn(m, k, device="cuda", generator=g)
+        bt = torch.randn(n, k, device="cuda", generator=g)
+        ref = (a.double() @ bt.double().T).float()
+        ms_ref = time_ms(torch, lambda: a @ bt.T)
+        tf_ref = 2 * m * n * k / ms_ref / 1e9
+        row = lambda what, ms: print(
+            f"| {n}^3 | {what} | {ms:.3f} ms, {2 * m * n * k / ms / 1e9:.1f} TFLOP/s | "
+            f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {ms_ref / ms:.2f} |", flush=True)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+        ca, cb, cc = (cp.from_dlpack(t) for t in (a, bt, c))
+        args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 4), cb, cp.uint64(n * k // 4),
+                cp.uint32(n), cp.uint32(k))
+        run = lambda: f((n // 256, m // 128), (32, 4, 2), args, shared_mem=SHARED)
+        run()
+        torch.cuda.synchronize()
+        err = ((c - ref).abs().max() / ref.abs().max()).item()
+        # TF32 keeps 10 mantissa bits: the inputs' truncation dominates.
+        assert err < 4e-3, f"gemm_tf32_wgmma n={n}: max relative error {err}"
+        row("gemm_tf32_wgmma", time_ms(torch, run))
+        if tri is not None:
+            b_kn = bt.T.contiguous()
+            best = None
+            for cfg in ((128, 128, 32, 4, 3), (128, 128, 32, 8, 3), (128, 256, 32, 8, 3)):
+                c2 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+                try:
+                    tri(a, b_kn, c2, cfg)
+                    torch.cuda.synchronize()
+                except Exception as e:  # a configuration this GPU cannot run
+                    print(f"triton tf32 {cfg}: {e}", file=sys.stderr)
+                    continue
+                ms = time_ms(torch, lambda: tri(a, b_kn, c2, cfg))
+                if best is None or ms < best[0]:
+                    best = (ms, cfg)
+            if best is not None:
+                row(f"Triton tl.dot {best[1]}, TF32 (b = btᵀ copied)", best[0])
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["build"]:
         build()
         sys.exit(0)
     sizes = args[args.index("--sizes") + 1] if "--sizes" in args else "2048,4096,8192"
-    main(tuple(int(s) for s in sizes.split(",")))
+    sizes = tuple(int(s) for s in sizes.split(","))
+    if "--tf32-only" not in args:
+        main(sizes)
+    if "--no-tf32" not in args:
+        main_tf32(sizes)

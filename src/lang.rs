@@ -413,6 +413,91 @@ pub fn cp_async_wait(n: u32) {
     unreachable!("{TRANSLATED}")
 }
 
+/// Hopper's warpgroup matrix multiply-accumulate (PTX's `wgmma.mma_async`, sm_90 only): `acc
+/// += A * Bᵀ` for a 64x16 tile `A` and an Nx16 tile `B` of `bf16` (or `f16`) in shared memory,
+/// into the warpgroup's 64xN `f32` accumulator. One function per `N`, a multiple of 8 from 8
+/// to 256 (`wgmma_m64n8k16` .. `wgmma_m64n256k16`); `wgmma_m64n{N}k8_tf32` multiplies 64x8 by
+/// Nx8 tiles of `f32` read as TF32 (their low 13 mantissa bits ignored).
+///
+/// A warpgroup is four consecutive warps (128 threads); each thread holds `N / 2` accumulator
+/// values: value `4 j + e` of thread `t` of its warpgroup (warp `w = t / 32`, lane `l = t %
+/// 32`) is row `16 w + l / 4 + 8 (e / 2)`, column `8 j + 2 (l % 4) + e % 2`. Both tiles are
+/// read from shared arrays of 16-byte rows (`shared::<[[bf16; 8]; R]>()`, `R` a multiple of
+/// 64), holding matrices 64 elements (8 rows of the array) a row: row `m` of the `A` tile is
+/// rows `ra + 8 m` and `ra + 8 m + 1` of `a_tile`, row `n` of `B` rows `rb + 8 n` and `rb + 8 n
+/// + 1` of `b_tile`; `ra % 64` and `rb % 64` must be 0, 2, 4 or 6 (a fault otherwise). cuphase
+/// lays those arrays out in the 128-byte swizzle the hardware reads; indices stay plain.
+///
+/// The multiply is asynchronous: it reads the tiles and writes `acc` until the thread's
+/// [`wgmma_wait`] that covers its group ([`wgmma_commit`]). Touching `acc` before then, or
+/// writing a tile another warpgroup's multiply may still read, is a compile error; so is a
+/// multiply where the block does not go as one, or in a kernel without a fixed block shape of
+/// whole warpgroups (`#[kernel(block = (..))]`, a multiple of 128 threads).
+///
+/// ```
+/// use cuphase::half::bf16;
+/// use cuphase::prelude::*;
+///
+/// #[kernel(block = 128)]
+/// fn ones_times_rows(out: &mut [f32]) {
+///     let a_tile = shared::<[[bf16; 8]; 512]>();
+///     let b_tile = shared::<[[bf16; 8]; 64]>();
+///     let t = thread_idx().x as usize;
+///     // `A` is ones; row `n` of `B` holds `n` (its 16 values are chunks `8 n`, `8 n + 1`).
+///     for i in 0..4 {
+///         for e in 0..8 {
+///             a_tile[i * 128 + t][e] = bf16::ONE;
+///         }
+///     }
+///     if t < 64 {
+///         for e in 0..8 {
+///             b_tile[t][e] = bf16::from_f32((t / 8) as f32);
+///         }
+///     }
+///     sync_block_threads();
+///     let mut acc = [0.0f32; 4];
+///     wgmma_m64n8k16(&mut acc, &a_tile[0], &b_tile[0]);
+///     wgmma_commit();
+///     wgmma_wait(0);
+///     for e in 0..4 {
+///         out[t * 4 + e] = acc[e];
+///     }
+/// }
+///
+/// let dev = Device::cpu()?;
+/// let mut out = dev.zeros::<f32>(512)?;
+/// ones_times_rows.launch(&dev, Launch::new(1, 128), &mut out)?;
+/// let got = out.to_vec()?;
+/// for t in 0..128 {
+///     for e in 0..4 {
+///         assert_eq!(got[t * 4 + e], (16 * (2 * (t % 4) + e % 2)) as f32);
+///     }
+/// }
+/// # Ok::<(), cuphase::Error>(())
+/// ```
+pub fn wgmma_m64n128k16<T: Copy, const R: usize>(
+    acc: &mut [f32; 64],
+    a_tile: &[T; R],
+    b_tile: &[T; R],
+) {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Closes the thread's current group of warpgroup multiplies ([`wgmma_m64n128k16`]): those
+/// issued since its last commit become one group, which [`wgmma_wait`] counts.
+pub fn wgmma_commit() {
+    unreachable!("{TRANSLATED}")
+}
+
+/// Waits until at most the `n` latest groups of warpgroup multiplies the thread committed may
+/// still be in flight (PTX's `wgmma.wait_group`): the multiplies of every earlier group have
+/// read their tiles and written their accumulators. `n` is an integer literal or a constant
+/// (0 to 7). A tile another warpgroup read is free to refill once that warpgroup has waited
+/// and a barrier follows.
+pub fn wgmma_wait(n: u32) {
+    unreachable!("{TRANSLATED}")
+}
+
 /// The strided loop of alpaka's style: `for i in threads_in_block(a..b)` gives thread `t` the
 /// values `a + t`, `a + t + block_dim().x`, ... (also `.step_by(s)` and `a..=b`).
 pub fn threads_in_block(range: std::ops::Range<u32>) -> std::ops::Range<u32> {

@@ -33,10 +33,12 @@ pub mod collective {
     pub use cuphase_runtime::collective::{Group, GroupId, Reduce, ReduceOp};
 }
 
-/// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`.
+/// Options of the CPU simulator: `Device::cpu_with(SimOptions { .. })`; and the TF32 roundings
+/// of the tensor-core multiplies (`tf32`: `mma_m16n8k8_tf32`, `tf32_truncated`: `wgmma_*_tf32`),
+/// for host references.
 pub mod sim {
     pub use cuphase_runtime::error::RaceSite;
-    pub use cuphase_runtime::sim::{tf32, SimOptions, ThreadOrder};
+    pub use cuphase_runtime::sim::{tf32, tf32_truncated, SimOptions, ThreadOrder};
 }
 
 /// The CUDA back end's tools that are useful on their own: compiling CUDA C with NVRTC.

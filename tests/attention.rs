@@ -2,6 +2,7 @@
 //! `f64`, on the simulator and on a GPU (skipped, saying why, without one).
 
 use crate::kernels::attention::attention_forward;
+use crate::kernels::wgmma::attention_wgmma;
 use crate::mma::{randoms, through_bf16, to_bf16};
 use cuphase::prelude::*;
 
@@ -25,10 +26,10 @@ fn host_attention(q: &[f32], k: &[f32], v: &[f32], heads: usize, seq: usize) -> 
     o
 }
 
-/// `attention_forward` on `dev` for `heads` heads of `seq` queries and keys, checked against
-/// the host. The kernel rounds the probabilities to bf16 before multiplying them by `v` (as
+/// `attention_forward` (or, with `wgmma`, `attention_wgmma`) on `dev` for `heads` heads of
+/// `seq` queries and keys, checked against the host. The kernel rounds the probabilities to bf16 before multiplying them by `v` (as
 /// FlashAttention does), so each output is within 2^-7 of the largest `|v|`, which bounds it.
-fn attention_on(dev: &Device, heads: usize, seq: usize) -> Result<(), Error> {
+fn attention_on(dev: &Device, heads: usize, seq: usize, wgmma: bool) -> Result<(), Error> {
     let n = heads * seq * 64;
     // Scores of a few units: the softmax is neither flat nor one-hot.
     let scaled = |x: Vec<f32>| x.iter().map(|v| v * 3.0).collect::<Vec<f32>>();
@@ -40,18 +41,23 @@ fn attention_on(dev: &Device, heads: usize, seq: usize) -> Result<(), Error> {
     let kb = dev.upload(kh.as_chunks::<8>().0)?;
     let vb = dev.upload(vh.as_chunks::<8>().0)?;
     let mut o = dev.upload(&vec![f32::NAN; n])?;
-    let launch = Launch::new(
-        Dim3::new((seq / 128) as u32, heads as u32, 1),
-        Dim3::new(32, 4, 1),
-    );
-    attention_forward.launch(dev, launch, &mut o, &qb, &kb, &vb, seq as u32)?;
+    let grid = Dim3::new((seq / 128) as u32, heads as u32, 1);
+    let name = if wgmma {
+        let launch = Launch::new(grid, Dim3::new(32, 4, 2));
+        attention_wgmma.launch(dev, launch, &mut o, &qb, &kb, &vb, seq as u32)?;
+        "attention_wgmma"
+    } else {
+        let launch = Launch::new(grid, Dim3::new(32, 4, 1));
+        attention_forward.launch(dev, launch, &mut o, &qb, &kb, &vb, seq as u32)?;
+        "attention_forward"
+    };
     let got = o.to_vec()?;
     let want = host_attention(&q, &k, &v, heads, seq);
     let tol = v.iter().fold(0.0f64, |m, x| m.max(f64::from(x.abs()))) / 128.0;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
         assert!(
             (f64::from(*g) - w).abs() <= tol,
-            "attention_forward {heads}x{seq} on {}: element {i}: got {g}, want {w} (tolerance {tol})",
+            "{name} {heads}x{seq} on {}: element {i}: got {g}, want {w} (tolerance {tol})",
             dev.name()
         );
     }
@@ -64,7 +70,17 @@ fn attention_on(dev: &Device, heads: usize, seq: usize) -> Result<(), Error> {
 fn fused_attention_is_the_softmax_attention() {
     let dev = Device::cpu().unwrap();
     for seq in [128, 256, 384] {
-        attention_on(&dev, 2, seq).unwrap();
+        attention_on(&dev, 2, seq, false).unwrap();
+    }
+}
+
+/// The same of `attention_wgmma`: two tiles of keys (the prologue's), four and six (the three
+/// stages and the two `p` buffers reused).
+#[test]
+fn warpgroup_attention_is_the_softmax_attention() {
+    let dev = Device::cpu().unwrap();
+    for seq in [128, 256, 384] {
+        attention_on(&dev, 2, seq, true).unwrap();
     }
 }
 
@@ -78,9 +94,15 @@ fn on_the_gpu_fused_attention_is_the_softmax_attention() {
             return;
         }
     };
-    attention_on(&gpu, 3, 640).unwrap();
+    attention_on(&gpu, 3, 640, false).unwrap();
+    match attention_on(&gpu, 3, 640, true) {
+        Err(Error::InvalidLaunch { reason, .. }) if reason.contains("only sm_90") => {
+            skip!("on_the_gpu_fused_attention_is_the_softmax_attention: attention_wgmma skipped: not an sm_90 GPU ({reason})");
+        }
+        other => other.unwrap(),
+    }
     println!(
-        "attention: attention_forward agrees with the host on {}",
+        "attention: attention_forward and attention_wgmma agree with the host on {}",
         gpu.name()
     );
 }

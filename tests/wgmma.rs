@@ -5,6 +5,7 @@
 use crate::kernels::wgmma::*;
 use crate::mma::{assert_close, host, randoms, through_bf16, to_bf16, Gemm};
 use cuphase::prelude::*;
+use cuphase::sim::tf32_truncated;
 
 /// `wgmma_tile` on `dev`: one 64x16 by (16x16)^T product, with the host's.
 fn tile_on(dev: &Device) -> Result<Gemm, Error> {
@@ -42,6 +43,26 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     Ok((c.to_vec()?, want, mag))
 }
 
+/// `gemm_tf32_wgmma` of `m x k` by the transpose of `n x k` on `dev`, with the host's product
+/// of the inputs as the multiply reads them (low 13 mantissa bits ignored).
+fn tf32_gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
+    let (a, bt) = (randoms(m * k, 44), randoms(n * k, 45));
+    let ab = dev.upload(a.as_chunks::<4>().0)?;
+    let bb = dev.upload(bt.as_chunks::<4>().0)?;
+    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let launch = Launch::new(
+        Dim3::new((n / 256) as u32, (m / 128) as u32, 1),
+        Dim3::new(32, 4, 2),
+    );
+    gemm_tf32_wgmma.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
+    let a32: Vec<f32> = a.iter().map(|x| tf32_truncated(*x)).collect();
+    let b32: Vec<f32> = (0..k * n)
+        .map(|i| tf32_truncated(bt[(i % n) * k + i / n]))
+        .collect();
+    let (want, mag) = host(&a32, &b32, &vec![0.0; m * n], m, n, k);
+    Ok((c.to_vec()?, want, mag))
+}
+
 #[test]
 fn a_warpgroup_multiply_is_the_tiles_product() {
     let dev = Device::cpu().unwrap();
@@ -62,6 +83,22 @@ fn a_wgmma_gemm_with_four_stages_is_the_product() {
             &want,
             &mag,
             4.0 * (k / 16) as f64,
+        );
+    }
+}
+
+/// Five 32-deep steps (the stages wrap) and one.
+#[test]
+fn a_tf32_wgmma_gemm_is_the_product_of_the_truncated_inputs() {
+    let dev = Device::cpu().unwrap();
+    for (m, n, k) in [(128, 256, 160), (128, 256, 32)] {
+        let (got, want, mag) = tf32_gemm_on(&dev, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_tf32_wgmma {m}x{n}x{k}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 8) as f64,
         );
     }
 }
@@ -129,8 +166,18 @@ fn on_the_gpu_the_warpgroup_multiplies_are_the_product() {
             4.0 * (k / 16) as f64,
         );
     }
+    for (m, n, k) in [(128, 256, 160), (256, 512, 1024)] {
+        let (got, want, mag) = tf32_gemm_on(&gpu, m, n, k).unwrap();
+        assert_close(
+            &format!("gemm_tf32_wgmma {m}x{n}x{k} on the GPU"),
+            &got,
+            &want,
+            &mag,
+            4.0 * (k / 8) as f64,
+        );
+    }
     println!(
-        "wgmma: the tile and the GEMM agree with the host on {}",
+        "wgmma: the tile and the GEMMs (bf16, TF32) agree with the host on {}",
         gpu.name()
     );
 }
@@ -149,10 +196,13 @@ fn the_wgmma_kernels_compile_for_sm90a_only() {
     }
     for (name, source) in [
         (gemm_bf16_wgmma.name(), gemm_bf16_wgmma.cuda_source()),
+        (gemm_tf32_wgmma.name(), gemm_tf32_wgmma.cuda_source()),
+        (attention_wgmma.name(), attention_wgmma.cuda_source()),
         (wgmma_tile.name(), wgmma_tile.cuda_source()),
     ] {
         let hopper = Arch { major: 9, minor: 0 };
-        let module = compile_cuda(source, "tests/in/wgmma.rs", name, hopper, false)
+        let fast = name == attention_wgmma.name();
+        let module = compile_cuda(source, "tests/in/wgmma.rs", name, hopper, fast)
             .unwrap_or_else(|e| panic!("{name} for sm_90a: {e}"));
         assert!(!module.is_ptx && module.image.len() > 64, "{name}");
         assert!(
@@ -176,7 +226,7 @@ fn the_wgmma_kernels_compile_for_sm90a_only() {
             module.log
         );
         let ampere = Arch { major: 8, minor: 0 };
-        match compile_cuda(source, "tests/in/wgmma.rs", name, ampere, false) {
+        match compile_cuda(source, "tests/in/wgmma.rs", name, ampere, fast) {
             Err(Error::InvalidLaunch { reason, .. }) => {
                 assert!(reason.contains("only sm_90"), "{name}: {reason}");
             }

@@ -13,6 +13,10 @@
 //! seventh of a group of 64 (`ra % 64` is 0, 2, 4 or 6: the tile starts on a row that is a
 //! multiple of 8, at `k` 0, 16, 32 or 48 of it); the writers lay such arrays out in the
 //! 128-byte swizzle the hardware reads ([`swizzle`]).
+//!
+//! `wgmma_m64n64k16_kn` takes `B` itself instead (`D[m][n] += sum_k A[m][k] * B[k][n]`, `B`
+//! "MN-major"), 16-bit inputs and `N = 64` only: row `k` of the 16x64 `B` tile, its 64 values,
+//! is the 8 chunks from `rb + 8 k`, and `rb % 64` must be 0.
 
 /// The element types a warpgroup multiply takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,6 +37,8 @@ pub struct WgmmaShape {
     pub n: u16,
     /// The inputs.
     pub input: WgmmaInput,
+    /// `B` is given as `k x n` (its rows of `N = 64` values), not as its transpose.
+    pub b_kn: bool,
 }
 
 /// Rows of the accumulator (and of the `A` tile).
@@ -55,6 +61,11 @@ impl WgmmaShape {
     /// The shape a Rust function name calls (`wgmma_m64n128k16`, `wgmma_m64n64k8_tf32`), with
     /// the element type of its tiles (`bf16`, `f16` or `f32`) choosing the input for `k16`.
     pub fn from_function(name: &str, elem: &str) -> Option<WgmmaShape> {
+        if let Some(plain) = name.strip_suffix("_kn") {
+            let s = WgmmaShape::from_function(plain, elem)?;
+            return (s.n == 64 && s.input != WgmmaInput::Tf32 && !s.b_kn)
+                .then_some(WgmmaShape { b_kn: true, ..s });
+        }
         let rest = name.strip_prefix("wgmma_m64n")?;
         let (n, input) = if let Some(n) = rest.strip_suffix("k16") {
             let input = match elem {
@@ -72,7 +83,11 @@ impl WgmmaShape {
             return None;
         }
         let n: u16 = n.parse().ok()?;
-        (n.is_multiple_of(8) && (8..=256).contains(&n)).then_some(WgmmaShape { n, input })
+        (n.is_multiple_of(8) && (8..=256).contains(&n)).then_some(WgmmaShape {
+            n,
+            input,
+            b_kn: false,
+        })
     }
 
     /// Whether `name` calls a warpgroup multiply (`wgmma_m64n..`), well formed or not (a
@@ -83,9 +98,10 @@ impl WgmmaShape {
 
     /// The Rust function.
     pub fn function(self) -> String {
-        match self.input {
-            WgmmaInput::Tf32 => format!("wgmma_m64n{}k8_tf32", self.n),
-            _ => format!("wgmma_m64n{}k16", self.n),
+        match (self.input, self.b_kn) {
+            (WgmmaInput::Tf32, _) => format!("wgmma_m64n{}k8_tf32", self.n),
+            (_, false) => format!("wgmma_m64n{}k16", self.n),
+            (_, true) => format!("wgmma_m64n{}k16_kn", self.n),
         }
     }
 
@@ -147,12 +163,33 @@ impl WgmmaShape {
         (first + ROW_CHUNKS * r + kk / per, kk % per)
     }
 
+    /// Where element `(kk, n)` of a `B` tile given `k x n` ([`Self::b_kn`]) whose first chunk
+    /// is `first` is: `(chunk, element of the chunk)`.
+    pub fn at_kn(self, first: usize, kk: usize, n: usize) -> (usize, usize) {
+        (first + ROW_CHUNKS * kk + n / 8, n % 8)
+    }
+
+    /// The chunks of the `B` tile an instruction reads, as `(rows, chunks of each)`: rows
+    /// `first + 8 r` for `r` below the first, and that many chunks from each.
+    pub fn b_region(self) -> (usize, usize) {
+        if self.b_kn {
+            (self.k(), ROW_CHUNKS)
+        } else {
+            (usize::from(self.n), Self::ROW_READ)
+        }
+    }
+
     /// Chunks of a tile row an instruction reads (two: 32 bytes of `k`).
     pub const ROW_READ: usize = 2;
 
     /// Whether an operand may start at chunk `first` (see the module).
     pub fn aligned(first: usize) -> bool {
         first % ATOM_CHUNKS < ROW_CHUNKS && first.is_multiple_of(2)
+    }
+
+    /// Whether a `B` tile given `k x n` may start at chunk `first`: on a swizzle atom.
+    pub fn aligned_kn(first: usize) -> bool {
+        first.is_multiple_of(ATOM_CHUNKS)
     }
 }
 
@@ -164,8 +201,9 @@ pub const ARCH_SPECIFIC: &str = "// cuphase: architecture-specific (sm_90a): wgm
 /// The architecture whose `a` target has `wgmma` (sm_90, Hopper).
 pub const ARCH: u32 = 90;
 
-/// The fault of a tile that does not start where [`WgmmaShape::aligned`] allows.
-pub const MISALIGNED: &str = "`wgmma`: a tile must start at a chunk whose remainder by 64 is 0, 2, 4 or 6 (a row that is a multiple of 8, at `k` 0, 16, 32 or 48)";
+/// The fault of a tile that does not start where [`WgmmaShape::aligned`] (or, for a `B` tile
+/// given `k x n`, [`WgmmaShape::aligned_kn`]) allows.
+pub const MISALIGNED: &str = "`wgmma`: a tile must start at a chunk whose remainder by 64 is 0, 2, 4 or 6 (a row that is a multiple of 8, at `k` 0, 16, 32 or 48; 0 for a `B` tile given `k x n`)";
 
 /// Where chunk `c` of an operand's shared array lives: the hardware's 128-byte swizzle, which
 /// exchanges the 16-byte chunks of each 128-byte row by the row's place in its group of 8 (so a
@@ -202,6 +240,16 @@ mod tests {
         assert!(WgmmaShape::from_function("wgmma_m64n64k16", "f32").is_none());
         assert!(WgmmaShape::from_function("wgmma_m64n64k8_tf32", "bf16").is_none());
         assert!(WgmmaShape::is_function("wgmma_m64n256k16"));
+        let kn = WgmmaShape::from_function("wgmma_m64n64k16_kn", "f16").unwrap();
+        assert!(kn.b_kn && kn.function() == "wgmma_m64n64k16_kn" && kn.b_region() == (16, 8));
+        for bad in [
+            "wgmma_m64n128k16_kn",
+            "wgmma_m64n64k8_tf32_kn",
+            "wgmma_m64n64k16_kn_kn",
+        ] {
+            assert!(WgmmaShape::from_function(bad, "bf16").is_none(), "{bad}");
+            assert!(WgmmaShape::from_function(bad, "f32").is_none(), "{bad}");
+        }
     }
 
     #[test]
@@ -209,6 +257,7 @@ mod tests {
         let s = WgmmaShape {
             n: 256,
             input: WgmmaInput::Bf16,
+            b_kn: false,
         };
         let mut seen = vec![false; M * 256];
         for t in 0..THREADS {

@@ -96,6 +96,89 @@ pub fn gemm_bf16_wgmma(c: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]], n: u32,
     }
 }
 
+/// [`gemm_bf16_wgmma`] in TF32: `c = a * bt^T` for row-major `f32` `a` (`m x k`) and `bt`
+/// (`n x k`) read as 16-byte chunks, `k` a multiple of 32; `wgmma_m64n256k8_tf32`, whose
+/// inputs are the `f32` values with their low 13 mantissa bits ignored. A matrix row of 128
+/// bytes is 32 values here, so a stage is 32 deep (the same 192 KiB in four stages).
+#[kernel(block = (32, 4, 2))]
+pub fn gemm_tf32_wgmma(c: &mut [f32], a: &[[f32; 4]], bt: &[[f32; 4]], n: u32, k: u32) {
+    let a_tile = shared::<[[f32; 4]; 4096]>();
+    let b_tile = shared::<[[f32; 4]; 8192]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    // This thread's chunk of each 256: row `16 z + 4 y + x / 8` of 32, chunk `x % 8`.
+    let me = tz * 128 + ty * 32 + tx;
+    let r8 = tz * 16 + ty * 4 + tx / 8;
+    let c8 = tx % 8;
+    let row0 = block_idx().y as usize * 128;
+    let col0 = block_idx().x as usize * 256;
+    let n = n as usize;
+    let kc = k as usize / 4;
+    let steps = k as usize / 32;
+    let mut acc = [0.0f32; 128];
+    for p in 0..2 {
+        if p < steps {
+            for i in 0..4 {
+                cp_async(
+                    &mut a_tile[p * 1024 + i * 256 + me],
+                    &a[(row0 + i * 32 + r8) * kc + p * 8 + c8],
+                );
+            }
+            for i in 0..8 {
+                cp_async(
+                    &mut b_tile[p * 2048 + i * 256 + me],
+                    &bt[(col0 + i * 32 + r8) * kc + p * 8 + c8],
+                );
+            }
+        }
+        cp_async_commit();
+    }
+    for step in 0..steps {
+        cp_async_wait(1);
+        sync_block_threads();
+        if step + 2 < steps {
+            let s = (step + 2) % 4;
+            let kt = (step + 2) * 8;
+            for i in 0..4 {
+                cp_async(
+                    &mut a_tile[s * 1024 + i * 256 + me],
+                    &a[(row0 + i * 32 + r8) * kc + kt + c8],
+                );
+            }
+            for i in 0..8 {
+                cp_async(
+                    &mut b_tile[s * 2048 + i * 256 + me],
+                    &bt[(col0 + i * 32 + r8) * kc + kt + c8],
+                );
+            }
+        }
+        cp_async_commit();
+        let s = step % 4;
+        for kk in 0..4 {
+            wgmma_m64n256k8_tf32(
+                &mut acc,
+                &a_tile[s * 1024 + tz * 512 + kk * 2],
+                &b_tile[s * 2048 + kk * 2],
+            );
+        }
+        wgmma_commit();
+        wgmma_wait(1);
+    }
+    wgmma_wait(0);
+    // Value `4 j + e` of a thread: row `16 y + x / 4 + 8 (e / 2)` of its warpgroup's 64,
+    // column `8 j + 2 (x % 4) + e % 2`.
+    let g = tx / 4;
+    let q = tx % 4;
+    for j in 0..32 {
+        for e in 0..4 {
+            let r = row0 + tz * 64 + ty * 16 + g + 8 * (e >> 1);
+            let col = col0 + j * 8 + 2 * q + (e & 1);
+            c[r * n + col] = acc[j * 4 + e];
+        }
+    }
+}
+
 /// One warpgroup multiplies a 64x16 tile of `a` by the transpose of a 16x16 one of `bt`
 /// (`out` is 64x16, row-major): the tiles copied into place, a barrier, one
 /// `wgmma_m64n16k16`, its wait.
@@ -121,6 +204,145 @@ pub fn wgmma_tile(out: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]]) {
             let r = 16 * w + l / 4 + 8 * (e / 2);
             let col = 8 * j + 2 * (l % 4) + e % 2;
             out[r * 16 + col] = acc[j * 4 + e];
+        }
+    }
+}
+
+/// `attention_forward` (`o = softmax(q kᵀ / 8) v` per head, `d = 64`, no mask, `seq` a
+/// multiple of 128) on warpgroup multiplies: 128 queries a block of two warpgroups
+/// (`block = (32, 4, 2)`), each 64, walking the keys 64 at a time:
+///
+/// - `s = q kᵀ` by `wgmma_m64n64k16` from the queries' tile and the keys' stage (both
+///   K-major: a query's and a key's 64 values are one 128-byte row), waited for at once;
+/// - the online softmax on `s` in registers (a row's 64 scores are spread over the four lanes
+///   of a quad: two shuffles give its maximum), `o` rescaled;
+/// - `p` (rounded to bf16) stored to this warpgroup's rows of the `p` tile, a barrier, and
+///   `o += p v` by `wgmma_m64n64k16_kn` (`v` given keys x `d`), waited for at the step's end.
+///
+/// Three `cp_async` stages of the keys and values; each step's refill comes after the barrier
+/// that follows every warpgroup's wait for the multiplies of the step before (the last readers
+/// of the stage it refills). `fast_math`, as `attention_forward`.
+#[kernel(block = (32, 4, 2), fast_math)]
+pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf16; 8]], seq: u32) {
+    // Row `r` (a query, a key) at chunks `8 r ..`; stage `s` of the keys and values at `512 s`;
+    // warpgroup `z`'s rows of `p` at `512 z`.
+    let q_tile = shared::<[[bf16; 8]; 1024]>();
+    let k_tile = shared::<[[bf16; 8]; 1536]>();
+    let v_tile = shared::<[[bf16; 8]; 1536]>();
+    let p_tile = shared::<[[bf16; 8]; 1024]>();
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let tz = thread_idx().z as usize;
+    // This thread's chunk of each 256: row `16 z + 4 y + x / 8` of 32, chunk `x % 8`.
+    let me = tz * 128 + ty * 32 + tx;
+    let r8 = tz * 16 + ty * 4 + tx / 8;
+    let c8 = tx % 8;
+    let seq = seq as usize;
+    let head = block_idx().y as usize * seq;
+    let q0 = head + block_idx().x as usize * 128;
+    let tiles = seq / 64;
+    for p in 0..2 {
+        // The queries with the first keys.
+        if p == 0 {
+            for i in 0..4 {
+                cp_async(&mut q_tile[i * 256 + me], &q[(q0 + i * 32 + r8) * 8 + c8]);
+            }
+        }
+        if p < tiles {
+            for i in 0..2 {
+                let key = head + p * 64 + i * 32 + r8;
+                cp_async(&mut k_tile[p * 512 + i * 256 + me], &k[key * 8 + c8]);
+                cp_async(&mut v_tile[p * 512 + i * 256 + me], &v[key * 8 + c8]);
+            }
+        }
+        cp_async_commit();
+    }
+    // Value `4 j + e` of `s` and of `o`: row `16 y + x / 4 + 8 (e / 2)` of the warpgroup's 64,
+    // column (key, `d`) `8 j + 2 (x % 4) + e % 2`.
+    let mut s = [0.0f32; 32];
+    let mut oacc = [0.0f32; 32];
+    // The two rows' running maximum (in units of `log2`) and this lane's part of their sums.
+    let mut m: [f32; 2] = [f32::NEG_INFINITY; 2];
+    let mut l = [0.0f32; 2];
+    let scale = 0.125f32 * 1.442_695_f32;
+    let g = tx / 4;
+    let qd = tx % 4;
+    for j in 0..tiles {
+        let st = j % 3;
+        let pb = tz * 512;
+        cp_async_wait(1);
+        sync_block_threads();
+        for i in 0..32 {
+            s[i] = 0.0;
+        }
+        for kk in 0..4 {
+            wgmma_m64n64k16(
+                &mut s,
+                &q_tile[tz * 512 + kk * 2],
+                &k_tile[st * 512 + kk * 2],
+            );
+        }
+        wgmma_commit();
+        wgmma_wait(0);
+        for h in 0..2 {
+            let mut mx = f32::NEG_INFINITY;
+            for jj in 0..8 {
+                mx = mx.max(s[jj * 4 + 2 * h]).max(s[jj * 4 + 2 * h + 1]);
+            }
+            mx = mx.max(warp_shuffle_xor(mx, 1));
+            mx = mx.max(warp_shuffle_xor(mx, 2));
+            let m_new = m[h].max(mx * scale);
+            let alpha = (m[h] - m_new).exp2();
+            let mut sum = 0.0f32;
+            for jj in 0..8 {
+                for e in 0..2 {
+                    let p = (s[jj * 4 + 2 * h + e] * scale - m_new).exp2();
+                    p_tile[pb + 8 * (ty * 16 + g + 8 * h) + jj][2 * qd + e] = bf16::from_f32(p);
+                    sum += p;
+                }
+                oacc[jj * 4 + 2 * h] *= alpha;
+                oacc[jj * 4 + 2 * h + 1] *= alpha;
+            }
+            l[h] = l[h] * alpha + sum;
+            m[h] = m_new;
+        }
+        // Every warpgroup's `p` is stored, and every warpgroup has waited for the multiplies of
+        // the step before: the stage they read is free.
+        sync_block_threads();
+        if j + 2 < tiles {
+            let ns = (j + 2) % 3;
+            for i in 0..2 {
+                let key = head + (j + 2) * 64 + i * 32 + r8;
+                cp_async(&mut k_tile[ns * 512 + i * 256 + me], &k[key * 8 + c8]);
+                cp_async(&mut v_tile[ns * 512 + i * 256 + me], &v[key * 8 + c8]);
+            }
+        }
+        cp_async_commit();
+        for kk in 0..4 {
+            wgmma_m64n64k16_kn(
+                &mut oacc,
+                &p_tile[pb + kk * 2],
+                &v_tile[st * 512 + kk * 128],
+            );
+        }
+        wgmma_commit();
+        // Done before the next step's barrier: it reads this warpgroup's `p`, stored again
+        // then, and its stage of `v`. (Waited for here, not at the next step's top, which is
+        // the same order: ptxas serializes multiplies left in flight across a loop's back
+        // edge, warning C7515.)
+        wgmma_wait(0);
+    }
+    // A row's sum is over its quad's four lanes.
+    for h in 0..2 {
+        l[h] += warp_shuffle_xor(l[h], 1);
+        l[h] += warp_shuffle_xor(l[h], 2);
+    }
+    for jj in 0..8 {
+        for e in 0..4 {
+            let h = e / 2;
+            let row = q0 + tz * 64 + ty * 16 + g + 8 * h;
+            let col = jj * 8 + 2 * qd + e % 2;
+            o[row * 64 + col] = oacc[jj * 4 + e] / l[h];
         }
     }
 }

@@ -356,13 +356,14 @@ struct MmaReads {
     flying: Vec<MmaTile>,
 }
 
-/// One tile a warpgroup multiply of `thread` reads: rows `first + 8 r` and the row after each,
-/// `r` below `rows`.
+/// One tile a warpgroup multiply of `thread` reads: from each row `first + 8 r` (`r` below
+/// `rows`), `chunks` rows of this array.
 struct MmaTile {
     thread: u32,
     group: u32,
     first: usize,
     rows: usize,
+    chunks: usize,
 }
 
 /// The asynchronous copies in flight into one shared array (see [`Shared::copy_async`]).
@@ -402,26 +403,26 @@ impl<T: Scalar> Shared<T> {
         }
     }
     /// The chunks (rows of this array) of a warpgroup multiply's tile whose first chunk is
-    /// `first`, `rows` matrix rows of it: two chunks every 8.
-    fn mma_chunks(first: usize, rows: usize) -> impl Iterator<Item = usize> {
+    /// `first`: `chunks` of every 8, `rows` times.
+    fn mma_chunks(first: usize, rows: usize, chunks: usize) -> impl Iterator<Item = usize> {
         (0..rows).flat_map(move |r| {
-            (0..cuphase_contract::wgmma::WgmmaShape::ROW_READ)
-                .map(move |j| first + cuphase_contract::wgmma::ROW_CHUNKS * r + j)
+            (0..chunks).map(move |j| first + cuphase_contract::wgmma::ROW_CHUNKS * r + j)
         })
     }
-    /// The issue of a warpgroup multiply by `thread` that reads the tile of `rows` rows from
-    /// chunk `first` (whose values it has read): with race detection the chunks are in flight
-    /// until the thread's [`Self::wait_mma`] covers the group, and a write to one of them
-    /// before then is a fault.
+    /// The issue of a warpgroup multiply by `thread` that reads the tile of `rows` rows of
+    /// `chunks` chunks from chunk `first` (whose values it has read): with race detection the
+    /// chunks are in flight until the thread's [`Self::wait_mma`] covers the group, and a
+    /// write to one of them before then is a fault.
     pub fn mma_issue(
         &self,
         first: usize,
         rows: usize,
+        chunks: usize,
         thread: u32,
         loc: &'static Loc,
     ) -> Result<(), Fault> {
         if let Some(sh) = &self.shadow {
-            for c in Self::mma_chunks(first, rows) {
+            for c in Self::mma_chunks(first, rows, chunks) {
                 for j in 0..self.cols {
                     sh.mma_read(self.name, self.view().flat(c, j, loc)?, loc)?;
                 }
@@ -434,6 +435,7 @@ impl<T: Scalar> Shared<T> {
             group,
             first,
             rows,
+            chunks,
         });
         Ok(())
     }
@@ -461,7 +463,7 @@ impl<T: Scalar> Shared<T> {
         };
         if let Some(sh) = &self.shadow {
             for f in done {
-                for c in Self::mma_chunks(f.first, f.rows) {
+                for c in Self::mma_chunks(f.first, f.rows, f.chunks) {
                     for j in 0..self.cols {
                         sh.mma_done(self.name, self.view().flat(c, j, loc)?, loc)?;
                     }

@@ -24,7 +24,7 @@ pub fn tf32_truncated(x: f32) -> f32 {
 /// for each of its accumulator values `acc[i]` (at [`WgmmaShape::c_at`] of its place `thread %
 /// 128` in its warpgroup), `acc[i] + sum_k A[row][k] * B[col][k]` with one rounding, as
 /// [`mma_dot`]; `A`'s tile from chunk `ra` of `a`, `B`'s from chunk `rb` of `b`
-/// ([`WgmmaShape::at`]), each element read as this thread's read and made an `f32` by
+/// ([`WgmmaShape::at`]; [`WgmmaShape::at_kn`] for a `B` given `k x n`, `b_kn`), each element read as this thread's read and made an `f32` by
 /// `to_f32`. Then both tiles stay in flight until the warpgroup's wait
 /// ([`Shared::mma_issue`], recorded by its first thread). A tile that does not start where the hardware needs
 /// ([`WgmmaShape::aligned`]) is a fault, as in the GPU's checked variant.
@@ -32,6 +32,7 @@ pub fn tf32_truncated(x: f32) -> f32 {
 pub fn wgmma<T: Scalar>(
     n: u16,
     tf32: bool,
+    b_kn: bool,
     acc: &mut [f32],
     a: &Shared<T>,
     ra: usize,
@@ -48,8 +49,14 @@ pub fn wgmma<T: Scalar>(
         } else {
             WgmmaInput::Bf16
         },
+        b_kn,
     };
-    if !WgmmaShape::aligned(ra) || !WgmmaShape::aligned(rb) {
+    let b_aligned = if b_kn {
+        WgmmaShape::aligned_kn(rb)
+    } else {
+        WgmmaShape::aligned(rb)
+    };
+    if !WgmmaShape::aligned(ra) || !b_aligned {
         return Err(Fault::Panic {
             message: cuphase_contract::wgmma::MISALIGNED,
             loc,
@@ -57,10 +64,15 @@ pub fn wgmma<T: Scalar>(
     }
     let k = shape.k();
     let t = thread as usize % cuphase_contract::wgmma::THREADS;
-    let read = |s: &Shared<T>, first: usize, r: usize| {
+    // Row `r` of `A`, or of `Bᵀ` (`B`'s column `r` for a `B` given `k x n`).
+    let read = |s: &Shared<T>, first: usize, r: usize, kn: bool| {
         let mut out = [0.0f32; 16];
         for (kk, o) in out.iter_mut().enumerate().take(k) {
-            let (chunk, e) = shape.at(first, r, kk);
+            let (chunk, e) = if kn {
+                shape.at_kn(first, kk, r)
+            } else {
+                shape.at(first, r, kk)
+            };
             let v = to_f32(s.load2(chunk, e, loc)?);
             *o = if tf32 { tf32_truncated(v) } else { v };
         }
@@ -68,14 +80,14 @@ pub fn wgmma<T: Scalar>(
     };
     // A thread's values use two rows of `A` (8 apart) and two columns of `B` in each 8.
     let rows = [
-        read(a, ra, shape.c_at(t, 0).0)?,
-        read(a, ra, shape.c_at(t, 2).0)?,
+        read(a, ra, shape.c_at(t, 0).0, false)?,
+        read(a, ra, shape.c_at(t, 2).0, false)?,
     ];
     let mut cols = Vec::with_capacity(usize::from(n) / 4);
     for i in (0..shape.acc_len()).step_by(4) {
         cols.push([
-            read(b, rb, shape.c_at(t, i).1)?,
-            read(b, rb, shape.c_at(t, i + 1).1)?,
+            read(b, rb, shape.c_at(t, i).1, b_kn)?,
+            read(b, rb, shape.c_at(t, i + 1).1, b_kn)?,
         ]);
     }
     for (i, d) in acc.iter_mut().enumerate().take(shape.acc_len()) {
@@ -87,6 +99,13 @@ pub fn wgmma<T: Scalar>(
     if t != 0 {
         return Ok(());
     }
-    a.mma_issue(ra, cuphase_contract::wgmma::M, thread, loc)?;
-    b.mma_issue(rb, usize::from(n), thread, loc)
+    let (b_rows, b_chunks) = shape.b_region();
+    a.mma_issue(
+        ra,
+        cuphase_contract::wgmma::M,
+        WgmmaShape::ROW_READ,
+        thread,
+        loc,
+    )?;
+    b.mma_issue(rb, b_rows, b_chunks, thread, loc)
 }

@@ -221,8 +221,8 @@ impl Walker<'_> {
                 self.access(AccessKey::LoadMatrix(here), *tile, false, false, at, span);
                 self.flush(pend);
             }
-            // Each thread reads both tiles whole (rows `row + 8 r`, two chunks each), in flight
-            // until its wait.
+            // Each thread reads both tiles whole (rows `row + 8 r`, two chunks each, or all 8
+            // of a `B` given `k x n`), in flight until its wait.
             Stmt::Wgmma {
                 shape,
                 a,
@@ -235,7 +235,12 @@ impl Walker<'_> {
                     let _ = self.eval(e);
                 }
                 self.flush(pend);
-                let rows = [cuphase_contract::wgmma::M as i128, i128::from(shape.n)];
+                let (b_rows, b_chunks) = shape.b_region();
+                let rows = [cuphase_contract::wgmma::M as i128, b_rows as i128];
+                let chunks = [
+                    cuphase_contract::wgmma::WgmmaShape::ROW_READ as i128,
+                    b_chunks as i128,
+                ];
                 for (op, (tile, row)) in [(*a, *a_row), (*b, *b_row)].into_iter().enumerate() {
                     let r = self.eval(row);
                     let op = op as u8;
@@ -250,7 +255,10 @@ impl Walker<'_> {
                             vec![Constraint::lt(&Affine::var(v), &Affine::constant(below))];
                         Affine::var(v)
                     };
-                    let (mr, ch) = (part(self, 0, rows[op as usize]), part(self, 1, 2));
+                    let (mr, ch) = (
+                        part(self, 0, rows[op as usize]),
+                        part(self, 1, chunks[op as usize]),
+                    );
                     let lane = self.sym(SymKey::WgmmaPart(here, op, 2), true, true, SymKind::Other);
                     let lane = Affine::var(lane);
                     let chunk = r

@@ -51,10 +51,11 @@ pub(super) fn only_multiplies(k: &Kernel, body: &Block) -> bool {
         && body.iter().any(|(s, _)| matches!(s, Stmt::Wgmma { .. }))
 }
 
-/// The helper that multiplies one shape: `wgmma_m64n128k16_bf16`.
-fn function(n: u16, input: &str) -> String {
+/// The helper that multiplies one shape: `wgmma_m64n128k16_bf16`, `wgmma_m64n64k16_bf16_kn`.
+fn function(n: u16, input: &str, b_kn: bool) -> String {
     let k = if input == "tf32" { 8 } else { 16 };
-    format!("wgmma_m64n{n}k{k}_{input}")
+    let kn = if b_kn { "_kn" } else { "" };
+    format!("wgmma_m64n{n}k{k}_{input}{kn}")
 }
 
 impl Writer<'_> {
@@ -67,10 +68,12 @@ impl Writer<'_> {
         tiles: [(Handle<Array>, Handle<Expr>); 2],
         span: Span,
     ) {
-        self.wgmma_shapes.insert((shape.n, shape.ptx_input()));
-        let rows_read = [M as u64, u64::from(shape.n)];
+        self.wgmma_shapes
+            .insert((shape.n, shape.ptx_input(), shape.b_kn));
+        let (b_rows, b_chunks) = shape.b_region();
+        let regions = [(M as u64, 2), (b_rows as u64, b_chunks as u64)];
         let mut descs = Vec::new();
-        for ((tile, row), rows) in tiles.into_iter().zip(rows_read) {
+        for (op, ((tile, row), (rows, chunks))) in tiles.into_iter().zip(regions).enumerate() {
             let r = self.expr(row);
             let name = self.array_names[tile.index()].clone();
             let rust_name = self.k.arrays.get(tile).name.clone();
@@ -80,14 +83,17 @@ impl Writer<'_> {
                     FaultKind::Panic(cuphase_contract::wgmma::MISALIGNED.to_string()),
                     span,
                 );
-                self.guard(
-                    &format!("({at} % 64ull >= 8ull || {at} % 2ull != 0ull)"),
-                    site,
-                    "0ull",
-                    "0ull",
-                );
+                let misaligned = if op == 1 && shape.b_kn {
+                    format!("{at} % 64ull != 0ull")
+                } else {
+                    format!("({at} % 64ull >= 8ull || {at} % 2ull != 0ull)")
+                };
+                self.guard(&misaligned, site, "0ull", "0ull");
                 // The last chunk the tile reads.
-                let last = format!("({at} + {}ull)", ROW_CHUNKS as u64 * (rows - 1) + 1);
+                let last = format!(
+                    "({at} + {}ull)",
+                    ROW_CHUNKS as u64 * (rows - 1) + chunks - 1
+                );
                 let len = self.dim_len(tile, 0);
                 let site = self.site(FaultKind::OutOfBounds(rust_name), span);
                 self.guard(&format!("{last} >= {len}"), site, &last, &len);
@@ -97,7 +103,7 @@ impl Writer<'_> {
         let frag = self.fragment(acc);
         self.line(&format!(
             "cuphase::{}({frag}, {}, {});",
-            function(shape.n, shape.ptx_input()),
+            function(shape.n, shape.ptx_input(), shape.b_kn),
             descs[0],
             descs[1]
         ));
@@ -106,24 +112,27 @@ impl Writer<'_> {
 
 /// The prelude of a kernel that multiplies by warpgroups: the swizzle, the descriptors, the
 /// fences and groups, and one helper per shape it uses.
-pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<(u16, &'static str)>) -> String {
+pub(super) fn wgmma_prelude(
+    shapes: &std::collections::BTreeSet<(u16, &'static str, bool)>,
+) -> String {
     let mut out = String::from(WGMMA_PRELUDE);
     out.push_str("namespace cuphase {\n");
-    for (n, input) in shapes {
+    for (n, input, b_kn) in shapes {
         let acc = usize::from(*n) / 2;
         let k = if *input == "tf32" { 8 } else { 16 };
-        // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for both.
-        let modes = if *input == "tf32" {
-            "p, 1, 1"
-        } else {
-            "p, 1, 1, 0, 0"
+        // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for `A` and,
+        // for a `B` given `k x n`, MN-major ("transposed") for `B`.
+        let modes = match (*input, *b_kn) {
+            ("tf32", _) => "p, 1, 1",
+            (_, false) => "p, 1, 1, 0, 0",
+            (_, true) => "p, 1, 1, 0, 1",
         };
         let regs: Vec<String> = (0..acc).map(|i| format!("%{i}")).collect();
         let outs: Vec<String> = (0..acc).map(|i| format!("\"+f\"(d[{i}])")).collect();
         let _ = writeln!(
             out,
             "__device__ __forceinline__ void {}(float* d, unsigned long long a, unsigned long long b) {{\n    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{}}}, %{}, %{}, {modes};\\n}}\\n\"\n        : {}\n        : \"l\"(a), \"l\"(b), \"r\"(1));\n}}",
-            function(*n, input),
+            function(*n, input, *b_kn),
             acc + 2,
             regs.join(", "),
             acc,

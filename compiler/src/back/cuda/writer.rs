@@ -86,7 +86,7 @@ pub(super) struct Writer<'a> {
     /// `cuphase::swizzle128`.
     pub(super) swizzled: Vec<bool>,
     /// The warpgroup multiplies the kernel makes (their helpers are written).
-    pub(super) wgmma_shapes: std::collections::BTreeSet<(u16, &'static str)>,
+    pub(super) wgmma_shapes: std::collections::BTreeSet<(u16, &'static str, bool)>,
     /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
     /// since the last `wgmma.fence`: the next multiply needs none.
     pub(super) wgmma_fenced: bool,

@@ -33,6 +33,7 @@ impl Writer<'_> {
         let len = Literal::usize_suffixed(shape.acc_len());
         let n = Literal::u16_suffixed(shape.n);
         let tf32 = shape.input == WgmmaInput::Tf32;
+        let b_kn = shape.b_kn;
         let elem = self.k.arrays.get(*a).elem;
         let t = scalar_tokens(elem, span);
         let to_f32 = if elem.is_half() {
@@ -62,7 +63,7 @@ impl Writer<'_> {
                 __d[__i] = #load;
             }
             ::cuphase::__private::sim::wgmma(
-                #n, #tf32, &mut __d, &#ta, __ra, &#tb, __rb, __me, #to_f32, #loc,
+                #n, #tf32, #b_kn, &mut __d, &#ta, __ra, &#tb, __rb, __me, #to_f32, #loc,
             )?;
             for __i in 0..#len {
                 #store;

@@ -42,7 +42,7 @@ impl Lowerer<'_> {
             self.err(
                 c.func.src(),
                 format!(
-                    "`{function}` is not a warpgroup multiply of `{}` tiles: write `wgmma_m64n{{N}}k16` for `bf16` or `f16` tiles, `wgmma_m64n{{N}}k8_tf32` for `f32` ones (read as TF32), `N` a multiple of 8 from 8 to 256",
+                    "`{function}` is not a warpgroup multiply of `{}` tiles: write `wgmma_m64n{{N}}k16` for `bf16` or `f16` tiles, `wgmma_m64n{{N}}k8_tf32` for `f32` ones (read as TF32), `N` a multiple of 8 from 8 to 256; `wgmma_m64n64k16_kn` takes `B` itself (16-bit, `N = 64`)",
                     ta.elem.rust_name()
                 ),
             );
