@@ -76,7 +76,8 @@ def main(log, out, ab=False, only=None):
             ax.axhline(0.60, color="gray", linestyle="--", linewidth=1)
         if title.startswith("bf16"):
             ax.axhline(0.85, color="gray", linestyle=":", linewidth=1)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.set_ylim(0, 1.25)
+        ax.legend(fontsize=7, loc="upper right", ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
 

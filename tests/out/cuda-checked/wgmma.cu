@@ -1590,12 +1590,12 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
         #pragma unroll
 #line 278 "tests/in/wgmma.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
+#line 281 "tests/in/wgmma.rs"
             const unsigned long long row = tz * 512ull + kk * 2ull;
-#line 279 "tests/in/wgmma.rs"
+#line 281 "tests/in/wgmma.rs"
             if ((unsigned long long)row >= 1024ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)row, 1024ull); return; }
-#line 279 "tests/in/wgmma.rs"
             const unsigned long long row_1 = st * 512ull + kk * 2ull;
-#line 279 "tests/in/wgmma.rs"
+#line 282 "tests/in/wgmma.rs"
             if ((unsigned long long)row_1 >= 1536ull) { cuphase::report(cuphase_faults, 7u, (unsigned long long)row_1, 1536ull); return; }
 #line 279 "tests/in/wgmma.rs"
             if (((unsigned long long)(row) % 64ull >= 8ull || (unsigned long long)(row) % 2ull != 0ull)) { cuphase::report(cuphase_faults, 8u, 0ull, 0ull); return; }
@@ -1608,141 +1608,143 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 279 "tests/in/wgmma.rs"
             cuphase::wgmma_m64n64k16_bf16(s, cuphase::wgmma_desc(&q_tile[row]), cuphase::wgmma_desc(&k_tile[row_1]));
         }
+#line 285 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
         cuphase::wgmma_wait<0>();
         #pragma unroll
-#line 283 "tests/in/wgmma.rs"
+#line 287 "tests/in/wgmma.rs"
         for (unsigned long long h = 0ull; h < 2ull; ++h) {
             float mx = -__int_as_float(0x7f800000);
             #pragma unroll
-#line 285 "tests/in/wgmma.rs"
+#line 289 "tests/in/wgmma.rs"
             for (unsigned long long jj = 0ull; jj < 8ull; ++jj) {
                 mx = fmaxf(fmaxf(mx, s[cuphase::idx(cuphase_faults, jj * 4ull + 2ull * h, 32ull, 12u)]), s[cuphase::idx(cuphase_faults, jj * 4ull + 2ull * h + 1ull, 32ull, 13u)]);
-#line 286 "tests/in/wgmma.rs"
+#line 290 "tests/in/wgmma.rs"
                 if (cuphase_faults.hit) return;
             }
             float shuffled;
-#line 288 "tests/in/wgmma.rs"
+#line 292 "tests/in/wgmma.rs"
             shuffled = cuphase::warp_shuffle_xor(mx, 1u);
-#line 288 "tests/in/wgmma.rs"
+#line 292 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled);
             float shuffled_1;
-#line 289 "tests/in/wgmma.rs"
+#line 293 "tests/in/wgmma.rs"
             shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
-#line 289 "tests/in/wgmma.rs"
+#line 293 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled_1);
             const float m_new = fmaxf(m[h], mx * scale);
             const float alpha = exp2f(m[h] - m_new);
             float sum = 0.0f;
             #pragma unroll
-#line 293 "tests/in/wgmma.rs"
+#line 297 "tests/in/wgmma.rs"
             for (unsigned long long jj_1 = 0ull; jj_1 < 8ull; ++jj_1) {
                 #pragma unroll
-#line 294 "tests/in/wgmma.rs"
+#line 298 "tests/in/wgmma.rs"
                 for (unsigned long long e = 0ull; e < 2ull; ++e) {
                     const float p_1 = exp2f(s[cuphase::idx(cuphase_faults, jj_1 * 4ull + 2ull * h + e, 32ull, 14u)] * scale - m_new);
-#line 295 "tests/in/wgmma.rs"
+#line 299 "tests/in/wgmma.rs"
                     if (cuphase_faults.hit) return;
                     if ((unsigned long long)(pb + 8ull * (ty * 16ull + g + 8ull * h) + jj_1) >= 1024ull) { cuphase::report(cuphase_faults, 15u, (unsigned long long)(pb + 8ull * (ty * 16ull + g + 8ull * h) + jj_1), 1024ull); return; }
-#line 296 "tests/in/wgmma.rs"
+#line 300 "tests/in/wgmma.rs"
                     if ((unsigned long long)(2ull * qd + e) >= 8ull) { cuphase::report(cuphase_faults, 16u, (unsigned long long)(2ull * qd + e), 8ull); return; }
-#line 296 "tests/in/wgmma.rs"
+#line 300 "tests/in/wgmma.rs"
                     p_tile[cuphase::swizzle128(pb + 8ull * (ty * 16ull + g + 8ull * h) + jj_1)].v[2ull * qd + e] = cuphase::bf16_from_f32(p_1);
                     sum += p_1;
                 }
                 if ((unsigned long long)(jj_1 * 4ull + 2ull * h) >= 32ull) { cuphase::report(cuphase_faults, 17u, (unsigned long long)(jj_1 * 4ull + 2ull * h), 32ull); return; }
-#line 299 "tests/in/wgmma.rs"
+#line 303 "tests/in/wgmma.rs"
                 oacc[jj_1 * 4ull + 2ull * h] *= alpha;
                 if ((unsigned long long)(jj_1 * 4ull + 2ull * h + 1ull) >= 32ull) { cuphase::report(cuphase_faults, 18u, (unsigned long long)(jj_1 * 4ull + 2ull * h + 1ull), 32ull); return; }
-#line 300 "tests/in/wgmma.rs"
+#line 304 "tests/in/wgmma.rs"
                 oacc[jj_1 * 4ull + 2ull * h + 1ull] *= alpha;
             }
             l[h] = l[h] * alpha + sum;
             m[h] = m_new;
         }
-#line 307 "tests/in/wgmma.rs"
+#line 311 "tests/in/wgmma.rs"
         cuphase::fence_proxy_async();
-#line 307 "tests/in/wgmma.rs"
+#line 311 "tests/in/wgmma.rs"
         __syncthreads();
         if (j + 2ull < tiles) {
             const unsigned long long ns = (j + 2ull) % 3ull;
             #pragma unroll
-#line 310 "tests/in/wgmma.rs"
+#line 314 "tests/in/wgmma.rs"
             for (unsigned long long i_3 = 0ull; i_3 < 2ull; ++i_3) {
                 const unsigned long long key_1 = head + (j + 2ull) * 64ull + i_3 * 32ull + r8;
                 const unsigned long long index_6 = ns * 512ull + i_3 * 256ull + me;
-#line 312 "tests/in/wgmma.rs"
+#line 316 "tests/in/wgmma.rs"
                 const unsigned long long index_7 = key_1 * 8ull + c8;
-#line 312 "tests/in/wgmma.rs"
+#line 316 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_6 >= 1536ull) { cuphase::report(cuphase_faults, 19u, (unsigned long long)index_6, 1536ull); return; }
-#line 312 "tests/in/wgmma.rs"
+#line 316 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_7 >= k_len) { cuphase::report(cuphase_faults, 20u, (unsigned long long)index_7, k_len); return; }
-#line 312 "tests/in/wgmma.rs"
+#line 316 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&k_tile[cuphase::swizzle128(index_6)], &k[index_7]);
                 const unsigned long long index_8 = ns * 512ull + i_3 * 256ull + me;
-#line 313 "tests/in/wgmma.rs"
+#line 317 "tests/in/wgmma.rs"
                 const unsigned long long index_9 = key_1 * 8ull + c8;
-#line 313 "tests/in/wgmma.rs"
+#line 317 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_8 >= 1536ull) { cuphase::report(cuphase_faults, 21u, (unsigned long long)index_8, 1536ull); return; }
-#line 313 "tests/in/wgmma.rs"
+#line 317 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_9 >= v_len) { cuphase::report(cuphase_faults, 22u, (unsigned long long)index_9, v_len); return; }
-#line 313 "tests/in/wgmma.rs"
+#line 317 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&v_tile[cuphase::swizzle128(index_8)], &v[index_9]);
             }
         }
         cuphase::cp_async_commit();
         cuphase::wgmma_fence();
         #pragma unroll
-#line 317 "tests/in/wgmma.rs"
+#line 321 "tests/in/wgmma.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
+#line 324 "tests/in/wgmma.rs"
             const unsigned long long row_2 = pb + kk_1 * 2ull;
-#line 318 "tests/in/wgmma.rs"
+#line 324 "tests/in/wgmma.rs"
             if ((unsigned long long)row_2 >= 1024ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)row_2, 1024ull); return; }
-#line 318 "tests/in/wgmma.rs"
             const unsigned long long row_3 = st * 512ull + kk_1 * 128ull;
-#line 318 "tests/in/wgmma.rs"
+#line 325 "tests/in/wgmma.rs"
             if ((unsigned long long)row_3 >= 1536ull) { cuphase::report(cuphase_faults, 24u, (unsigned long long)row_3, 1536ull); return; }
-#line 318 "tests/in/wgmma.rs"
+#line 322 "tests/in/wgmma.rs"
             if (((unsigned long long)(row_2) % 64ull >= 8ull || (unsigned long long)(row_2) % 2ull != 0ull)) { cuphase::report(cuphase_faults, 25u, 0ull, 0ull); return; }
-#line 318 "tests/in/wgmma.rs"
+#line 322 "tests/in/wgmma.rs"
             if (((unsigned long long)(row_2) + 505ull) >= 1024ull) { cuphase::report(cuphase_faults, 26u, ((unsigned long long)(row_2) + 505ull), 1024ull); return; }
-#line 318 "tests/in/wgmma.rs"
+#line 322 "tests/in/wgmma.rs"
             if ((unsigned long long)(row_3) % 64ull != 0ull) { cuphase::report(cuphase_faults, 27u, 0ull, 0ull); return; }
-#line 318 "tests/in/wgmma.rs"
+#line 322 "tests/in/wgmma.rs"
             if (((unsigned long long)(row_3) + 127ull) >= 1536ull) { cuphase::report(cuphase_faults, 28u, ((unsigned long long)(row_3) + 127ull), 1536ull); return; }
-#line 318 "tests/in/wgmma.rs"
+#line 322 "tests/in/wgmma.rs"
             cuphase::wgmma_m64n64k16_bf16_kn(oacc, cuphase::wgmma_desc(&p_tile[row_2]), cuphase::wgmma_desc(&v_tile[row_3]));
         }
+#line 328 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
-#line 325 "tests/in/wgmma.rs"
+#line 333 "tests/in/wgmma.rs"
         cuphase::wgmma_wait<0>();
     }
     #pragma unroll
     for (unsigned int h_1 = 0u; h_1 < 2u; ++h_1) {
         float shuffled_2;
-#line 329 "tests/in/wgmma.rs"
+#line 337 "tests/in/wgmma.rs"
         shuffled_2 = cuphase::warp_shuffle_xor(l[h_1], 1u);
-#line 329 "tests/in/wgmma.rs"
+#line 337 "tests/in/wgmma.rs"
         l[h_1] += shuffled_2;
         float shuffled_3;
-#line 330 "tests/in/wgmma.rs"
+#line 338 "tests/in/wgmma.rs"
         shuffled_3 = cuphase::warp_shuffle_xor(l[h_1], 2u);
-#line 330 "tests/in/wgmma.rs"
+#line 338 "tests/in/wgmma.rs"
         l[h_1] += shuffled_3;
     }
     #pragma unroll
-#line 332 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     for (unsigned long long jj_2 = 0ull; jj_2 < 8ull; ++jj_2) {
         #pragma unroll
-#line 333 "tests/in/wgmma.rs"
+#line 341 "tests/in/wgmma.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
             const unsigned long long h_2 = e_1 / 2ull;
             const unsigned long long row_4 = q0 + tz * 64ull + ty * 16ull + g + 8ull * h_2;
             const unsigned long long col = jj_2 * 8ull + 2ull * qd + e_1 % 2ull;
             if ((unsigned long long)(row_4 * 64ull + col) >= o_len) { cuphase::report(cuphase_faults, 29u, (unsigned long long)(row_4 * 64ull + col), o_len); return; }
-#line 337 "tests/in/wgmma.rs"
+#line 345 "tests/in/wgmma.rs"
             o[row_4 * 64ull + col] = oacc[cuphase::idx(cuphase_faults, jj_2 * 4ull + e_1, 32ull, 30u)] / l[cuphase::idx(cuphase_faults, h_2, 2ull, 31u)];
-#line 337 "tests/in/wgmma.rs"
+#line 345 "tests/in/wgmma.rs"
             if (cuphase_faults.hit) return;
         }
     }
