@@ -38,7 +38,7 @@ impl Writer<'_> {
             .unwrap_or(&whole)
             .to_string();
         // A warpgroup multiply's tile is read from shared memory only: its copies skip L1
-        // (`.cg`, 16 bytes), which measured 9-15% faster for `gemm_bf16_wgmma` on an H100
+        // (`.cg`, 16 bytes), which measured 9-20% faster for `gemm_bf16_wgmma` on an H100
         // (benches/wgmma_gemm.py); other kernels keep `.ca`, faster for theirs.
         if self.swizzled[dst.index()] && bytes == 16 {
             self.line(&format!("cuphase::cp_async_cg(&{to}, &{from_text});"));
