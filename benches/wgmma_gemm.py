@@ -103,9 +103,9 @@ extern "C" __global__ void __launch_bounds__(256) wgmma_ref(float* c, u64 c_len,
         .replace("%A", f"%{acc}").replace("%B", f"%{acc + 1}").replace("ACC", str(acc))
 
 
-# The cuphase kernels timed, with whether their grid is one-dimensional (blocks rasterized in
-# groups by the kernel) rather than `(n / 256, m / 128)`.
-KERNELS = {NAME: False}
+# The cuphase kernels timed, with their block tile's columns and their shared memory (the
+# reference has `gemm_bf16_wgmma`'s).
+KERNELS = {NAME: (256, SHARED)}
 
 
 def reference_1d_source():
@@ -262,12 +262,13 @@ def main(sizes):
     kernels = []
     for name, source in variants():
         f = cp.RawModule(path=cubin(name)).get_function(name)
-        f.max_dynamic_shared_size_bytes = SHARED
+        tile_n, shared = KERNELS.get(name.removesuffix("_ca"), (256, SHARED))
+        f.max_dynamic_shared_size_bytes = shared
         # A kernel whose code checks something at run time (a division by a value not known
         # to be nonzero) takes cuphase's fault record and its id after its parameters.
         head = re.search(r"\b" + name + r"\((.*?)\) \{", source, re.S)
         record = cp.zeros(64, dtype=cp.uint32) if "cuphase_record" in head.group(1) else None
-        kernels.append((name, f, record))
+        kernels.append((name, f, record, tile_n, shared))
     tri = triton_gemm()
     print(f"# {torch.cuda.get_device_name()}")
     print("| bf16 GEMM c = a btᵀ, f32 accumulate | kernel | time | cuBLAS (torch a @ bt.T, bf16 out) | ratio |")
@@ -283,17 +284,16 @@ def main(sizes):
         row = lambda what, ms: print(
             f"| {n}^3 | {what} | {ms:.3f} ms, {2 * m * n * k / ms / 1e9:.1f} TFLOP/s | "
             f"{ms_ref:.3f} ms, {tf_ref:.1f} TFLOP/s | {ms_ref / ms:.2f} |", flush=True)
-        for name, f, record in kernels:
+        for name, f, record, tile_n, shared in kernels:
             c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
             ca, cb, cc = (cp.from_dlpack(t) for t in (a.view(torch.int16), bt.view(torch.int16), c))
             args = (cc, cp.uint64(m * n), ca, cp.uint64(m * k // 8), cb, cp.uint64(n * k // 8),
                     cp.uint32(n), cp.uint32(k))
             if record is not None:
                 args += (record, cp.uint32(0))
-            grouped = KERNELS.get(name.removesuffix("_cg"), False)
-            grid = ((n // 256) * (m // 128),) if grouped else (n // 256, m // 128)
+            grid = (n // tile_n, m // 128)
             block = (256,) if name == "wgmma_ref_1d" else (32, 4, 2)
-            run = lambda: f(grid, block, args, shared_mem=SHARED)
+            run = lambda: f(grid, block, args, shared_mem=shared)
             run()
             torch.cuda.synchronize()
             assert record is None or not record.any(), f"{name} n={n}: a fault was recorded"
