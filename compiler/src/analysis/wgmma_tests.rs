@@ -171,3 +171,33 @@ fn auto_places_the_wait_before_a_refill() {
     assert!(wait < refill, "{cuda}");
     assert!(cuda[wait..refill].contains("__syncthreads();"), "{cuda}");
 }
+
+/// `wgmma.fence` goes before each multiply that may follow another access to an accumulator:
+/// in both arms of an `if` (the second arm is written after the first, but runs after what
+/// came before the `if`), once before a loop of multiplies, none between chained multiplies.
+#[test]
+fn the_fences_follow_the_accumulators_accesses() {
+    let mul = "wgmma_m64n64k16(&mut acc, &a_tile[0], &b_tile[0]);";
+    let body = format!(
+        "{} wgmma_wait(0); acc[0] = 1.0; if n > 0 {{ {mul} }} else {{ {mul} }} {mul} for kk in 0..4 {{ wgmma_m64n64k16(&mut acc, &a_tile[kk * 2], &b_tile[kk * 2]); }} wgmma_commit(); wgmma_wait(0);",
+        once()
+    );
+    let cuda = verdict("", &body).unwrap_or_else(|e| panic!("{e}"));
+    let fences = cuda.matches("cuphase::wgmma_fence();").count();
+    // `once`'s multiply, each arm's, the one after the `if` (which arm ran last is not known
+    // there), none before the loop (only multiplies since).
+    assert_eq!(fences, 4, "{cuda}");
+    let arms = &cuda[cuda.find("if (").expect(&cuda)..];
+    let else_at = arms.find("} else {").expect(&cuda);
+    assert!(
+        arms[..else_at].contains("cuphase::wgmma_fence();"),
+        "{cuda}"
+    );
+    assert!(
+        arms[else_at..]
+            .split('}')
+            .nth(1)
+            .is_some_and(|r| r.contains("cuphase::wgmma_fence();")),
+        "{cuda}"
+    );
+}

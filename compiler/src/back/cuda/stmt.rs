@@ -161,6 +161,11 @@ impl Writer<'_> {
 
     /// The statements of a block, one level deeper.
     fn braced(&mut self, b: &Block) {
+        // A nested block may run after anything (an `if`'s second arm is written after its
+        // first): it starts unfenced, except the body of a loop of multiplies, fenced before it.
+        if !self.wgmma_loop {
+            self.wgmma_fenced = false;
+        }
         self.indent += 1;
         self.block_body(b);
         self.indent -= 1;
@@ -168,21 +173,32 @@ impl Writer<'_> {
 
     /// One statement.
     fn stmt(&mut self, s: &Stmt, span: Span) {
-        // (A statement that may touch an accumulator ends the run of fenced multiplies; a
-        // loop of multiplies is fenced before it, see `wgmma_run`.)
+        // A statement that may touch an accumulator ends the run of fenced multiplies; a loop of
+        // multiplies is fenced before it (see `super::wgmma`).
         let fenced = std::mem::replace(&mut self.wgmma_fenced, false);
         if fenced && super::wgmma::keeps_fence(self.k, s) {
             self.wgmma_fenced = true;
         }
-        if let Stmt::Loop { body, .. } = s {
-            if super::wgmma::only_multiplies(self.k, body) {
-                if !fenced {
-                    self.map_to(span);
-                    self.line("cuphase::wgmma_fence();");
-                }
-                self.wgmma_fenced = true;
+        let multiply_loop =
+            matches!(s, Stmt::Loop { body, .. } if super::wgmma::only_multiplies(self.k, body));
+        if multiply_loop {
+            if !fenced {
+                self.map_to(span);
+                self.line("cuphase::wgmma_fence();");
             }
+            self.wgmma_fenced = true;
         }
+        let outer_loop = std::mem::replace(&mut self.wgmma_loop, multiply_loop);
+        self.stmt_kind(s, span, fenced);
+        self.wgmma_loop = outer_loop;
+        // After a compound statement, which of its blocks ran last is not known here.
+        if matches!(s, Stmt::If { .. } | Stmt::Block(_) | Stmt::Loop { .. }) && !multiply_loop {
+            self.wgmma_fenced = false;
+        }
+    }
+
+    /// One statement, its kind's part (`fenced`: the accumulators were fenced before it).
+    fn stmt_kind(&mut self, s: &Stmt, span: Span, fenced: bool) {
         match s {
             Stmt::Let { local, init } => {
                 let t = self.types.local(*local);

@@ -90,6 +90,8 @@ pub(super) struct Writer<'a> {
     /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
     /// since the last `wgmma.fence`: the next multiply needs none.
     pub(super) wgmma_fenced: bool,
+    /// The loop being written is a loop of multiplies, fenced before it.
+    pub(super) wgmma_loop: bool,
     /// Hands out the names of temporaries.
     pub(super) namer: Namer,
     /// The Rust-semantics helpers called so far.
@@ -202,6 +204,7 @@ impl<'a> Writer<'a> {
             swizzled: k.swizzled_arrays(),
             wgmma_shapes: std::collections::BTreeSet::new(),
             wgmma_fenced: false,
+            wgmma_loop: false,
             namer,
             helpers: Helpers::new(),
             math: std::collections::BTreeSet::new(),
