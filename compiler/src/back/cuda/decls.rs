@@ -13,9 +13,8 @@ impl Writer<'_> {
     pub(super) fn declarations(&mut self) {
         let k = self.k;
         let layout = k.shared_layout();
-        let any_swizzled = self.swizzled.iter().any(|s| *s);
         if layout.carved || k.has_dynamic_shared() {
-            let align = if any_swizzled {
+            let align = if self.wgmma {
                 SWIZZLE_ALIGN
             } else {
                 CARVED_ALIGN

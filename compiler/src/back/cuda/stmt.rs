@@ -302,7 +302,7 @@ impl Writer<'_> {
                 self.map_to(span);
                 // What this thread wrote to shared memory, ordered before the warpgroup
                 // multiplies' reads (the async proxy) that the barrier lets run.
-                if self.swizzled.iter().any(|s| *s) {
+                if self.wgmma {
                     self.line("cuphase::fence_proxy_async();");
                 }
                 self.line("__syncthreads();");

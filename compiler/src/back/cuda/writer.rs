@@ -85,6 +85,9 @@ pub(super) struct Writer<'a> {
     /// ([`Kernel::swizzled_arrays`]): every index of its rows goes through
     /// `cuphase::swizzle128`.
     pub(super) swizzled: Vec<bool>,
+    /// The kernel multiplies by warpgroups ([`Kernel::uses_wgmma`]): its prelude, `sm_90a`
+    /// marker and proxy fences.
+    pub(super) wgmma: bool,
     /// The warpgroup multiplies the kernel makes (their helpers are written).
     pub(super) wgmma_shapes: std::collections::BTreeSet<(u16, &'static str, bool)>,
     /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
@@ -202,6 +205,7 @@ impl<'a> Writer<'a> {
             field_suffixes,
             rows,
             swizzled: k.swizzled_arrays(),
+            wgmma: k.uses_wgmma(),
             wgmma_shapes: std::collections::BTreeSet::new(),
             wgmma_fenced: false,
             wgmma_loop: false,

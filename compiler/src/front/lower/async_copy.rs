@@ -159,20 +159,23 @@ impl Lowerer<'_> {
         );
     }
 
-    /// `cp_async_commit()` or `cp_async_wait(n)` (`n` an integer literal or a constant).
-    pub(super) fn lower_async_group(
+    /// `cp_async_commit()`, `cp_async_wait(n)`, `wgmma_commit()` or `wgmma_wait(n)` (`n` an
+    /// integer literal or a constant): a commit or a wait of `queue`.
+    pub(super) fn lower_group(
         &mut self,
         c: &syn::ExprCall,
+        queue: Queue,
         wait: bool,
         out: &mut Block,
         span: Span,
     ) {
+        let q = queue.prefix();
         if !wait {
             if !c.args.is_empty() {
-                self.err(c.args.src(), "`cp_async_commit()` takes no arguments");
+                self.err(c.args.src(), format!("`{q}_commit()` takes no arguments"));
                 return;
             }
-            out.push(Stmt::AsyncCommit, span);
+            out.push(queue.commit(), span);
             return;
         }
         let n = match c.args.first() {
@@ -183,17 +186,59 @@ impl Lowerer<'_> {
             _ => {
                 self.err(
                     span,
-                    "`cp_async_wait` takes 1 argument: how many of the latest committed groups may still be in flight (`cp_async_wait(0)` waits for all)",
+                    format!("`{q}_wait` takes 1 argument: how many of the latest committed groups may still be in flight (`{q}_wait(0)` waits for all)"),
                 );
                 return;
             }
         };
-        match n.and_then(|n| u32::try_from(n).ok()).filter(|n| *n <= 255) {
-            Some(pending) => out.push(Stmt::AsyncWait { pending }, span),
+        let max = queue.max_pending();
+        match n.and_then(|n| u32::try_from(n).ok()).filter(|n| *n <= max) {
+            Some(pending) => out.push(queue.wait(pending), span),
             None => self.err(
                 c.args.src(),
-                "`cp_async_wait(n)` needs `n` known when the kernel is compiled: an integer literal from 0 to 255, or a constant",
+                format!("`{q}_wait(n)` needs `n` known when the kernel is compiled: an integer literal from 0 to {max}, or a constant"),
             ),
+        }
+    }
+}
+
+/// The two queues of asynchronous operations a thread commits and waits for: copies into
+/// shared memory (`cp_async_*`) and warpgroup multiplies (`wgmma_*`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Queue {
+    Copies,
+    Multiplies,
+}
+
+impl Queue {
+    /// The prefix of the queue's functions.
+    fn prefix(self) -> &'static str {
+        match self {
+            Queue::Copies => "cp_async",
+            Queue::Multiplies => "wgmma",
+        }
+    }
+
+    /// The most groups a wait may leave in flight: PTX's `cp.async.wait_group` takes up to
+    /// 255 here, `wgmma.wait_group` 0 to 7.
+    fn max_pending(self) -> u32 {
+        match self {
+            Queue::Copies => 255,
+            Queue::Multiplies => 7,
+        }
+    }
+
+    fn commit(self) -> Stmt {
+        match self {
+            Queue::Copies => Stmt::AsyncCommit,
+            Queue::Multiplies => Stmt::WgmmaCommit,
+        }
+    }
+
+    fn wait(self, pending: u32) -> Stmt {
+        match self {
+            Queue::Copies => Stmt::AsyncWait { pending },
+            Queue::Multiplies => Stmt::WgmmaWait { pending },
         }
     }
 }

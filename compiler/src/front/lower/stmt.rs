@@ -1,6 +1,7 @@
 //! Statements: macros (`assert!`, `panic!`, `println!` rejected with a fix), statement
 //! expressions, blocks and barriers; `let` is in `lets`.
 
+use super::async_copy::Queue;
 use super::cx::*;
 use super::options::{Opt, Sink};
 use super::syntax::*;
@@ -400,7 +401,7 @@ impl Lowerer<'_> {
                 ) =>
             {
                 let wait = builtin_of(c) == Some(BuiltinFn::WgmmaWait);
-                self.lower_wgmma_group(c, wait, out, span);
+                self.lower_group(c, Queue::Multiplies, wait, out, span);
             }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::AsyncCopy) => {
                 self.lower_async_copy(c, out, span);
@@ -412,7 +413,7 @@ impl Lowerer<'_> {
                 ) =>
             {
                 let wait = builtin_of(c) == Some(BuiltinFn::AsyncWait);
-                self.lower_async_group(c, wait, out, span);
+                self.lower_group(c, Queue::Copies, wait, out, span);
             }
             syn::Expr::Call(c) if builtin_of(c) == Some(BuiltinFn::Warp(WarpOp::Sync)) => {
                 self.lower_warp(c, WarpOp::Sync, out, span);

@@ -1,9 +1,9 @@
-//! `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (and `wgmma_m64n{N}k8_tf32`),
-//! `wgmma_commit()` and `wgmma_wait(n)`: Hopper's asynchronous warpgroup multiply-accumulate
-//! from shared memory, checked against the shape's accumulator length and the tiles' type.
+//! `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (and `wgmma_m64n{N}k8_tf32`,
+//! `wgmma_m64n64k16_kn`): Hopper's asynchronous warpgroup multiply-accumulate from shared
+//! memory, checked against the shape's accumulator length and the tiles' type. (Its
+//! `wgmma_commit()` and `wgmma_wait(n)` are lowered with the copies' groups, `async_copy`.)
 
 use super::cx::*;
-use super::memory::literal_len;
 use super::mma::held_fragment;
 use super::syntax::*;
 use crate::ir::*;
@@ -149,44 +149,5 @@ impl Lowerer<'_> {
             return None;
         }
         Some((tile, row))
-    }
-
-    /// `wgmma_commit()` or `wgmma_wait(n)` (`n` an integer literal or a constant).
-    pub(super) fn lower_wgmma_group(
-        &mut self,
-        c: &syn::ExprCall,
-        wait: bool,
-        out: &mut Block,
-        span: Span,
-    ) {
-        if !wait {
-            if !c.args.is_empty() {
-                self.err(c.args.src(), "`wgmma_commit()` takes no arguments");
-                return;
-            }
-            out.push(Stmt::WgmmaCommit, span);
-            return;
-        }
-        let n = match c.args.first() {
-            Some(e) if c.args.len() == 1 => literal_len(e).or_else(|| {
-                self.module_const_value(e)
-                    .and_then(|n| u64::try_from(n).ok())
-            }),
-            _ => {
-                self.err(
-                    span,
-                    "`wgmma_wait` takes 1 argument: how many of the latest committed groups may still be in flight (`wgmma_wait(0)` waits for all)",
-                );
-                return;
-            }
-        };
-        // PTX's `wgmma.wait_group` takes 0 to 7.
-        match n.and_then(|n| u32::try_from(n).ok()).filter(|n| *n <= 7) {
-            Some(pending) => out.push(Stmt::WgmmaWait { pending }, span),
-            None => self.err(
-                c.args.src(),
-                "`wgmma_wait(n)` needs `n` known when the kernel is compiled: an integer literal from 0 to 7, or a constant",
-            ),
-        }
     }
 }

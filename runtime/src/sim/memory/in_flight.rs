@@ -6,12 +6,30 @@ use super::super::{Fault, Loc};
 use super::Shared;
 use crate::Scalar;
 
+/// Per thread (linear index in the block): how many groups it has committed, of one queue.
+#[derive(Default)]
+struct Groups(Vec<u32>);
+
+impl Groups {
+    fn of(&self, thread: u32) -> u32 {
+        self.0.get(thread as usize).copied().unwrap_or(0)
+    }
+
+    fn commit(&mut self, thread: u32) {
+        let t = thread as usize;
+        if self.0.len() <= t {
+            self.0.resize(t + 1, 0);
+        }
+        self.0[t] = self.0[t].saturating_add(1);
+    }
+}
+
 /// The reads of warpgroup multiplies in flight from one shared array (see
 /// [`Shared::mma_issue`]).
 #[derive(Default)]
 pub(super) struct MmaReads {
-    /// Per thread (linear index in the block): the groups it has committed.
-    committed: Vec<u32>,
+    /// Per thread: the groups it has committed.
+    committed: Groups,
     /// The tiles read and not waited for, in issue order.
     flying: Vec<MmaTile>,
 }
@@ -29,8 +47,8 @@ struct MmaTile {
 /// The asynchronous copies in flight into one shared array (see [`Shared::copy_async`]).
 #[derive(Default)]
 pub(super) struct Copies<T> {
-    /// Per thread (linear index in the block): the groups it has committed.
-    committed: Vec<u32>,
+    /// Per thread: the groups it has committed.
+    committed: Groups,
     /// The copies not landed yet, in issue order.
     flying: Vec<Flying<T>>,
 }
@@ -73,7 +91,7 @@ impl<T: Scalar> Shared<T> {
             }
         }
         let mut mma = self.mma.borrow_mut();
-        let group = mma.committed.get(thread as usize).copied().unwrap_or(0);
+        let group = mma.committed.of(thread);
         mma.flying.push(MmaTile {
             thread,
             group,
@@ -86,19 +104,14 @@ impl<T: Scalar> Shared<T> {
     /// `wgmma_commit()` by `thread`: its multiplies issued since its last commit form a group.
     pub fn commit_mma(&self, thread: u32) {
         let mut mma = self.mma.borrow_mut();
-        let t = thread as usize;
-        if mma.committed.len() <= t {
-            mma.committed.resize(t + 1, 0);
-        }
-        mma.committed[t] = mma.committed[t].saturating_add(1);
+        mma.committed.commit(thread);
     }
     /// `wgmma_wait(pending)` by `thread`: its multiplies of every committed group but the
     /// `pending` latest end their reads.
     pub fn wait_mma(&self, thread: u32, pending: u32, loc: &'static Loc) -> Result<(), Fault> {
         let done: Vec<MmaTile> = {
             let mut mma = self.mma.borrow_mut();
-            let committed = mma.committed.get(thread as usize).copied().unwrap_or(0);
-            let below = committed.saturating_sub(pending);
+            let below = mma.committed.of(thread).saturating_sub(pending);
             let (now, later) = std::mem::take(&mut mma.flying)
                 .into_iter()
                 .partition(|f| f.thread == thread && f.group < below);
@@ -133,7 +146,7 @@ impl<T: Scalar> Shared<T> {
             sh.issue(self.name, i, loc)?;
         }
         let mut copies = self.copies.borrow_mut();
-        let group = copies.committed.get(thread as usize).copied().unwrap_or(0);
+        let group = copies.committed.of(thread);
         copies.flying.push(Flying {
             thread,
             group,
@@ -146,19 +159,14 @@ impl<T: Scalar> Shared<T> {
     /// `cp_async_commit()` by `thread`: its copies issued since its last commit form a group.
     pub fn commit_async(&self, thread: u32) {
         let mut copies = self.copies.borrow_mut();
-        let t = thread as usize;
-        if copies.committed.len() <= t {
-            copies.committed.resize(t + 1, 0);
-        }
-        copies.committed[t] = copies.committed[t].saturating_add(1);
+        copies.committed.commit(thread);
     }
     /// `cp_async_wait(pending)` by `thread`: its copies of every committed group but the
     /// `pending` latest land, in issue order.
     pub fn wait_async(&self, thread: u32, pending: u32) -> Result<(), Fault> {
         let landing: Vec<Flying<T>> = {
             let mut copies = self.copies.borrow_mut();
-            let committed = copies.committed.get(thread as usize).copied().unwrap_or(0);
-            let below = committed.saturating_sub(pending);
+            let below = copies.committed.of(thread).saturating_sub(pending);
             let (now, later) = std::mem::take(&mut copies.flying)
                 .into_iter()
                 .partition(|f| f.thread == thread && f.group < below);
