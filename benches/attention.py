@@ -15,7 +15,7 @@ torch's attention in f32 first (4 heads), output poisoned. FLOPs counted as 4 * 
 block of two warpgroups) is timed beside it when `benches/ab/attention_wgmma.cubin` is there:
 it needs the `sm_90a` target, which CuPy's NVRTC call does not take, so
 `python3 benches/wgmma_gemm.py build` compiles it here (carry `benches/ab`).
-Run there: `python3 benches/attention.py [--seqs 1024,4096] [--ab FILE]`."""
+Run there: `python3 benches/attention.py [--seqs 1024,4096] [--ab FILE] [--cubin PATH:NAMES]`."""
 
 import os
 import re
@@ -35,6 +35,7 @@ D = 64
 # `--ab FILE`: kernels named `attention_forward_ab<tag>` (an earlier version, say), timed
 # beside `attention_forward` for an A/B comparison in one run.
 AB_FILE = None
+CUBIN = None
 
 
 def kernel_source(name):
@@ -126,6 +127,15 @@ def main(seqs):
         shared = 96 * 1024
         f.max_dynamic_shared_size_bytes = shared
         kernels.append(("attention_wgmma", f, (32, 4, 2), shared))
+    # `--cubin PATH:NAME,NAME`: more warpgroup kernels of attention_wgmma's arguments and
+    # launch (hand-written A/B variants, say), compiled by `wgmma_gemm.py build-ab PATH`.
+    if CUBIN:
+        path, names = CUBIN.split(":")
+        for name in names.split(","):
+            f = cp.RawModule(path=path).get_function(name)
+            shared = 96 * 1024
+            f.max_dynamic_shared_size_bytes = shared
+            kernels.append((name, f, (32, 4, 2), shared))
     tri = triton_attention()
     print("| fused attention forward, d = 64, 128 heads | kernel | time | TFLOP/s | of torch SDPA |")
     print("|---|---|---|---|---|")
@@ -188,4 +198,5 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     seqs = args[args.index("--seqs") + 1] if "--seqs" in args else "1024,4096,8192"
     AB_FILE = args[args.index("--ab") + 1] if "--ab" in args else None
+    CUBIN = args[args.index("--cubin") + 1] if "--cubin" in args else None
     main(tuple(int(x) for x in seqs.split(",")))

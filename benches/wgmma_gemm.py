@@ -212,11 +212,16 @@ def cubin(name):
     return os.path.join(HERE, "ab", f"{name}.cubin")
 
 
-def build():
-    """Compiles each kernel of `variants()` into benches/ab/`name`.cubin."""
+def build(files=()):
+    """Compiles each kernel of `variants()` into benches/ab/`name`.cubin, and each CUDA C file
+    of `files` (hand-written A/B variants, `fast_math`) into the `.cubin` beside it."""
     lib = ctypes.CDLL("libnvrtc.so.13")
     others = [(name, generated_source(name), opts) for name, opts in OTHERS.items()]
-    for name, source, extra in [(n, s, []) for n, s in variants()] + others:
+    todo = [(n, s, []) for n, s in variants()] + others
+    if files:
+        todo = [(os.path.splitext(os.path.basename(f))[0], open(f).read(), ["--use_fast_math"])
+                for f in files]
+    for name, source, extra in todo:
         prog = ctypes.c_void_p()
         assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
                                       None) == 0
@@ -379,6 +384,9 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["build"]:
         build()
+        sys.exit(0)
+    if args[:1] == ["build-ab"]:
+        build(args[1:])
         sys.exit(0)
     sizes = args[args.index("--sizes") + 1] if "--sizes" in args else "2048,4096,8192"
     sizes = tuple(int(s) for s in sizes.split(","))

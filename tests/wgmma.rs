@@ -23,6 +23,40 @@ fn tile_on(dev: &Device) -> Result<Gemm, Error> {
     Ok((out.to_vec()?, want, mag))
 }
 
+/// `wgmma_rs_rounds` (`A` from registers, `B` K-major, `rounds` multiplies) on `dev`, with
+/// the host's `rounds * a btᵀ`.
+fn rs_rounds_on(dev: &Device, rounds: u32) -> Result<Gemm, Error> {
+    let (a, bt) = (
+        through_bf16(&randoms(64 * 16, 46)),
+        through_bf16(&randoms(16 * 16, 47)),
+    );
+    let ab = dev.upload(&to_bf16(&a))?;
+    let bh = to_bf16(&bt);
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut out = dev.upload(&vec![f32::NAN; 64 * 16])?;
+    wgmma_rs_rounds.launch(dev, Launch::new(1, 128), &mut out, &ab, &bb, rounds)?;
+    let b: Vec<f32> = (0..16 * 16)
+        .map(|i| rounds as f32 * bt[(i % 16) * 16 + i / 16])
+        .collect();
+    let (want, mag) = host(&a, &b, &[0.0; 64 * 16], 64, 16, 16);
+    Ok((out.to_vec()?, want, mag))
+}
+
+/// `wgmma_rs_kn` (`A` from registers, `B` given `k x n`) on `dev`, with the host's `a b`.
+fn rs_kn_on(dev: &Device) -> Result<Gemm, Error> {
+    let (a, b) = (
+        through_bf16(&randoms(64 * 16, 48)),
+        through_bf16(&randoms(16 * 64, 49)),
+    );
+    let ab = dev.upload(&to_bf16(&a))?;
+    let bh = to_bf16(&b);
+    let bb = dev.upload(bh.as_chunks::<8>().0)?;
+    let mut out = dev.upload(&vec![f32::NAN; 64 * 64])?;
+    wgmma_rs_kn.launch(dev, Launch::new(1, 128), &mut out, &ab, &bb)?;
+    let (want, mag) = host(&a, &b, &[0.0; 64 * 64], 64, 64, 16);
+    Ok((out.to_vec()?, want, mag))
+}
+
 /// `gemm_bf16_wgmma` of `m x k` by the transpose of `n x k` on `dev`, with the host's product.
 fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (a, bt) = (
@@ -68,6 +102,25 @@ fn a_warpgroup_multiply_is_the_tiles_product() {
     let dev = Device::cpu().unwrap();
     let (got, want, mag) = tile_on(&dev).unwrap();
     assert_close("wgmma_tile", &got, &want, &mag, 4.0);
+}
+
+/// `A` from registers: in one thread's future (the rows of `A` by shuffles, three rounds
+/// into one accumulator) and in phase-split code (`B` given `k x n`).
+#[test]
+fn a_warpgroup_multiply_takes_a_from_registers() {
+    let dev = Device::cpu().unwrap();
+    for rounds in [1, 3] {
+        let (got, want, mag) = rs_rounds_on(&dev, rounds).unwrap();
+        assert_close(
+            &format!("wgmma_rs_rounds {rounds}"),
+            &got,
+            &want,
+            &mag,
+            4.0 * f64::from(rounds),
+        );
+    }
+    let (got, want, mag) = rs_kn_on(&dev).unwrap();
+    assert_close("wgmma_rs_kn", &got, &want, &mag, 4.0);
 }
 
 /// Six 64-deep steps (the four stages wrap), one and two (the prologue alone); two block
@@ -156,6 +209,18 @@ fn on_the_gpu_the_warpgroup_multiplies_are_the_product() {
     }
     let (got, want, mag) = tile.unwrap();
     assert_close("wgmma_tile on the GPU", &got, &want, &mag, 4.0);
+    for rounds in [1, 3] {
+        let (got, want, mag) = rs_rounds_on(&gpu, rounds).unwrap();
+        assert_close(
+            &format!("wgmma_rs_rounds {rounds} on the GPU"),
+            &got,
+            &want,
+            &mag,
+            4.0 * f64::from(rounds),
+        );
+    }
+    let (got, want, mag) = rs_kn_on(&gpu).unwrap();
+    assert_close("wgmma_rs_kn on the GPU", &got, &want, &mag, 4.0);
     for (m, n, k) in [(128, 256, 384), (256, 512, 1024), (128, 256, 64)] {
         let (got, want, mag) = gemm_on(&gpu, m, n, k).unwrap();
         assert_close(
@@ -177,7 +242,7 @@ fn on_the_gpu_the_warpgroup_multiplies_are_the_product() {
         );
     }
     println!(
-        "wgmma: the tile and the GEMMs (bf16, TF32) agree with the host on {}",
+        "wgmma: the tiles (A from shared memory and from registers) and the GEMMs (bf16, TF32) agree with the host on {}",
         gpu.name()
     );
 }
@@ -199,6 +264,8 @@ fn the_wgmma_kernels_compile_for_sm90a_only() {
         (gemm_tf32_wgmma.name(), gemm_tf32_wgmma.cuda_source()),
         (attention_wgmma.name(), attention_wgmma.cuda_source()),
         (wgmma_tile.name(), wgmma_tile.cuda_source()),
+        (wgmma_rs_rounds.name(), wgmma_rs_rounds.cuda_source()),
+        (wgmma_rs_kn.name(), wgmma_rs_kn.cuda_source()),
     ] {
         let hopper = Arch { major: 9, minor: 0 };
         let fast = name == attention_wgmma.name();

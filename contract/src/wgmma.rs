@@ -14,6 +14,12 @@
 //! multiple of 8, at `k` 0, 16, 32 or 48 of it); the writers lay such arrays out in the
 //! 128-byte swizzle the hardware reads ([`swizzle`]).
 //!
+//! `A` may also come from registers (16-bit inputs): `&a` a thread's `[bf16; 8]` (or `[f16;
+//! 8]`), its warp's 16 rows of the 64x16 tile spread as `mma.sync`'s `A` fragment
+//! ([`WgmmaShape::a_frag_at`]). That layout is the accumulator's: values `8 s` to `8 s + 7` of
+//! an accumulator are, once rounded to 16 bits, the `A` fragment of its columns `16 s` to `16 s
+//! + 15` (so `p = softmax(s)` can multiply `v` without leaving the registers).
+//!
 //! `wgmma_m64n64k16_kn` takes `B` itself instead (`D[m][n] += sum_k A[m][k] * B[k][n]`, `B`
 //! "MN-major"), 16-bit inputs and `N = 64` only: row `k` of the 16x64 `B` tile, its 64 values,
 //! is the 8 chunks from `rb + 8 k`, and `rb % 64` must be 0.
@@ -46,6 +52,9 @@ pub const M: usize = 64;
 
 /// Threads of a warpgroup.
 pub const THREADS: usize = 128;
+
+/// Elements of a thread's `A` fragment (an `A` given in registers, 16-bit inputs).
+pub const A_FRAG_LEN: usize = 8;
 
 /// Bytes of a chunk (a row of an operand's shared array).
 pub const CHUNK_BYTES: usize = 16;
@@ -153,6 +162,19 @@ impl WgmmaShape {
         (
             16 * w + lane / 4 + 8 * (q / 2),
             8 * j + 2 * (lane % 4) + q % 2,
+        )
+    }
+
+    /// Where element `i` (below [`A_FRAG_LEN`]) of thread `t`'s `A` fragment (an `A` given in
+    /// registers) is: `(row, k)` of the 64x16 tile. Warp `w` of the group holds rows `16 w` to
+    /// `16 w + 15` as `mma.sync`'s m16n8k16 `A`: elements `2 q` and `2 q + 1` are neighbours in
+    /// `k`, `q` odd 8 rows lower, `q` of 2 or 3 at `k + 8`. Element `i` is where accumulator
+    /// value `8 s + i` is ([`Self::c_at`]), `16 s` columns to the left.
+    pub fn a_frag_at(t: usize, i: usize) -> (usize, usize) {
+        let (w, lane) = (t / 32, t % 32);
+        (
+            16 * w + lane / 4 + 8 * ((i >> 1) & 1),
+            2 * (lane % 4) + (i & 1) + 8 * (i >> 2),
         )
     }
 
@@ -264,6 +286,29 @@ mod tests {
             for i in 0..s.acc_len() {
                 let (r, c) = s.c_at(t, i);
                 assert!(!std::mem::replace(&mut seen[r * 256 + c], true));
+            }
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn an_a_fragment_is_where_the_accumulator_is() {
+        let s = WgmmaShape {
+            n: 64,
+            input: WgmmaInput::Bf16,
+            b_kn: false,
+        };
+        let mut seen = vec![false; M * 16];
+        for t in 0..THREADS {
+            for i in 0..A_FRAG_LEN {
+                let (r, k) = WgmmaShape::a_frag_at(t, i);
+                assert!(!std::mem::replace(&mut seen[r * 16 + k], true));
+                for slice in 0..4 {
+                    assert_eq!(s.c_at(t, 8 * slice + i), (r, 16 * slice + k));
+                }
+                // As `mma.sync`'s `A`, in the warp's 16 rows.
+                let mma = crate::MmaShape::M16N8K16Bf16.a_at(t % 32, i);
+                assert_eq!((16 * (t / 32) + mma.0, mma.1), (r, k));
             }
         }
         assert!(seen.iter().all(|s| *s));

@@ -208,6 +208,78 @@ pub fn wgmma_tile(out: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]]) {
     }
 }
 
+/// `wgmma_tile` with `A` from registers, `rounds` times into one accumulator (`out = rounds *
+/// a btᵀ`): each thread's fragment of `a` (64x16, row-major) loaded as
+/// `WgmmaShape::a_frag_at` places it, `wgmma_m64n16k16(&mut acc, &fa, &b_tile[0])`, its wait.
+/// The loop's exit leaves code with a warp-wide operation for a loop that syncs, so the
+/// simulator runs it as one future per thread (the fragments' rows move by shuffles); with
+/// `rounds == 1` straight-line code would be the same.
+#[kernel(block = 128)]
+pub fn wgmma_rs_rounds(out: &mut [f32], a: &[bf16], bt: &[[bf16; 8]], rounds: u32) {
+    let b_tile = shared::<[[bf16; 8]; 128]>();
+    let t = thread_idx().x as usize;
+    if t < 32 {
+        b_tile[8 * (t / 2) + t % 2] = bt[t];
+    }
+    let w = t / 32;
+    let l = t % 32;
+    let mut fa = [bf16::ZERO; 8];
+    for i in 0..8 {
+        let r = 16 * w + l / 4 + 8 * ((i >> 1) & 1);
+        let kk = 2 * (l % 4) + (i & 1) + 8 * (i >> 2);
+        fa[i] = a[r * 16 + kk];
+    }
+    let mut acc = [0.0f32; 8];
+    let mut r = 0u32;
+    loop {
+        sync_block_threads();
+        wgmma_m64n16k16(&mut acc, &fa, &b_tile[0]);
+        wgmma_commit();
+        wgmma_wait(0);
+        r += 1;
+        if r >= rounds {
+            break;
+        }
+    }
+    for j in 0..2 {
+        for e in 0..4 {
+            let row = 16 * w + l / 4 + 8 * (e / 2);
+            let col = 8 * j + 2 * (l % 4) + e % 2;
+            out[row * 16 + col] = acc[j * 4 + e];
+        }
+    }
+}
+
+/// `wgmma_rs_rounds` once, in straight-line code (phase-split in the simulator: the warp's
+/// fragments gathered, then each lane's part), with `B` given `k x n` (`wgmma_m64n64k16_kn`:
+/// `b` is 16x64, row-major, one 128-byte row of chunks a `k`).
+#[kernel(block = 128)]
+pub fn wgmma_rs_kn(out: &mut [f32], a: &[bf16], b: &[[bf16; 8]]) {
+    let b_tile = shared::<[[bf16; 8]; 128]>();
+    let t = thread_idx().x as usize;
+    b_tile[t] = b[t];
+    sync_block_threads();
+    let w = t / 32;
+    let l = t % 32;
+    let mut fa = [bf16::ZERO; 8];
+    for i in 0..8 {
+        let r = 16 * w + l / 4 + 8 * ((i >> 1) & 1);
+        let kk = 2 * (l % 4) + (i & 1) + 8 * (i >> 2);
+        fa[i] = a[r * 16 + kk];
+    }
+    let mut acc = [0.0f32; 32];
+    wgmma_m64n64k16_kn(&mut acc, &fa, &b_tile[0]);
+    wgmma_commit();
+    wgmma_wait(0);
+    for j in 0..8 {
+        for e in 0..4 {
+            let row = 16 * w + l / 4 + 8 * (e / 2);
+            let col = 8 * j + 2 * (l % 4) + e % 2;
+            out[row * 64 + col] = acc[j * 4 + e];
+        }
+    }
+}
+
 /// `attention_forward` (`o = softmax(q kᵀ / 8) v` per head, `d = 64`, no mask, `seq` a
 /// multiple of 128) on warpgroup multiplies: 128 queries a block of two warpgroups
 /// (`block = (32, 4, 2)`), each 64, walking the keys 64 at a time:
@@ -216,20 +288,21 @@ pub fn wgmma_tile(out: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]]) {
 ///   K-major: a query's and a key's 64 values are one 128-byte row), waited for at once;
 /// - the online softmax on `s` in registers (a row's 64 scores are spread over the four lanes
 ///   of a quad: two shuffles give its maximum), `o` rescaled;
-/// - `p` (rounded to bf16) stored to this warpgroup's rows of the `p` tile, a barrier, and
-///   `o += p v` by `wgmma_m64n64k16_kn` (`v` given keys x `d`), waited for at the step's end.
+/// - `p` (rounded to bf16) made in registers as `A` fragments (values `8 c .. 8 c + 7` of an
+///   accumulator are the fragment of its columns `16 c ..`), and `o += p v` by
+///   `wgmma_m64n64k16_kn` with `A` from them (`v` given keys x `d`), waited for at the step's
+///   end.
 ///
-/// Three `cp_async` stages of the keys and values; each step's refill comes after the barrier
-/// that follows every warpgroup's wait for the multiplies of the step before (the last readers
-/// of the stage it refills). `fast_math`, as `attention_forward`.
+/// Three `cp_async` stages of the keys and values; each step's refill comes right after the
+/// step's first barrier, which follows every warpgroup's wait for the multiplies of the step
+/// before (the last readers of the stage it refills): one barrier a step. `fast_math`, as
+/// `attention_forward`.
 #[kernel(block = (32, 4, 2), fast_math)]
 pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf16; 8]], seq: u32) {
-    // Row `r` (a query, a key) at chunks `8 r ..`; stage `s` of the keys and values at `512 s`;
-    // warpgroup `z`'s rows of `p` at `512 z`.
+    // Row `r` (a query, a key) at chunks `8 r ..`; stage `s` of the keys and values at `512 s`.
     let q_tile = shared::<[[bf16; 8]; 1024]>();
     let k_tile = shared::<[[bf16; 8]; 1536]>();
     let v_tile = shared::<[[bf16; 8]; 1536]>();
-    let p_tile = shared::<[[bf16; 8]; 1024]>();
     let tx = thread_idx().x as usize;
     let ty = thread_idx().y as usize;
     let tz = thread_idx().z as usize;
@@ -261,6 +334,8 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
     // column (key, `d`) `8 j + 2 (x % 4) + e % 2`.
     let mut s = [0.0f32; 32];
     let mut oacc = [0.0f32; 32];
+    // `p`'s `A` fragments, one per 16 keys: element `i` of `p[c]` is value `8 c + i` of `s`.
+    let mut p = [[bf16::ZERO; 8]; 4];
     // The two rows' running maximum (in units of `log2`) and this lane's part of their sums.
     let mut m: [f32; 2] = [f32::NEG_INFINITY; 2];
     let mut l = [0.0f32; 2];
@@ -269,9 +344,19 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
     let qd = tx % 4;
     for j in 0..tiles {
         let st = j % 3;
-        let pb = tz * 512;
         cp_async_wait(1);
+        // Stage `st` is in, and every warpgroup has waited for the multiplies of the step
+        // before: the stage they read is free.
         sync_block_threads();
+        if j + 2 < tiles {
+            let ns = (j + 2) % 3;
+            for i in 0..2 {
+                let key = head + (j + 2) * 64 + i * 32 + r8;
+                cp_async(&mut k_tile[ns * 512 + i * 256 + me], &k[key * 8 + c8]);
+                cp_async(&mut v_tile[ns * 512 + i * 256 + me], &v[key * 8 + c8]);
+            }
+        }
+        cp_async_commit();
         for i in 0..32 {
             s[i] = 0.0;
         }
@@ -296,9 +381,9 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
             let mut sum = 0.0f32;
             for jj in 0..8 {
                 for e in 0..2 {
-                    let p = (s[jj * 4 + 2 * h + e] * scale - m_new).exp2();
-                    p_tile[pb + 8 * (ty * 16 + g + 8 * h) + jj][2 * qd + e] = bf16::from_f32(p);
-                    sum += p;
+                    let pe = (s[jj * 4 + 2 * h + e] * scale - m_new).exp2();
+                    p[jj / 2][4 * (jj % 2) + 2 * h + e] = bf16::from_f32(pe);
+                    sum += pe;
                 }
                 oacc[jj * 4 + 2 * h] *= alpha;
                 oacc[jj * 4 + 2 * h + 1] *= alpha;
@@ -306,28 +391,12 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
             l[h] = l[h] * alpha + sum;
             m[h] = m_new;
         }
-        // Every warpgroup's `p` is stored, and every warpgroup has waited for the multiplies of
-        // the step before: the stage they read is free.
-        sync_block_threads();
-        if j + 2 < tiles {
-            let ns = (j + 2) % 3;
-            for i in 0..2 {
-                let key = head + (j + 2) * 64 + i * 32 + r8;
-                cp_async(&mut k_tile[ns * 512 + i * 256 + me], &k[key * 8 + c8]);
-                cp_async(&mut v_tile[ns * 512 + i * 256 + me], &v[key * 8 + c8]);
-            }
-        }
-        cp_async_commit();
         for kk in 0..4 {
-            wgmma_m64n64k16_kn(
-                &mut oacc,
-                &p_tile[pb + kk * 2],
-                &v_tile[st * 512 + kk * 128],
-            );
+            wgmma_m64n64k16_kn(&mut oacc, &p[kk], &v_tile[st * 512 + kk * 128]);
         }
         wgmma_commit();
-        // Done before the next step's barrier: it reads this warpgroup's `p`, stored again
-        // then, and its stage of `v`. (Waited for here, not at the next step's top, which is
+        // Done before the next step's barrier, after which its stage of `v` is refilled (and
+        // before `p` is made again). (Waited for here, not at the next step's top, which is
         // the same order: ptxas serializes multiplies left in flight across a loop's back
         // edge, warning C7515.)
         wgmma_wait(0);

@@ -7,10 +7,12 @@
 //! - while a multiply into an accumulator may be in flight (issued, and not covered by a
 //!   `wgmma_wait` of the issuing thread since), no other statement reads or writes that
 //!   accumulator: the hardware writes its registers until the wait. Multiplies into it may
-//!   follow (they chain in order).
+//!   follow (they chain in order). Likewise an `A` fragment in registers: the hardware reads
+//!   it until the wait, so only more multiplies may read it as their `A` until then.
 //!
-//! The second is a dataflow over the structured control flow: per accumulator array, the fewest
-//! groups committed since a multiply into it (saturating), joined by the minimum.
+//! The second is a dataflow over the structured control flow: per accumulator or fragment
+//! array, the fewest groups committed since a multiply used it (saturating), joined by the
+//! minimum.
 
 use crate::diag::{Ctxt, Diagnostic};
 use crate::ir::*;
@@ -19,8 +21,17 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The most commits counted since a multiply (more is "at least this").
 const COMMITS_KNOWN: u8 = 8;
 
-/// Per accumulator array in flight: commits since its latest multiply, and that multiply.
-type State = BTreeMap<usize, (u8, Span)>;
+/// What a multiply in flight does with a thread-local array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Writes it: the accumulator.
+    Accumulator,
+    /// Reads it: an `A` fragment in registers.
+    Fragment,
+}
+
+/// Per array in flight: commits since its latest multiply, that multiply, and the role.
+type State = BTreeMap<usize, (u8, Span, Role)>;
 
 /// Checks the rules of the module; reports through `cx`.
 pub fn check(cx: &mut Ctxt, k: &Kernel) {
@@ -92,16 +103,16 @@ struct Flow<'a, 'c> {
     breaks: Vec<State>,
 }
 
-/// `a` joined with `b`: every accumulator in flight in either, with the fewest commits.
+/// `a` joined with `b`: every array in flight in either, with the fewest commits.
 fn join(a: &mut State, b: &State) {
-    for (arr, (c, span)) in b {
+    for (arr, v) in b {
         a.entry(*arr)
             .and_modify(|e| {
-                if *c < e.0 {
-                    *e = (*c, *span);
+                if v.0 < e.0 {
+                    *e = *v;
                 }
             })
-            .or_insert((*c, *span));
+            .or_insert(*v);
     }
 }
 
@@ -114,9 +125,12 @@ impl Flow<'_, '_> {
 
     fn stmt(&mut self, s: &Stmt, span: Span, st: &mut State) {
         match s {
-            Stmt::Wgmma { acc, .. } => {
-                self.touches(s, span, st, Some(acc.array));
-                st.insert(acc.array.index(), (0, span));
+            Stmt::Wgmma { acc, a, .. } => {
+                self.touches(s, span, st);
+                st.insert(acc.array.index(), (0, span, Role::Accumulator));
+                if let WgmmaA::Registers(f) = a {
+                    st.insert(f.array.index(), (0, span, Role::Fragment));
+                }
             }
             Stmt::WgmmaCommit => {
                 for v in st.values_mut() {
@@ -125,14 +139,14 @@ impl Flow<'_, '_> {
             }
             Stmt::WgmmaWait { pending } => st.retain(|_, v| u32::from(v.0) <= *pending),
             Stmt::If { accept, reject, .. } => {
-                self.touches(s, span, st, None);
+                self.touches(s, span, st);
                 let mut other = st.clone();
                 self.block(accept, st);
                 self.block(reject, &mut other);
                 join(st, &other);
             }
             Stmt::Loop { body, .. } => {
-                self.touches(s, span, st, None);
+                self.touches(s, span, st);
                 self.breaks.push(State::new());
                 let mut head = st.clone();
                 for _ in 0..(2 * usize::from(COMMITS_KNOWN) + 4) {
@@ -156,13 +170,13 @@ impl Flow<'_, '_> {
                     join(b, st);
                 }
             }
-            _ => self.touches(s, span, st, None),
+            _ => self.touches(s, span, st),
         }
     }
 
-    /// Reports an access of statement `s` (not of its nested blocks) to an accumulator in
-    /// flight; `own` is a multiply's own accumulator, which it may use.
-    fn touches(&mut self, s: &Stmt, span: Span, st: &State, own: Option<Handle<Array>>) {
+    /// Reports an access of statement `s` (not of its nested blocks) to an array in flight: a
+    /// multiply may add into an accumulator in flight and read a fragment in flight as its `A`.
+    fn touches(&mut self, s: &Stmt, span: Span, st: &State) {
         if st.is_empty() {
             return;
         }
@@ -183,11 +197,23 @@ impl Flow<'_, '_> {
             } => arrays.push(*array),
             Stmt::Mma { acc, a, b, .. } => arrays.extend([acc.array, a.array, b.array]),
             Stmt::LoadMatrix { frag, .. } => arrays.push(frag.array),
-            Stmt::Wgmma { acc, .. } if own != Some(acc.array) => arrays.push(acc.array),
+            Stmt::Wgmma { acc, a, .. } => {
+                let as_a = match a {
+                    WgmmaA::Registers(f) => Some(f.array),
+                    WgmmaA::Tile { .. } => None,
+                };
+                for (array, role) in [(Some(acc.array), Role::Accumulator), (as_a, Role::Fragment)]
+                {
+                    let Some(array) = array else { continue };
+                    if st.get(&array.index()).is_some_and(|v| v.2 != role) {
+                        arrays.push(array);
+                    }
+                }
+            }
             _ => {}
         }
         for a in arrays {
-            let Some((_, issued)) = st.get(&a.index()) else {
+            let Some((_, issued, role)) = st.get(&a.index()) else {
                 continue;
             };
             let at = span.start();
@@ -198,16 +224,20 @@ impl Flow<'_, '_> {
                 continue;
             }
             let name = &k.arrays.get(a).name;
+            let (doing, does, may) = match role {
+                Role::Accumulator => ("writing", "writes", "add into the accumulator"),
+                Role::Fragment => ("reading", "reads", "read the fragment as their `A`"),
+            };
             self.cx.push(
                 Diagnostic::new(
                     span,
-                    format!("`{name}` is used while a `wgmma` may still be writing it"),
+                    format!("`{name}` is used while a `wgmma` may still be {doing} it"),
                 )
                 .label(
                     *issued,
-                    format!("this multiply writes `{name}` until a `wgmma_wait` covers its group"),
+                    format!("this multiply {does} `{name}` until a `wgmma_wait` covers its group"),
                 )
-                .note("wait for the multiplies first (`wgmma_commit(); wgmma_wait(0);`): until then only more `wgmma` may add into the accumulator"),
+                .note(format!("wait for the multiplies first (`wgmma_commit(); wgmma_wait(0);`): until then only more `wgmma` may {may}")),
             );
         }
     }

@@ -660,6 +660,29 @@ pub struct Fragment {
     pub row: Option<Handle<Expr>>,
 }
 
+/// The `A` operand of a [`Stmt::Wgmma`].
+#[derive(Clone, Copy, Debug)]
+pub enum WgmmaA {
+    /// A tile in shared memory: 64 rows from chunk `row` of `array`, read asynchronously.
+    Tile {
+        array: Handle<Array>,
+        row: Handle<Expr>,
+    },
+    /// The thread's fragment in registers (16-bit inputs; see
+    /// [`cuphase_contract::WgmmaShape::a_frag_at`]), read until the multiply's wait.
+    Registers(Fragment),
+}
+
+impl WgmmaA {
+    /// The shared array of a tile operand.
+    pub fn tile(&self) -> Option<Handle<Array>> {
+        match self {
+            WgmmaA::Tile { array, .. } => Some(*array),
+            WgmmaA::Registers(_) => None,
+        }
+    }
+}
+
 /// A statement.
 #[derive(Clone, Debug)]
 pub enum Stmt {
@@ -732,16 +755,15 @@ pub enum Stmt {
         row: Handle<Expr>,
     },
     /// `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (or `k8_tf32`): the warpgroup's
-    /// `A` tile (64 rows from chunk `a_row` of `a`) times the transpose of its `B` tile (`N`
-    /// rows from chunk `b_row` of `b`), added to `acc` (see [`cuphase_contract::wgmma`]).
-    /// Warpgroup-collective and asynchronous: the tiles are read and `acc` written until this
-    /// thread's [`Stmt::WgmmaWait`] that covers its group; the analyses and the simulator treat
-    /// the reads as in flight until then.
+    /// `A` (a tile, or fragments in registers) times the transpose of its `B` tile (`N` rows
+    /// from chunk `b_row` of `b`), added to `acc` (see [`cuphase_contract::wgmma`]).
+    /// Warpgroup-collective and asynchronous: the operands are read and `acc` written until
+    /// this thread's [`Stmt::WgmmaWait`] that covers its group; the analyses and the simulator
+    /// treat the reads as in flight until then.
     Wgmma {
         shape: WgmmaShape,
         acc: Fragment,
-        a: Handle<Array>,
-        a_row: Handle<Expr>,
+        a: WgmmaA,
         b: Handle<Array>,
         b_row: Handle<Expr>,
     },

@@ -106,7 +106,9 @@ impl Kernel {
         let mut out = vec![false; self.arrays.len()];
         super::visit::for_each_stmt(&self.body, false, &mut |s, _| {
             if let super::Stmt::Wgmma { a, b, .. } = s {
-                out[a.index()] = true;
+                if let Some(a) = a.tile() {
+                    out[a.index()] = true;
+                }
                 out[b.index()] = true;
             }
         });

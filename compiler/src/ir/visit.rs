@@ -30,18 +30,24 @@ impl Stmt {
     }
 
     /// Whether every thread of a warp must reach this statement together: a warp operation, a
-    /// matrix multiply-accumulate or a fragment load.
+    /// matrix multiply-accumulate or a fragment load. (A warpgroup multiply needs its whole
+    /// warpgroup, a rule of its own; one with `A` in registers is also a warp's.)
     pub fn is_warp_collective(&self) -> bool {
-        matches!(
-            self,
-            Stmt::Warp { .. } | Stmt::Mma { .. } | Stmt::LoadMatrix { .. }
-        )
+        matches!(self, Stmt::Warp { .. }) || self.is_matrix_op()
     }
 
     /// Whether the statement moves matrix fragments between a warp's lanes (`mma_*`,
-    /// `ldmatrix`), which takes whole warps.
+    /// `ldmatrix`, a warpgroup multiply with `A` in registers), which takes whole warps.
     pub fn is_matrix_op(&self) -> bool {
-        matches!(self, Stmt::Mma { .. } | Stmt::LoadMatrix { .. })
+        matches!(
+            self,
+            Stmt::Mma { .. }
+                | Stmt::LoadMatrix { .. }
+                | Stmt::Wgmma {
+                    a: super::WgmmaA::Registers(_),
+                    ..
+                }
+        )
     }
 
     /// The variable this statement writes itself, if any (a `let`, an assignment to a
@@ -92,9 +98,13 @@ impl Stmt {
             Stmt::Mma { acc, a, b, .. } => [acc.row, a.row, b.row].into_iter().flatten().collect(),
             // The fragment's row, then the tile's, as Rust evaluates the arguments.
             Stmt::LoadMatrix { frag, row, .. } => frag.row.into_iter().chain([*row]).collect(),
-            Stmt::Wgmma {
-                acc, a_row, b_row, ..
-            } => acc.row.into_iter().chain([*a_row, *b_row]).collect(),
+            Stmt::Wgmma { acc, a, b_row, .. } => {
+                let a_row = match a {
+                    super::WgmmaA::Tile { row, .. } => Some(*row),
+                    super::WgmmaA::Registers(f) => f.row,
+                };
+                acc.row.into_iter().chain(a_row).chain([*b_row]).collect()
+            }
             Stmt::AsyncCopy { dst_index, src, .. } => {
                 dst_index.iter().chain(src).copied().collect()
             }

@@ -57,7 +57,7 @@ pub use print::{capture, ids_prefix, push, Printable, Printer, Spec, LINE_LIMIT}
 pub use race::assume_uniform;
 pub use watchdog::watchdog;
 pub(crate) use watchdog::Watch;
-pub use wgmma::{tf32_truncated, wgmma};
+pub use wgmma::{tf32_truncated, wgmma, wgmma_rs};
 
 use crate::dim3::Dim3;
 use crate::error::{Error, RaceSite};

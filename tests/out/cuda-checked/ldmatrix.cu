@@ -641,6 +641,9 @@ __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
     memcpy(&r, p, sizeof r);
     return r;
 }
+}  // namespace cuphase
+
+namespace cuphase {
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -1313,6 +1316,9 @@ __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
     memcpy(&r, p, sizeof r);
     return r;
 }
+}  // namespace cuphase
+
+namespace cuphase {
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -2233,6 +2239,9 @@ __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
     memcpy(&r, p, sizeof r);
     return r;
 }
+}  // namespace cuphase
+
+namespace cuphase {
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])

@@ -222,14 +222,10 @@ impl Walker<'_> {
                 self.flush(pend);
             }
             // Each thread reads both tiles whole (rows `row + 8 r`, two chunks each, or all 8
-            // of a `B` given `k x n`), in flight until its wait.
+            // of a `B` given `k x n`), in flight until its wait; an `A` in registers is no
+            // shared memory.
             Stmt::Wgmma {
-                shape,
-                a,
-                a_row,
-                b,
-                b_row,
-                ..
+                shape, a, b, b_row, ..
             } => {
                 for e in s.operands() {
                     let _ = self.eval(e);
@@ -241,9 +237,12 @@ impl Walker<'_> {
                     cuphase_contract::wgmma::WgmmaShape::ROW_READ as i128,
                     b_chunks as i128,
                 ];
-                for (op, (tile, row)) in [(*a, *a_row), (*b, *b_row)].into_iter().enumerate() {
+                let a_tile = match a {
+                    WgmmaA::Tile { array, row } => Some((0u8, *array, *row)),
+                    WgmmaA::Registers(_) => None,
+                };
+                for (op, tile, row) in a_tile.into_iter().chain([(1u8, *b, *b_row)]) {
                     let r = self.eval(row);
-                    let op = op as u8;
                     let part = |w: &mut Self, which: u8, below: i128| {
                         let v = w.sym(
                             SymKey::WgmmaPart(here, op, which),

@@ -128,22 +128,29 @@ __device__ __forceinline__ bool warp_any(bool p) { return __any_sync(warp_mask()
 }  // namespace cuphase
 "#;
 
-/// Warp-level matrix multiply-accumulate (`mma.sync`, sm_80 and later), on fragments in the
-/// layouts of `cuphase_contract::MmaShape`: 16-bit inputs travel two to a register, the lower
-/// element in the low half; TF32 inputs are rounded from `f32` to nearest, ties away.
+/// Two 16-bit elements of a matrix fragment as the register an instruction takes (`mma.sync`,
+/// `wgmma` with `A` in registers), the lower element in the low half.
 ///
 /// The pairs are read (and [`matrix_load_prelude`] writes them) with `memcpy`, never with
 /// shifts and masks: NVVM then keeps a fragment in 32-bit pieces from the `ldmatrix` to the
 /// `mma`, where the shifts left it in 16-bit pieces that a loop carried and packed again with a
 /// `PRMT` for every register, every iteration (130 of them beside the 64 `HMMA` of the wide
 /// GEMM's loop).
-const MMA_PRELUDE: &str = r#"
+const PAIR_PRELUDE: &str = r#"
 namespace cuphase {
 __device__ __forceinline__ unsigned int mma_pair(const unsigned short* p) {
     unsigned int r;
     memcpy(&r, p, sizeof r);
     return r;
 }
+}  // namespace cuphase
+"#;
+
+/// Warp-level matrix multiply-accumulate (`mma.sync`, sm_80 and later), on fragments in the
+/// layouts of `cuphase_contract::MmaShape`: 16-bit inputs travel two to a register
+/// ([`PAIR_PRELUDE`]); TF32 inputs are rounded from `f32` to nearest, ties away.
+const MMA_PRELUDE: &str = r#"
+namespace cuphase {
 __device__ __forceinline__ void mma_m16n8k16_bf16(float* d, const unsigned short* a, const unsigned short* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
@@ -278,6 +285,9 @@ impl Writer<'_> {
                 WARP_LANES
             });
             head.push_str(WARP_PRELUDE);
+        }
+        if self.uses_mma || self.wgmma_shapes.iter().any(|s| s.3) {
+            head.push_str(PAIR_PRELUDE);
         }
         if self.uses_mma {
             head.push_str(MMA_PRELUDE);

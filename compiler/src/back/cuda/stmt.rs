@@ -311,7 +311,6 @@ impl Writer<'_> {
                 shape,
                 acc,
                 a,
-                a_row,
                 b,
                 b_row,
             } => {
@@ -319,7 +318,7 @@ impl Writer<'_> {
                 if !fenced {
                     self.line("cuphase::wgmma_fence();");
                 }
-                self.wgmma(*shape, acc, [(*a, *a_row), (*b, *b_row)], span);
+                self.wgmma(*shape, acc, a, (*b, *b_row), span);
                 self.wgmma_fenced = true;
             }
             Stmt::WgmmaCommit => {

@@ -1,6 +1,7 @@
 //! Warpgroup multiplies ([`Stmt::Wgmma`]) as `wgmma.mma_async` from shared memory: the
-//! tiles' descriptors (128-byte swizzle, K-major), the accumulator's registers as the
-//! instruction's operands, the checks of the checked variant, and where `wgmma.fence` goes.
+//! tiles' descriptors (128-byte swizzle, K-major), the accumulator's registers (and an `A`
+//! fragment's, two 16-bit elements to a register as `mma.sync`'s) as the instruction's
+//! operands, the checks of the checked variant, and where `wgmma.fence` goes.
 //!
 //! `wgmma.fence` must separate any other access to an accumulator's registers from the next
 //! multiply; multiplies into the same registers need none between them. So a multiply is
@@ -51,29 +52,43 @@ pub(super) fn only_multiplies(k: &Kernel, body: &Block) -> bool {
         && body.iter().any(|(s, _)| matches!(s, Stmt::Wgmma { .. }))
 }
 
-/// The helper that multiplies one shape: `wgmma_m64n128k16_bf16`, `wgmma_m64n64k16_bf16_kn`.
-fn function(n: u16, input: &str, b_kn: bool) -> String {
+/// The helper that multiplies one shape: `wgmma_m64n128k16_bf16`, `wgmma_m64n64k16_bf16_kn`,
+/// and with `A` in registers (`a_regs`) `wgmma_m64n64k16_bf16_rs_kn`.
+fn function(n: u16, input: &str, b_kn: bool, a_regs: bool) -> String {
     let k = if input == "tf32" { 8 } else { 16 };
     let kn = if b_kn { "_kn" } else { "" };
-    format!("wgmma_m64n{n}k{k}_{input}{kn}")
+    let rs = if a_regs { "_rs" } else { "" };
+    format!("wgmma_m64n{n}k{k}_{input}{rs}{kn}")
 }
 
+/// One helper a kernel uses: `(n, PTX input, b_kn, a_regs)`.
+pub(super) type HelperShape = (u16, &'static str, bool, bool);
+
 impl Writer<'_> {
-    /// One warpgroup multiply: the checks of both tiles (in the checked variant), then the
-    /// helper with their descriptors.
+    /// One warpgroup multiply: the checks of its tiles (in the checked variant), then the
+    /// helper with their descriptors (and `A`'s fragment, given in registers).
     pub(super) fn wgmma(
         &mut self,
         shape: WgmmaShape,
         acc: &Fragment,
-        tiles: [(Handle<Array>, Handle<Expr>); 2],
+        a: &WgmmaA,
+        b: (Handle<Array>, Handle<Expr>),
         span: Span,
     ) {
+        let a_regs = matches!(a, WgmmaA::Registers(_));
         self.wgmma_shapes
-            .insert((shape.n, shape.ptx_input(), shape.b_kn));
+            .insert((shape.n, shape.ptx_input(), shape.b_kn, a_regs));
         let (b_rows, b_chunks) = shape.b_region();
-        let regions = [(M as u64, 2), (b_rows as u64, b_chunks as u64)];
-        let mut descs = Vec::new();
-        for (op, ((tile, row), (rows, chunks))) in tiles.into_iter().zip(regions).enumerate() {
+        let mut tiles = Vec::new();
+        if let WgmmaA::Tile { array, row } = a {
+            tiles.push((0, (*array, *row), (M as u64, 2)));
+        }
+        tiles.push((1, b, (b_rows as u64, b_chunks as u64)));
+        let mut operands = Vec::new();
+        if let WgmmaA::Registers(f) = a {
+            operands.push(self.fragment(f));
+        }
+        for (op, (tile, row), (rows, chunks)) in tiles {
             let r = self.expr(row);
             let name = self.array_names[tile.index()].clone();
             let rust_name = self.k.arrays.get(tile).name.clone();
@@ -98,45 +113,59 @@ impl Writer<'_> {
                 let site = self.site(FaultKind::OutOfBounds(rust_name), span);
                 self.guard(&format!("{last} >= {len}"), site, &last, &len);
             }
-            descs.push(format!("cuphase::wgmma_desc(&{name}[{}])", r.text));
+            operands.push(format!("cuphase::wgmma_desc(&{name}[{}])", r.text));
         }
         let frag = self.fragment(acc);
         self.line(&format!(
-            "cuphase::{}({frag}, {}, {});",
-            function(shape.n, shape.ptx_input(), shape.b_kn),
-            descs[0],
-            descs[1]
+            "cuphase::{}({frag}, {});",
+            function(shape.n, shape.ptx_input(), shape.b_kn, a_regs),
+            operands.join(", ")
         ));
     }
 }
 
 /// The prelude of a kernel that multiplies by warpgroups: the swizzle, the descriptors, the
 /// fences and groups, and one helper per shape it uses.
-pub(super) fn wgmma_prelude(
-    shapes: &std::collections::BTreeSet<(u16, &'static str, bool)>,
-) -> String {
+pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<HelperShape>) -> String {
     let mut out = String::from(WGMMA_PRELUDE);
     out.push_str("namespace cuphase {\n");
-    for (n, input, b_kn) in shapes {
+    for (n, input, b_kn, a_regs) in shapes {
         let acc = usize::from(*n) / 2;
         let k = if *input == "tf32" { 8 } else { 16 };
-        // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for `A` and,
-        // for a `B` given `k x n`, MN-major ("transposed") for `B`.
-        let modes = match (*input, *b_kn) {
-            ("tf32", _) => "p, 1, 1",
-            (_, false) => "p, 1, 1, 0, 0",
-            (_, true) => "p, 1, 1, 0, 1",
+        // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for `A` (not
+        // said for an `A` in registers) and, for a `B` given `k x n`, MN-major
+        // ("transposed") for `B`.
+        let modes = match (*input, *b_kn, *a_regs) {
+            ("tf32", _, _) => "p, 1, 1",
+            (_, false, false) => "p, 1, 1, 0, 0",
+            (_, true, false) => "p, 1, 1, 0, 1",
+            (_, false, true) => "p, 1, 1, 0",
+            (_, true, true) => "p, 1, 1, 1",
         };
         let regs: Vec<String> = (0..acc).map(|i| format!("%{i}")).collect();
         let outs: Vec<String> = (0..acc).map(|i| format!("\"+f\"(d[{i}])")).collect();
+        // `A`: a descriptor, or its fragment's four registers (`mma_pair`, as `mma.sync`'s).
+        let (a_param, a_operand, a_inputs, next) = if *a_regs {
+            (
+                "const unsigned short* a",
+                format!("{{%{}, %{}, %{}, %{}}}", acc, acc + 1, acc + 2, acc + 3),
+                "\"r\"(mma_pair(a)), \"r\"(mma_pair(a + 2)), \"r\"(mma_pair(a + 4)), \"r\"(mma_pair(a + 6)), ",
+                acc + 4,
+            )
+        } else {
+            (
+                "unsigned long long a",
+                format!("%{acc}"),
+                "\"l\"(a), ",
+                acc + 1,
+            )
+        };
         let _ = writeln!(
             out,
-            "__device__ __forceinline__ void {}(float* d, unsigned long long a, unsigned long long b) {{\n    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{}}}, %{}, %{}, {modes};\\n}}\\n\"\n        : {}\n        : \"l\"(a), \"l\"(b), \"r\"(1));\n}}",
-            function(*n, input, *b_kn),
-            acc + 2,
+            "__device__ __forceinline__ void {}(float* d, {a_param}, unsigned long long b) {{\n    asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{input}.{input} {{{}}}, {a_operand}, %{next}, {modes};\\n}}\\n\"\n        : {}\n        : {a_inputs}\"l\"(b), \"r\"(1));\n}}",
+            function(*n, input, *b_kn, *a_regs),
+            next + 1,
             regs.join(", "),
-            acc,
-            acc + 1,
             outs.join(", ")
         );
     }

@@ -89,7 +89,7 @@ pub(super) struct Writer<'a> {
     /// marker and proxy fences.
     pub(super) wgmma: bool,
     /// The warpgroup multiplies the kernel makes (their helpers are written).
-    pub(super) wgmma_shapes: std::collections::BTreeSet<(u16, &'static str, bool)>,
+    pub(super) wgmma_shapes: std::collections::BTreeSet<super::wgmma::HelperShape>,
     /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
     /// since the last `wgmma.fence`: the next multiply needs none.
     pub(super) wgmma_fenced: bool,

@@ -36,7 +36,7 @@ fn internal_error(span: Span) -> TokenStream {
 
 impl Writer<'_> {
     /// Element `i` of fragment `f` as an `f32`.
-    fn fragment_value(&self, f: &Fragment, i: usize, span: Span) -> TokenStream {
+    pub(super) fn fragment_value(&self, f: &Fragment, i: usize, span: Span) -> TokenStream {
         let name = &self.array_names[f.array.index()];
         let loc = self.loc(span);
         let i = Literal::usize_suffixed(i);

@@ -55,7 +55,12 @@ pub(super) fn register_arrays(k: &Kernel) -> Vec<bool> {
             }
         }
         Stmt::LoadMatrix { frag, .. } => ok[frag.array.index()] = false,
-        Stmt::Wgmma { acc, .. } => ok[acc.array.index()] = false,
+        Stmt::Wgmma { acc, a, .. } => {
+            ok[acc.array.index()] = false;
+            if let WgmmaA::Registers(f) = a {
+                ok[f.array.index()] = false;
+            }
+        }
         _ => {}
     });
     ok

@@ -141,6 +141,7 @@ impl Writer<'_> {
             }
             WItem::Op(s @ Stmt::Mma { .. }, span) => self.mma_warp(split, s, *span),
             WItem::Op(s @ Stmt::LoadMatrix { .. }, span) => self.load_matrix_warp(split, s, *span),
+            WItem::Op(s @ Stmt::Wgmma { .. }, span) => self.wgmma_warp(split, s, *span),
             WItem::Op(s, span) => self.warp_op(split, s, *span),
             WItem::If {
                 cond,

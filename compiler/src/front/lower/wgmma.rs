@@ -1,25 +1,35 @@
 //! `wgmma_m64n{N}k16(&mut acc, &a_tile[ra], &b_tile[rb])` (and `wgmma_m64n{N}k8_tf32`,
 //! `wgmma_m64n64k16_kn`): Hopper's asynchronous warpgroup multiply-accumulate from shared
-//! memory, checked against the shape's accumulator length and the tiles' type. (Its
+//! memory, checked against the shape's accumulator length and the tiles' type. `A` may be a
+//! thread's fragment instead (`&a`, a `[bf16; 8]`): the instruction's form with `A` in
+//! registers. (Its
 //! `wgmma_commit()` and `wgmma_wait(n)` are lowered with the copies' groups, `async_copy`.)
 
 use super::cx::*;
 use super::mma::held_fragment;
 use super::syntax::*;
 use crate::ir::*;
-use cuphase_contract::wgmma::ATOM_CHUNKS;
+use cuphase_contract::wgmma::{ATOM_CHUNKS, A_FRAG_LEN};
 
 const FORM: &str = "`(&mut acc, &a_tile[ra], &b_tile[rb])`";
 
 impl Lowerer<'_> {
-    /// A warpgroup multiply: the accumulator, then the two tiles' rows, then [`Stmt::Wgmma`].
+    /// A warpgroup multiply: the accumulator, then `A` (a tile's row, or a fragment in
+    /// registers), then `B`'s row, then [`Stmt::Wgmma`].
     pub(super) fn lower_wgmma(&mut self, c: &syn::ExprCall, out: &mut Block, span: Span) {
         let function = call_name(c).unwrap_or_default();
         if c.args.len() != 3 {
             self.err(span, format!("`{function}` takes 3 arguments: {FORM}"));
             return;
         }
-        let a = self.wgmma_tile(&c.args[1], "a_tile", &function);
+        let a_regs = self.is_fragment(&c.args[1]);
+        let a = if a_regs {
+            self.fragment_operand(&c.args[1], "a", false, &function)
+                .map(|(array, row, place)| (array, Ok((row, place))))
+        } else {
+            self.wgmma_tile(&c.args[1], "a_tile", &function)
+                .map(|(array, row)| (array, Err(row)))
+        };
         let b = self.wgmma_tile(&c.args[2], "b_tile", &function);
         let (Some((a, a_expr)), Some((b, b_expr))) = (a, b) else {
             return;
@@ -29,7 +39,7 @@ impl Lowerer<'_> {
             self.err(
                 c.args[2].src(),
                 format!(
-                    "`{function}` multiplies tiles of one element type; `{}` holds `{}` and `{}` `{}`",
+                    "`{function}` multiplies operands of one element type; `{}` holds `{}` and `{}` `{}`",
                     ta.name,
                     ta.elem.rust_name(),
                     tb.name,
@@ -76,27 +86,94 @@ impl Lowerer<'_> {
         let Some(acc) = self.fragment_finish(acc, acc_row, place, true, &function, out) else {
             return;
         };
-        let mut rows = Vec::new();
-        for (tile, e) in [(&ta, a_expr), (&tb, b_expr)] {
-            let Value::Expr(r) = self.lower_value(e, out) else {
-                return;
-            };
-            let ArrayKind::Shared { dims, .. } = &tile.kind else {
-                return;
-            };
-            rows.push(self.checked_row(r, dims[0], &tile.name, e.src(), out));
-        }
+        let a = match a_expr {
+            Ok((row, place)) => {
+                let Some(f) = self.wgmma_fragment(a, row, place, shape, &function, out) else {
+                    return;
+                };
+                WgmmaA::Registers(f)
+            }
+            Err(e) => {
+                let Some(row) = self.tile_row(&ta, e, out) else {
+                    return;
+                };
+                WgmmaA::Tile { array: a, row }
+            }
+        };
+        let Some(b_row) = self.tile_row(&tb, b_expr, out) else {
+            return;
+        };
         out.push(
             Stmt::Wgmma {
                 shape,
                 acc,
                 a,
-                a_row: rows[0],
                 b,
-                b_row: rows[1],
+                b_row,
             },
             span,
         );
+    }
+
+    /// Whether an operand names a thread-local array (`&a`, `&a[i]`): `A` given in registers.
+    fn is_fragment(&self, e: &syn::Expr) -> bool {
+        let syn::Expr::Reference(r) = strip_parens(e) else {
+            return false;
+        };
+        let name = match strip_parens(&r.expr) {
+            syn::Expr::Index(ix) => &*ix.expr,
+            other => other,
+        };
+        self.local_array_named(name).is_some()
+    }
+
+    /// An `A` fragment in registers: a `[bf16; 8]` (or `[f16; 8]`), or a row of a
+    /// two-dimensional array of them, for a 16-bit multiply.
+    fn wgmma_fragment(
+        &mut self,
+        array: Handle<Array>,
+        row: Option<&syn::Expr>,
+        place: &syn::Expr,
+        shape: WgmmaShape,
+        function: &str,
+        out: &mut Block,
+    ) -> Option<Fragment> {
+        let arr = self.arrays.get(array).clone();
+        let ArrayKind::Local { dims, .. } = &arr.kind else {
+            return None;
+        };
+        let len = A_FRAG_LEN as u64;
+        let fits = match (row.is_some(), dims.as_slice()) {
+            (false, [n]) | (true, [_, n]) => *n == len,
+            _ => false,
+        };
+        if shape.input == WgmmaInput::Tf32 || !fits {
+            let held = held_fragment(&arr.name, arr.elem, dims, row.is_some());
+            let elem = shape.elem();
+            let wanted = if shape.input == WgmmaInput::Tf32 {
+                "only 16-bit inputs come from registers: `A` of a TF32 multiply is a tile"
+                    .to_string()
+            } else {
+                format!("`a` in registers is a `[{elem}; {len}]` fragment (the warp's 16 rows of the 64x16 `A`, as `mma_m16n8k16`'s)")
+            };
+            self.err(
+                place.src(),
+                format!("`a` of `{function}`: {wanted}; this is {held}"),
+            );
+            return None;
+        }
+        self.fragment_finish(array, row, place, false, function, out)
+    }
+
+    /// A tile's row operand, lowered and checked against the tile's rows.
+    fn tile_row(&mut self, tile: &Array, e: &syn::Expr, out: &mut Block) -> Option<Handle<Expr>> {
+        let Value::Expr(r) = self.lower_value(e, out) else {
+            return None;
+        };
+        let ArrayKind::Shared { dims, .. } = &tile.kind else {
+            return None;
+        };
+        Some(self.checked_row(r, dims[0], &tile.name, e.src(), out))
     }
 
     /// A tile operand: `&tile[r]`, a row of a shared array of 16-byte rows that holds whole
