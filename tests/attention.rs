@@ -74,8 +74,8 @@ fn fused_attention_is_the_softmax_attention() {
     }
 }
 
-/// The same of `attention_wgmma`: two tiles of keys (the prologue's), four and six (the three
-/// stages and the two `p` buffers reused).
+/// The same of `attention_wgmma`: two tiles of keys (the prologue's), four and six (the four
+/// stages wrap; `p v` left in flight past each step's barrier).
 #[test]
 fn warpgroup_attention_is_the_softmax_attention() {
     let dev = Device::cpu().unwrap();

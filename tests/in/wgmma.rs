@@ -290,19 +290,19 @@ pub fn wgmma_rs_kn(out: &mut [f32], a: &[bf16], b: &[[bf16; 8]]) {
 ///   of a quad: two shuffles give its maximum), `o` rescaled;
 /// - `p` (rounded to bf16) made in registers as `A` fragments (values `8 c .. 8 c + 7` of an
 ///   accumulator are the fragment of its columns `16 c ..`), and `o += p v` by
-///   `wgmma_m64n64k16_kn` with `A` from them (`v` given keys x `d`), waited for at the step's
-///   end.
+///   `wgmma_m64n64k16_kn` with `A` from them (`v` given keys x `d`), left in flight: it runs
+///   beside the next step's barrier and `q kᵀ`, and one wait covers both.
 ///
-/// Three `cp_async` stages of the keys and values; each step's refill comes right after the
-/// step's first barrier, which follows every warpgroup's wait for the multiplies of the step
-/// before (the last readers of the stage it refills): one barrier a step. `fast_math`, as
-/// `attention_forward`.
+/// Four `cp_async` stages of the keys and values, filled two steps ahead; each step's refill
+/// comes right after the step's barrier, which follows every warpgroup's wait for the
+/// multiplies that read the stage it refills (those of two steps before): one barrier a step.
+/// `fast_math`, as `attention_forward`.
 #[kernel(block = (32, 4, 2), fast_math)]
 pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf16; 8]], seq: u32) {
     // Row `r` (a query, a key) at chunks `8 r ..`; stage `s` of the keys and values at `512 s`.
     let q_tile = shared::<[[bf16; 8]; 1024]>();
-    let k_tile = shared::<[[bf16; 8]; 1536]>();
-    let v_tile = shared::<[[bf16; 8]; 1536]>();
+    let k_tile = shared::<[[bf16; 8]; 2048]>();
+    let v_tile = shared::<[[bf16; 8]; 2048]>();
     let tx = thread_idx().x as usize;
     let ty = thread_idx().y as usize;
     let tz = thread_idx().z as usize;
@@ -343,13 +343,13 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
     let g = tx / 4;
     let qd = tx % 4;
     for j in 0..tiles {
-        let st = j % 3;
+        let st = j % 4;
         cp_async_wait(1);
-        // Stage `st` is in, and every warpgroup has waited for the multiplies of the step
+        // Stage `st` is in, and every warpgroup has waited for the multiplies of two steps
         // before: the stage they read is free.
         sync_block_threads();
         if j + 2 < tiles {
-            let ns = (j + 2) % 3;
+            let ns = (j + 2) % 4;
             for i in 0..2 {
                 let key = head + (j + 2) * 64 + i * 32 + r8;
                 cp_async(&mut k_tile[ns * 512 + i * 256 + me], &k[key * 8 + c8]);
@@ -368,6 +368,7 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
             );
         }
         wgmma_commit();
+        // This step's `s`, and the step before's `o += p v`: `o` and `p` are free.
         wgmma_wait(0);
         for h in 0..2 {
             let mut mx = f32::NEG_INFINITY;
@@ -395,12 +396,8 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
             wgmma_m64n64k16_kn(&mut oacc, &p[kk], &v_tile[st * 512 + kk * 128]);
         }
         wgmma_commit();
-        // Done before the next step's barrier, after which its stage of `v` is refilled (and
-        // before `p` is made again). (Waited for here, not at the next step's top, which is
-        // the same order: ptxas serializes multiplies left in flight across a loop's back
-        // edge, warning C7515.)
-        wgmma_wait(0);
     }
+    wgmma_wait(0);
     // A row's sum is over its quad's four lanes.
     for h in 0..2 {
         l[h] += warp_shuffle_xor(l[h], 1);

@@ -64,4 +64,19 @@ fn forms(c: &mut [f32], a: &[[bf16; 8]]) {
     c[t] = acc[0] + short[0] + a[0][0].to_f32();
 }
 
+// `A` from registers of the wrong length.
+#[kernel(block = 128)]
+fn short_fragment(c: &mut [f32], a: &[[bf16; 8]]) {
+    let tile = shared::<[[bf16; 8]; 512]>();
+    let t = thread_idx().x as usize;
+    tile[t] = a[t];
+    sync_block_threads();
+    let mut acc = [0.0f32; 32];
+    let four = [bf16::ONE; 4];
+    wgmma_m64n64k16(&mut acc, &four, &tile[0]);
+    wgmma_commit();
+    wgmma_wait(0);
+    c[t] = acc[0];
+}
+
 fn main() {}

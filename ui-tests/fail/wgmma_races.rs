@@ -57,4 +57,20 @@ fn refill_in_flight(c: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]]) {
     c[t] = acc[0];
 }
 
+// `A` from registers, rewritten while the multiply reads it.
+#[kernel(block = 128)]
+fn fragment_rewritten(c: &mut [f32], a: &[[bf16; 8]]) {
+    let tile = shared::<[[bf16; 8]; 512]>();
+    let t = thread_idx().x as usize;
+    tile[t] = a[t];
+    sync_block_threads();
+    let mut acc = [0.0f32; 32];
+    let mut p = [bf16::ONE; 8];
+    wgmma_m64n64k16(&mut acc, &p, &tile[0]);
+    p[0] = bf16::ZERO;
+    wgmma_commit();
+    wgmma_wait(0);
+    c[t] = acc[0] + p[1].to_f32();
+}
+
 fn main() {}

@@ -52,6 +52,42 @@ fn pipeline(wait: u32) -> String {
     )
 }
 
+/// The attention's pipeline (`attention_wgmma`) in `stages` stages filled two ahead: `s` from
+/// the stage's `a_tile`, then `acc += p b` with `p` made from `s` in registers, that multiply
+/// left in flight until the next step's wait (past its barrier and refill).
+fn registers_pipeline(stages: u32) -> String {
+    let (f0, f1) = (fill("0"), fill("1"));
+    let f2 = fill(&format!("((step + 2) % {stages})"));
+    format!(
+        "{f0} cp_async_commit(); {f1} cp_async_commit();
+        let mut p = [bf16::ZERO; 8];
+        let mut s = [0.0f32; 32];
+        for step in 0..n {{
+            cp_async_wait(1);
+            sync_block_threads();
+            if step + 2 < n {{ {f2} }}
+            cp_async_commit();
+            let st = step % {stages};
+            for i in 0..32 {{ s[i] = 0.0; }}
+            wgmma_m64n64k16(&mut s, &a_tile[st * 512], &a_tile[st * 512 + 2]);
+            wgmma_commit();
+            wgmma_wait(0);
+            for i in 0..8 {{ p[i] = bf16::from_f32(s[i]); }}
+            wgmma_m64n64k16_kn(&mut acc, &p, &b_tile[st * 512]);
+            wgmma_commit();
+        }}
+        wgmma_wait(0);"
+    )
+}
+
+/// `A` from registers (`p`), multiplied once.
+fn once_from_registers() -> String {
+    format!(
+        "{} cp_async_commit(); cp_async_wait(0); sync_block_threads(); let mut p = [bf16::ONE; 8]; wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit();",
+        fill("0")
+    )
+}
+
 /// One stage, filled, published and multiplied once.
 fn once() -> String {
     format!(
@@ -73,6 +109,18 @@ fn accepted() {
         (
             "a refill after the wait and a barrier",
             format!("{} wgmma_wait(0); sync_block_threads(); {} cp_async_commit(); cp_async_wait(0);", once(), fill("0")),
+        ),
+        (
+            "A from registers, made again after the wait",
+            format!("{} wgmma_wait(0); p[0] = bf16::ZERO; out[g * 128 + t] = p[1].to_f32();", once_from_registers()),
+        ),
+        (
+            "A from registers read by a second multiply in flight",
+            format!("{} wgmma_m64n64k16(&mut acc, &p, &b_tile[2]); wgmma_commit(); wgmma_wait(0);", once_from_registers()),
+        ),
+        (
+            "the attention's pipeline in four stages, p v in flight past the next barrier",
+            registers_pipeline(4),
         ),
     ] {
         if let Err(e) = verdict("", &body) {
@@ -118,6 +166,21 @@ fn rejected() {
             "a refill while the multiply is in flight, past a barrier",
             format!("{} sync_block_threads(); {} cp_async_commit(); wgmma_wait(0); cp_async_wait(0);", once(), fill("0")),
             "`wgmma` reading shared array `a_tile`",
+        ),
+        (
+            "A's fragment rewritten while the multiply reads it",
+            format!("{} p[0] = bf16::ZERO; wgmma_wait(0);", once_from_registers()),
+            "`p` is used while a `wgmma` may still be reading it",
+        ),
+        (
+            "A's fragment read while the multiply reads it",
+            format!("{} out[g * 128 + t] = p[1].to_f32(); wgmma_wait(0);", once_from_registers()),
+            "`p` is used while a `wgmma` may still be reading it",
+        ),
+        (
+            "the attention's pipeline in three stages: the refill of the stage p v reads",
+            registers_pipeline(3),
+            "`wgmma` reading shared array `b_tile`",
         ),
         (
             "a multiply under a condition on the thread",
@@ -199,5 +262,37 @@ fn the_fences_follow_the_accumulators_accesses() {
             .nth(1)
             .is_some_and(|r| r.contains("cuphase::wgmma_fence();")),
         "{cuda}"
+    );
+}
+
+/// `A` in registers is a 16-bit `[T; 8]` fragment of the tiles' type; TF32 multiplies read it
+/// from a tile.
+#[test]
+fn a_fragment_in_registers_is_checked() {
+    for (what, body, words) in [
+        (
+            "a fragment of the wrong length",
+            format!("{} let p = [bf16::ONE; 4]; wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit(); wgmma_wait(0);", fill("0")),
+            "`a` in registers is a `[bf16; 8]` fragment",
+        ),
+        (
+            "a fragment of another type than the tile",
+            format!("{} let p = [f16::ONE; 8]; wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit(); wgmma_wait(0);", fill("0")),
+            "multiplies operands of one element type",
+        ),
+    ] {
+        match verdict("", &body) {
+            Ok(cuda) => panic!("{what}: accepted:\n{body}\n{cuda}"),
+            Err(e) => assert!(e.contains(words), "{what}: the error lacks {words:?}:\n{e}"),
+        }
+    }
+    let src = "fn k(out: &mut [f32], x: &[[f32; 4]]) {\n    let b_tile = shared::<[[f32; 4]; 512]>();\n    let t = thread_idx().x as usize;\n    b_tile[t] = x[t];\n    sync_block_threads();\n    let p = [1.0f32; 8];\n    let mut acc = [0.0f32; 32];\n    wgmma_m64n64k8_tf32(&mut acc, &p, &b_tile[0]);\n    wgmma_commit();\n    wgmma_wait(0);\n    out[t] = acc[0];\n}";
+    let err = compile_str("block = 128", src, "k.rs")
+        .err()
+        .map(|d| d[0].full_message());
+    let err = err.expect("a TF32 fragment accepted");
+    assert!(
+        err.contains("only 16-bit inputs come from registers"),
+        "{err}"
     );
 }

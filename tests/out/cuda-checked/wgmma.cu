@@ -1838,12 +1838,12 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     unsigned int* __restrict__ cuphase_record,
     unsigned int cuphase_kernel) {
     extern __shared__ __align__(1024) unsigned char cuphase_dynamic_shared[];
-    // The shared arrays take 65536 bytes, more than a block's 48 KiB of static shared memory: they
+    // The shared arrays take 81920 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
 #line 303 "tests/in/wgmma.rs"
     bf16x8 (&q_tile)[1024] = *reinterpret_cast<bf16x8 (*)[1024]>(cuphase_dynamic_shared);
-    bf16x8 (&k_tile)[1536] = *reinterpret_cast<bf16x8 (*)[1536]>(cuphase_dynamic_shared + 16384);
-    bf16x8 (&v_tile)[1536] = *reinterpret_cast<bf16x8 (*)[1536]>(cuphase_dynamic_shared + 40960);
+    bf16x8 (&k_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 16384);
+    bf16x8 (&v_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 49152);
 #line 335 "tests/in/wgmma.rs"
     float s[32];
     float oacc[32];
@@ -1894,7 +1894,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 327 "tests/in/wgmma.rs"
                 const unsigned long long index_3 = key * 8ull + c8;
 #line 327 "tests/in/wgmma.rs"
-                if ((unsigned long long)index_2 >= 1536ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 1536ull); return; }
+                if ((unsigned long long)index_2 >= 2048ull) { cuphase::report(cuphase_faults, 2u, (unsigned long long)index_2, 2048ull); return; }
 #line 327 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_3 >= k_len) { cuphase::report(cuphase_faults, 3u, (unsigned long long)index_3, k_len); return; }
 #line 327 "tests/in/wgmma.rs"
@@ -1903,7 +1903,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 328 "tests/in/wgmma.rs"
                 const unsigned long long index_5 = key * 8ull + c8;
 #line 328 "tests/in/wgmma.rs"
-                if ((unsigned long long)index_4 >= 1536ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 1536ull); return; }
+                if ((unsigned long long)index_4 >= 2048ull) { cuphase::report(cuphase_faults, 4u, (unsigned long long)index_4, 2048ull); return; }
 #line 328 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_5 >= v_len) { cuphase::report(cuphase_faults, 5u, (unsigned long long)index_5, v_len); return; }
 #line 328 "tests/in/wgmma.rs"
@@ -2118,14 +2118,14 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     const unsigned long long g = tx / 4ull;
     const unsigned long long qd = tx % 4ull;
     for (unsigned long long j = 0ull; j < tiles; ++j) {
-        const unsigned long long st = j % 3ull;
+        const unsigned long long st = j % 4ull;
         cuphase::cp_async_wait<1>();
 #line 350 "tests/in/wgmma.rs"
         cuphase::fence_proxy_async();
 #line 350 "tests/in/wgmma.rs"
         __syncthreads();
         if (j + 2ull < tiles) {
-            const unsigned long long ns = (j + 2ull) % 3ull;
+            const unsigned long long ns = (j + 2ull) % 4ull;
             #pragma unroll
 #line 353 "tests/in/wgmma.rs"
             for (unsigned long long i_2 = 0ull; i_2 < 2ull; ++i_2) {
@@ -2134,7 +2134,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 355 "tests/in/wgmma.rs"
                 const unsigned long long index_7 = key_1 * 8ull + c8;
 #line 355 "tests/in/wgmma.rs"
-                if ((unsigned long long)index_6 >= 1536ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 1536ull); return; }
+                if ((unsigned long long)index_6 >= 2048ull) { cuphase::report(cuphase_faults, 6u, (unsigned long long)index_6, 2048ull); return; }
 #line 355 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_7 >= k_len) { cuphase::report(cuphase_faults, 7u, (unsigned long long)index_7, k_len); return; }
 #line 355 "tests/in/wgmma.rs"
@@ -2143,7 +2143,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 356 "tests/in/wgmma.rs"
                 const unsigned long long index_9 = key_1 * 8ull + c8;
 #line 356 "tests/in/wgmma.rs"
-                if ((unsigned long long)index_8 >= 1536ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 1536ull); return; }
+                if ((unsigned long long)index_8 >= 2048ull) { cuphase::report(cuphase_faults, 8u, (unsigned long long)index_8, 2048ull); return; }
 #line 356 "tests/in/wgmma.rs"
                 if ((unsigned long long)index_9 >= v_len) { cuphase::report(cuphase_faults, 9u, (unsigned long long)index_9, v_len); return; }
 #line 356 "tests/in/wgmma.rs"
@@ -2166,7 +2166,7 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
             if ((unsigned long long)row >= 1024ull) { cuphase::report(cuphase_faults, 10u, (unsigned long long)row, 1024ull); return; }
             const unsigned long long row_1 = st * 512ull + kk * 2ull;
 #line 367 "tests/in/wgmma.rs"
-            if ((unsigned long long)row_1 >= 1536ull) { cuphase::report(cuphase_faults, 11u, (unsigned long long)row_1, 1536ull); return; }
+            if ((unsigned long long)row_1 >= 2048ull) { cuphase::report(cuphase_faults, 11u, (unsigned long long)row_1, 2048ull); return; }
 #line 364 "tests/in/wgmma.rs"
             if (((unsigned long long)(row) % 64ull >= 8ull || (unsigned long long)(row) % 2ull != 0ull)) { cuphase::report(cuphase_faults, 12u, 0ull, 0ull); return; }
 #line 364 "tests/in/wgmma.rs"
@@ -2174,58 +2174,59 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
 #line 364 "tests/in/wgmma.rs"
             if (((unsigned long long)(row_1) % 64ull >= 8ull || (unsigned long long)(row_1) % 2ull != 0ull)) { cuphase::report(cuphase_faults, 14u, 0ull, 0ull); return; }
 #line 364 "tests/in/wgmma.rs"
-            if (((unsigned long long)(row_1) + 505ull) >= 1536ull) { cuphase::report(cuphase_faults, 15u, ((unsigned long long)(row_1) + 505ull), 1536ull); return; }
+            if (((unsigned long long)(row_1) + 505ull) >= 2048ull) { cuphase::report(cuphase_faults, 15u, ((unsigned long long)(row_1) + 505ull), 2048ull); return; }
 #line 364 "tests/in/wgmma.rs"
             cuphase::wgmma_m64n64k16_bf16(s, cuphase::wgmma_desc(&q_tile[row]), cuphase::wgmma_desc(&k_tile[row_1]));
         }
 #line 370 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
+#line 372 "tests/in/wgmma.rs"
         cuphase::wgmma_wait<0>();
         #pragma unroll
-#line 372 "tests/in/wgmma.rs"
+#line 373 "tests/in/wgmma.rs"
         for (unsigned int h = 0u; h < 2u; ++h) {
             float mx = -__int_as_float(0x7f800000);
             #pragma unroll
-#line 374 "tests/in/wgmma.rs"
+#line 375 "tests/in/wgmma.rs"
             for (unsigned int jj = 0u; jj < 8u; ++jj) {
                 mx = fmaxf(fmaxf(mx, s[cuphase::idx(cuphase_faults, jj * 4u + 2u * h, 32ull, 16u)]), s[cuphase::idx(cuphase_faults, jj * 4u + 2u * h + 1u, 32ull, 17u)]);
-#line 375 "tests/in/wgmma.rs"
+#line 376 "tests/in/wgmma.rs"
                 if (cuphase_faults.hit) return;
             }
             float shuffled;
-#line 377 "tests/in/wgmma.rs"
+#line 378 "tests/in/wgmma.rs"
             shuffled = cuphase::warp_shuffle_xor(mx, 1u);
-#line 377 "tests/in/wgmma.rs"
+#line 378 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled);
             float shuffled_1;
-#line 378 "tests/in/wgmma.rs"
+#line 379 "tests/in/wgmma.rs"
             shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
-#line 378 "tests/in/wgmma.rs"
+#line 379 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled_1);
             const float m_new = fmaxf(m[h], mx * scale);
             const float alpha = exp2f(m[h] - m_new);
             float sum = 0.0f;
             #pragma unroll
-#line 382 "tests/in/wgmma.rs"
+#line 383 "tests/in/wgmma.rs"
             for (unsigned int jj_1 = 0u; jj_1 < 8u; ++jj_1) {
                 #pragma unroll
-#line 383 "tests/in/wgmma.rs"
+#line 384 "tests/in/wgmma.rs"
                 for (unsigned int e = 0u; e < 2u; ++e) {
                     const float pe = exp2f(s[cuphase::idx(cuphase_faults, jj_1 * 4u + 2u * h + e, 32ull, 18u)] * scale - m_new);
-#line 384 "tests/in/wgmma.rs"
+#line 385 "tests/in/wgmma.rs"
                     if (cuphase_faults.hit) return;
                     if ((unsigned long long)(jj_1 / 2u) >= 4ull) { cuphase::report(cuphase_faults, 19u, (unsigned long long)(jj_1 / 2u), 4ull); return; }
-#line 385 "tests/in/wgmma.rs"
+#line 386 "tests/in/wgmma.rs"
                     if ((unsigned long long)(4u * (jj_1 % 2u) + 2u * h + e) >= 8ull) { cuphase::report(cuphase_faults, 20u, (unsigned long long)(4u * (jj_1 % 2u) + 2u * h + e), 8ull); return; }
-#line 385 "tests/in/wgmma.rs"
+#line 386 "tests/in/wgmma.rs"
                     p[jj_1 / 2u].v[4u * (jj_1 % 2u) + 2u * h + e] = cuphase::bf16_from_f32(pe);
                     sum += pe;
                 }
                 if ((unsigned long long)(jj_1 * 4u + 2u * h) >= 32ull) { cuphase::report(cuphase_faults, 21u, (unsigned long long)(jj_1 * 4u + 2u * h), 32ull); return; }
-#line 388 "tests/in/wgmma.rs"
+#line 389 "tests/in/wgmma.rs"
                 oacc[jj_1 * 4u + 2u * h] *= alpha;
                 if ((unsigned long long)(jj_1 * 4u + 2u * h + 1u) >= 32ull) { cuphase::report(cuphase_faults, 22u, (unsigned long long)(jj_1 * 4u + 2u * h + 1u), 32ull); return; }
-#line 389 "tests/in/wgmma.rs"
+#line 390 "tests/in/wgmma.rs"
                 oacc[jj_1 * 4u + 2u * h + 1u] *= alpha;
             }
             l[h] = l[h] * alpha + sum;
@@ -2233,48 +2234,47 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
         }
         cuphase::wgmma_fence();
         #pragma unroll
-#line 394 "tests/in/wgmma.rs"
+#line 395 "tests/in/wgmma.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
             const unsigned long long row_2 = st * 512ull + kk_1 * 128ull;
-#line 395 "tests/in/wgmma.rs"
-            if ((unsigned long long)row_2 >= 1536ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)row_2, 1536ull); return; }
-#line 395 "tests/in/wgmma.rs"
+#line 396 "tests/in/wgmma.rs"
+            if ((unsigned long long)row_2 >= 2048ull) { cuphase::report(cuphase_faults, 23u, (unsigned long long)row_2, 2048ull); return; }
+#line 396 "tests/in/wgmma.rs"
             if ((unsigned long long)(row_2) % 64ull != 0ull) { cuphase::report(cuphase_faults, 24u, 0ull, 0ull); return; }
-#line 395 "tests/in/wgmma.rs"
-            if (((unsigned long long)(row_2) + 127ull) >= 1536ull) { cuphase::report(cuphase_faults, 25u, ((unsigned long long)(row_2) + 127ull), 1536ull); return; }
-#line 395 "tests/in/wgmma.rs"
+#line 396 "tests/in/wgmma.rs"
+            if (((unsigned long long)(row_2) + 127ull) >= 2048ull) { cuphase::report(cuphase_faults, 25u, ((unsigned long long)(row_2) + 127ull), 2048ull); return; }
+#line 396 "tests/in/wgmma.rs"
             cuphase::wgmma_m64n64k16_bf16_rs_kn(oacc, p[kk_1].v, cuphase::wgmma_desc(&v_tile[row_2]));
         }
         cuphase::wgmma_commit();
-#line 402 "tests/in/wgmma.rs"
-        cuphase::wgmma_wait<0>();
     }
+    cuphase::wgmma_wait<0>();
     #pragma unroll
     for (unsigned int h_1 = 0u; h_1 < 2u; ++h_1) {
         float shuffled_2;
-#line 406 "tests/in/wgmma.rs"
+#line 403 "tests/in/wgmma.rs"
         shuffled_2 = cuphase::warp_shuffle_xor(l[h_1], 1u);
-#line 406 "tests/in/wgmma.rs"
+#line 403 "tests/in/wgmma.rs"
         l[h_1] += shuffled_2;
         float shuffled_3;
-#line 407 "tests/in/wgmma.rs"
+#line 404 "tests/in/wgmma.rs"
         shuffled_3 = cuphase::warp_shuffle_xor(l[h_1], 2u);
-#line 407 "tests/in/wgmma.rs"
+#line 404 "tests/in/wgmma.rs"
         l[h_1] += shuffled_3;
     }
     #pragma unroll
-#line 409 "tests/in/wgmma.rs"
+#line 406 "tests/in/wgmma.rs"
     for (unsigned long long jj_2 = 0ull; jj_2 < 8ull; ++jj_2) {
         #pragma unroll
-#line 410 "tests/in/wgmma.rs"
+#line 407 "tests/in/wgmma.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
             const unsigned long long h_2 = e_1 / 2ull;
             const unsigned long long row_3 = q0 + tz * 64ull + ty * 16ull + g + 8ull * h_2;
             const unsigned long long col = jj_2 * 8ull + 2ull * qd + e_1 % 2ull;
             if ((unsigned long long)(row_3 * 64ull + col) >= o_len) { cuphase::report(cuphase_faults, 26u, (unsigned long long)(row_3 * 64ull + col), o_len); return; }
-#line 414 "tests/in/wgmma.rs"
+#line 411 "tests/in/wgmma.rs"
             o[row_3 * 64ull + col] = oacc[cuphase::idx(cuphase_faults, jj_2 * 4ull + e_1, 32ull, 27u)] / l[cuphase::idx(cuphase_faults, h_2, 2ull, 28u)];
-#line 414 "tests/in/wgmma.rs"
+#line 411 "tests/in/wgmma.rs"
             if (cuphase_faults.hit) return;
         }
     }

@@ -1472,12 +1472,12 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     unsigned long long v_len,
     unsigned int seq) {
     extern __shared__ __align__(1024) unsigned char cuphase_dynamic_shared[];
-    // The shared arrays take 65536 bytes, more than a block's 48 KiB of static shared memory: they
+    // The shared arrays take 81920 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
 #line 303 "tests/in/wgmma.rs"
     bf16x8 (&q_tile)[1024] = *reinterpret_cast<bf16x8 (*)[1024]>(cuphase_dynamic_shared);
-    bf16x8 (&k_tile)[1536] = *reinterpret_cast<bf16x8 (*)[1536]>(cuphase_dynamic_shared + 16384);
-    bf16x8 (&v_tile)[1536] = *reinterpret_cast<bf16x8 (*)[1536]>(cuphase_dynamic_shared + 40960);
+    bf16x8 (&k_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 16384);
+    bf16x8 (&v_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 49152);
 #line 335 "tests/in/wgmma.rs"
     float s[32];
     float oacc[32];
@@ -1738,14 +1738,14 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     const unsigned long long g = tx / 4ull;
     const unsigned long long qd = tx % 4ull;
     for (unsigned long long j = 0ull; j < tiles; ++j) {
-        const unsigned long long st = j % 3ull;
+        const unsigned long long st = j % 4ull;
         cuphase::cp_async_wait<1>();
 #line 350 "tests/in/wgmma.rs"
         cuphase::fence_proxy_async();
 #line 350 "tests/in/wgmma.rs"
         __syncthreads();
         if (j + 2ull < tiles) {
-            const unsigned long long ns = (j + 2ull) % 3ull;
+            const unsigned long long ns = (j + 2ull) % 4ull;
             #pragma unroll
 #line 353 "tests/in/wgmma.rs"
             for (unsigned long long i_2 = 0ull; i_2 < 2ull; ++i_2) {
@@ -1780,34 +1780,35 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
         }
 #line 370 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
+#line 372 "tests/in/wgmma.rs"
         cuphase::wgmma_wait<0>();
         #pragma unroll
-#line 372 "tests/in/wgmma.rs"
+#line 373 "tests/in/wgmma.rs"
         for (unsigned int h = 0u; h < 2u; ++h) {
             float mx = -__int_as_float(0x7f800000);
             #pragma unroll
-#line 374 "tests/in/wgmma.rs"
+#line 375 "tests/in/wgmma.rs"
             for (unsigned int jj = 0u; jj < 8u; ++jj) {
                 mx = fmaxf(fmaxf(mx, s[jj * 4u + 2u * h]), s[jj * 4u + 2u * h + 1u]);
             }
             float shuffled;
-#line 377 "tests/in/wgmma.rs"
+#line 378 "tests/in/wgmma.rs"
             shuffled = cuphase::warp_shuffle_xor(mx, 1u);
-#line 377 "tests/in/wgmma.rs"
+#line 378 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled);
             float shuffled_1;
-#line 378 "tests/in/wgmma.rs"
+#line 379 "tests/in/wgmma.rs"
             shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
-#line 378 "tests/in/wgmma.rs"
+#line 379 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled_1);
             const float m_new = fmaxf(m[h], mx * scale);
             const float alpha = exp2f(m[h] - m_new);
             float sum = 0.0f;
             #pragma unroll
-#line 382 "tests/in/wgmma.rs"
+#line 383 "tests/in/wgmma.rs"
             for (unsigned int jj_1 = 0u; jj_1 < 8u; ++jj_1) {
                 #pragma unroll
-#line 383 "tests/in/wgmma.rs"
+#line 384 "tests/in/wgmma.rs"
                 for (unsigned int e = 0u; e < 2u; ++e) {
                     const float pe = exp2f(s[jj_1 * 4u + 2u * h + e] * scale - m_new);
                     p[jj_1 / 2u].v[4u * (jj_1 % 2u) + 2u * h + e] = cuphase::bf16_from_f32(pe);
@@ -1821,34 +1822,33 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
         }
         cuphase::wgmma_fence();
         #pragma unroll
-#line 394 "tests/in/wgmma.rs"
+#line 395 "tests/in/wgmma.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
             const unsigned long long row_2 = st * 512ull + kk_1 * 128ull;
-#line 395 "tests/in/wgmma.rs"
+#line 396 "tests/in/wgmma.rs"
             cuphase::wgmma_m64n64k16_bf16_rs_kn(oacc, p[kk_1].v, cuphase::wgmma_desc(&v_tile[row_2]));
         }
         cuphase::wgmma_commit();
-#line 402 "tests/in/wgmma.rs"
-        cuphase::wgmma_wait<0>();
     }
+    cuphase::wgmma_wait<0>();
     #pragma unroll
     for (unsigned int h_1 = 0u; h_1 < 2u; ++h_1) {
         float shuffled_2;
-#line 406 "tests/in/wgmma.rs"
+#line 403 "tests/in/wgmma.rs"
         shuffled_2 = cuphase::warp_shuffle_xor(l[h_1], 1u);
-#line 406 "tests/in/wgmma.rs"
+#line 403 "tests/in/wgmma.rs"
         l[h_1] += shuffled_2;
         float shuffled_3;
-#line 407 "tests/in/wgmma.rs"
+#line 404 "tests/in/wgmma.rs"
         shuffled_3 = cuphase::warp_shuffle_xor(l[h_1], 2u);
-#line 407 "tests/in/wgmma.rs"
+#line 404 "tests/in/wgmma.rs"
         l[h_1] += shuffled_3;
     }
     #pragma unroll
-#line 409 "tests/in/wgmma.rs"
+#line 406 "tests/in/wgmma.rs"
     for (unsigned long long jj_2 = 0ull; jj_2 < 8ull; ++jj_2) {
         #pragma unroll
-#line 410 "tests/in/wgmma.rs"
+#line 407 "tests/in/wgmma.rs"
         for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
             const unsigned long long h_2 = e_1 / 2ull;
             const unsigned long long row_3 = q0 + tz * 64ull + ty * 16ull + g + 8ull * h_2;
