@@ -428,9 +428,17 @@ pub fn cp_async_wait(n: u32) {
 /// + 1` of `b_tile`; `ra % 64` and `rb % 64` must be 0, 2, 4 or 6 (a fault otherwise). cuphase
 /// lays those arrays out in the 128-byte swizzle the hardware reads; indices stay plain.
 ///
-/// The multiply is asynchronous: it reads the tiles and writes `acc` until the thread's
-/// [`wgmma_wait`] that covers its group ([`wgmma_commit`]). Touching `acc` before then, or
-/// writing a tile another warpgroup's multiply may still read, is a compile error; so is a
+/// `A` may instead come from registers (16-bit inputs): `&a` a thread-local `[bf16; 8]` (or a
+/// row of a `[[bf16; 8]; C]`) holding its warp's 16 rows of the 64x16 `A` as
+/// [`mma_m16n8k16`]'s `A` fragment: element `i` of lane `l` of warp `w` is row `16 w + l / 4 +
+/// 8 ((i / 2) % 2)`, column `2 (l % 4) + i % 2 + 8 (i / 4)`. That is where accumulator values
+/// `8 c + i` are, `16 c` columns to the right, so `p[i] = bf16::from_f32(f(s[8 c + i]))` makes
+/// the fragment of columns `16 c ..` of an accumulator `s` (attention's `p = softmax(q kᵀ)`).
+///
+/// The multiply is asynchronous: it reads its operands and writes `acc` until the thread's
+/// [`wgmma_wait`] that covers its group ([`wgmma_commit`]). Touching `acc` (or an `A` fragment
+/// in registers) before then, or writing a tile another warpgroup's multiply may still read,
+/// is a compile error; so is a
 /// multiply where the block does not go as one, or in a kernel without a fixed block shape of
 /// whole warpgroups (`#[kernel(block = (..))]`, a multiple of 128 threads).
 ///

@@ -12,7 +12,7 @@
 //! already puts a barrier between each write of a tile and a multiply that reads it. The
 //! 16-byte copies into a tile go through L2 only (`cp.async.cg`, see `async_copy`).
 
-use super::writer::Writer;
+use super::writer::{WgmmaHelper, Writer};
 use super::FaultKind;
 use crate::ir::*;
 use cuphase_contract::wgmma::{M, ROW_CHUNKS};
@@ -60,9 +60,6 @@ fn function(n: u16, input: &str, b_kn: bool, a_regs: bool) -> String {
     let rs = if a_regs { "_rs" } else { "" };
     format!("wgmma_m64n{n}k{k}_{input}{rs}{kn}")
 }
-
-/// One helper a kernel uses: `(n, PTX input, b_kn, a_regs)`.
-pub(super) type HelperShape = (u16, &'static str, bool, bool);
 
 impl Writer<'_> {
     /// One warpgroup multiply: the checks of its tiles (in the checked variant), then the
@@ -126,7 +123,7 @@ impl Writer<'_> {
 
 /// The prelude of a kernel that multiplies by warpgroups: the swizzle, the descriptors, the
 /// fences and groups, and one helper per shape it uses.
-pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<HelperShape>) -> String {
+pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<WgmmaHelper>) -> String {
     let mut out = String::from(WGMMA_PRELUDE);
     out.push_str("namespace cuphase {\n");
     for (n, input, b_kn, a_regs) in shapes {

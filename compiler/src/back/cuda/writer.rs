@@ -53,6 +53,10 @@ pub(super) enum Out {
     },
 }
 
+/// One warpgroup multiply helper a kernel uses: `(n, PTX input, b_kn, a_regs)` (see the
+/// `wgmma` module).
+pub(super) type WgmmaHelper = (u16, &'static str, bool, bool);
+
 /// The state of writing one kernel variant.
 pub(super) struct Writer<'a> {
     /// The kernel.
@@ -89,7 +93,7 @@ pub(super) struct Writer<'a> {
     /// marker and proxy fences.
     pub(super) wgmma: bool,
     /// The warpgroup multiplies the kernel makes (their helpers are written).
-    pub(super) wgmma_shapes: std::collections::BTreeSet<super::wgmma::HelperShape>,
+    pub(super) wgmma_shapes: std::collections::BTreeSet<WgmmaHelper>,
     /// Only warpgroup multiplies (and statements that touch no thread-local array) have run
     /// since the last `wgmma.fence`: the next multiply needs none.
     pub(super) wgmma_fenced: bool,
