@@ -15,7 +15,7 @@ torch's attention in f32 first (4 heads), output poisoned. FLOPs counted as 4 * 
 block of two warpgroups) is timed beside it when `benches/ab/attention_wgmma.cubin` is there:
 it needs the `sm_90a` target, which CuPy's NVRTC call does not take, so
 `python3 benches/wgmma_gemm.py build` compiles it here (carry `benches/ab`).
-Run there: `python3 benches/attention.py [--seqs 1024,4096] [--ab FILE] [--cubin PATH:NAMES]`."""
+Run there: `python3 benches/attention.py [--seqs 1024,4096] [--ab FILE] [--cubin PATH:NAMES[:KIB]]`."""
 
 import os
 import re
@@ -127,13 +127,14 @@ def main(seqs):
         shared = 80 * 1024
         f.max_dynamic_shared_size_bytes = shared
         kernels.append(("attention_wgmma", f, (32, 4, 2), shared))
-    # `--cubin PATH:NAME,NAME`: more warpgroup kernels of attention_wgmma's arguments and
-    # launch (hand-written A/B variants, say), compiled by `wgmma_gemm.py build-ab PATH`.
+    # `--cubin PATH:NAME,NAME[:KIB]`: more warpgroup kernels of attention_wgmma's arguments
+    # and launch (hand-written A/B variants, say), compiled by `wgmma_gemm.py build-ab PATH`,
+    # launched with KIB KiB of dynamic shared memory (96 unless given).
     if CUBIN:
-        path, names = CUBIN.split(":")
+        path, names, *kib = CUBIN.split(":")
         for name in names.split(","):
             f = cp.RawModule(path=path).get_function(name)
-            shared = 96 * 1024
+            shared = int(kib[0] if kib else 96) * 1024
             f.max_dynamic_shared_size_bytes = shared
             kernels.append((name, f, (32, 4, 2), shared))
     tri = triton_attention()
@@ -161,7 +162,10 @@ def main(seqs):
             cq, ck, cv, co = (cp.from_dlpack(t) for t in
                               (q.view(torch.int16), k.view(torch.int16), v.view(torch.int16), o))
             n = HEADS * seq * D
-            args = (co, cp.uint64(n), cq, cp.uint64(n // 8), ck, cp.uint64(n // 8), cv,
+            # The warpgroup kernels take `o` as `[[f32; 2]]` (pairs, 8-byte stores).
+            o_len = n if name == "attention_forward" or name.startswith("attention_forward_ab") \
+                else n // 2
+            args = (co, cp.uint64(o_len), cq, cp.uint64(n // 8), ck, cp.uint64(n // 8), cv,
                     cp.uint64(n // 8), cp.uint32(seq))
             run = lambda: f((seq // 128, HEADS), block, args, shared_mem=shared)
             run()

@@ -40,18 +40,19 @@ fn attention_on(dev: &Device, heads: usize, seq: usize, wgmma: bool) -> Result<(
     let qb = dev.upload(qh.as_chunks::<8>().0)?;
     let kb = dev.upload(kh.as_chunks::<8>().0)?;
     let vb = dev.upload(vh.as_chunks::<8>().0)?;
-    let mut o = dev.upload(&vec![f32::NAN; n])?;
     let grid = Dim3::new((seq / 128) as u32, heads as u32, 1);
-    let name = if wgmma {
+    // `attention_wgmma` stores `o` in pairs (`[f32; 2]`, 8-byte stores).
+    let (name, got) = if wgmma {
+        let mut o = dev.upload(vec![f32::NAN; n].as_chunks::<2>().0)?;
         let launch = Launch::new(grid, Dim3::new(32, 4, 2));
         attention_wgmma.launch(dev, launch, &mut o, &qb, &kb, &vb, seq as u32)?;
-        "attention_wgmma"
+        ("attention_wgmma", o.to_vec()?.concat())
     } else {
+        let mut o = dev.upload(&vec![f32::NAN; n])?;
         let launch = Launch::new(grid, Dim3::new(32, 4, 1));
         attention_forward.launch(dev, launch, &mut o, &qb, &kb, &vb, seq as u32)?;
-        "attention_forward"
+        ("attention_forward", o.to_vec()?)
     };
-    let got = o.to_vec()?;
     let want = host_attention(&q, &k, &v, heads, seq);
     let tol = v.iter().fold(0.0f64, |m, x| m.max(f64::from(x.abs()))) / 128.0;
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {

@@ -66,7 +66,7 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     let (ah, bh) = (to_bf16(&a), to_bf16(&bt));
     let ab = dev.upload(ah.as_chunks::<8>().0)?;
     let bb = dev.upload(bh.as_chunks::<8>().0)?;
-    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let mut c = dev.upload(vec![f32::NAN; m * n].as_chunks::<2>().0)?;
     let launch = Launch::new(
         Dim3::new((n / 256) as u32, (m / 128) as u32, 1),
         Dim3::new(32, 4, 2),
@@ -74,7 +74,7 @@ fn gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Error> {
     gemm_bf16_wgmma.launch(dev, launch, &mut c, &ab, &bb, n as u32, k as u32)?;
     let b: Vec<f32> = (0..k * n).map(|i| bt[(i % n) * k + i / n]).collect();
     let (want, mag) = host(&a, &b, &vec![0.0; m * n], m, n, k);
-    Ok((c.to_vec()?, want, mag))
+    Ok((c.to_vec()?.concat(), want, mag))
 }
 
 /// `gemm_tf32_wgmma` of `m x k` by the transpose of `n x k` on `dev`, with the host's product
@@ -83,7 +83,7 @@ fn tf32_gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Erro
     let (a, bt) = (randoms(m * k, 44), randoms(n * k, 45));
     let ab = dev.upload(a.as_chunks::<4>().0)?;
     let bb = dev.upload(bt.as_chunks::<4>().0)?;
-    let mut c = dev.upload(&vec![f32::NAN; m * n])?;
+    let mut c = dev.upload(vec![f32::NAN; m * n].as_chunks::<2>().0)?;
     let launch = Launch::new(
         Dim3::new((n / 256) as u32, (m / 128) as u32, 1),
         Dim3::new(32, 4, 2),
@@ -94,7 +94,7 @@ fn tf32_gemm_on(dev: &Device, m: usize, n: usize, k: usize) -> Result<Gemm, Erro
         .map(|i| tf32_truncated(bt[(i % n) * k + i / n]))
         .collect();
     let (want, mag) = host(&a32, &b32, &vec![0.0; m * n], m, n, k);
-    Ok((c.to_vec()?, want, mag))
+    Ok((c.to_vec()?.concat(), want, mag))
 }
 
 #[test]

@@ -18,7 +18,7 @@ use cuphase::prelude::*;
 /// so it refills their stage, then multiplies its own and waits for all but its own
 /// multiplies.
 #[kernel(block = (32, 4, 2))]
-pub fn gemm_bf16_wgmma(c: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]], n: u32, k: u32) {
+pub fn gemm_bf16_wgmma(c: &mut [[f32; 2]], a: &[[bf16; 8]], bt: &[[bf16; 8]], n: u32, k: u32) {
     let a_tile = shared::<[[bf16; 8]; 4096]>();
     let b_tile = shared::<[[bf16; 8]; 8192]>();
     let tx = thread_idx().x as usize;
@@ -83,15 +83,14 @@ pub fn gemm_bf16_wgmma(c: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]], n: u32,
         wgmma_wait(1);
     }
     wgmma_wait(0);
-    // Value `4 j + e` of a thread: row `16 y + x / 4 + 8 (e / 2)` of its warpgroup's 64,
-    // column `8 j + 2 (x % 4) + e % 2`.
+    // Values `4 j + 2 h` and `4 j + 2 h + 1` of a thread: row `16 y + x / 4 + 8 h` of its
+    // warpgroup's 64, columns `8 j + 2 (x % 4)` and the next, one 8-byte pair of `c`.
     let g = tx / 4;
     let q = tx % 4;
     for j in 0..32 {
-        for e in 0..4 {
-            let r = row0 + tz * 64 + ty * 16 + g + 8 * (e >> 1);
-            let col = col0 + j * 8 + 2 * q + (e & 1);
-            c[r * n + col] = acc[j * 4 + e];
+        for h in 0..2 {
+            let r = row0 + tz * 64 + ty * 16 + g + 8 * h;
+            c[r * (n / 2) + col0 / 2 + j * 4 + q] = [acc[j * 4 + 2 * h], acc[j * 4 + 2 * h + 1]];
         }
     }
 }
@@ -101,7 +100,7 @@ pub fn gemm_bf16_wgmma(c: &mut [f32], a: &[[bf16; 8]], bt: &[[bf16; 8]], n: u32,
 /// inputs are the `f32` values with their low 13 mantissa bits ignored. A matrix row of 128
 /// bytes is 32 values here, so a stage is 32 deep (the same 192 KiB in four stages).
 #[kernel(block = (32, 4, 2))]
-pub fn gemm_tf32_wgmma(c: &mut [f32], a: &[[f32; 4]], bt: &[[f32; 4]], n: u32, k: u32) {
+pub fn gemm_tf32_wgmma(c: &mut [[f32; 2]], a: &[[f32; 4]], bt: &[[f32; 4]], n: u32, k: u32) {
     let a_tile = shared::<[[f32; 4]; 4096]>();
     let b_tile = shared::<[[f32; 4]; 8192]>();
     let tx = thread_idx().x as usize;
@@ -166,15 +165,14 @@ pub fn gemm_tf32_wgmma(c: &mut [f32], a: &[[f32; 4]], bt: &[[f32; 4]], n: u32, k
         wgmma_wait(1);
     }
     wgmma_wait(0);
-    // Value `4 j + e` of a thread: row `16 y + x / 4 + 8 (e / 2)` of its warpgroup's 64,
-    // column `8 j + 2 (x % 4) + e % 2`.
+    // Values `4 j + 2 h` and `4 j + 2 h + 1` of a thread: row `16 y + x / 4 + 8 h` of its
+    // warpgroup's 64, columns `8 j + 2 (x % 4)` and the next, one 8-byte pair of `c`.
     let g = tx / 4;
     let q = tx % 4;
     for j in 0..32 {
-        for e in 0..4 {
-            let r = row0 + tz * 64 + ty * 16 + g + 8 * (e >> 1);
-            let col = col0 + j * 8 + 2 * q + (e & 1);
-            c[r * n + col] = acc[j * 4 + e];
+        for h in 0..2 {
+            let r = row0 + tz * 64 + ty * 16 + g + 8 * h;
+            c[r * (n / 2) + col0 / 2 + j * 4 + q] = [acc[j * 4 + 2 * h], acc[j * 4 + 2 * h + 1]];
         }
     }
 }
@@ -298,7 +296,13 @@ pub fn wgmma_rs_kn(out: &mut [f32], a: &[bf16], b: &[[bf16; 8]]) {
 /// multiplies that read the stage it refills (those of two steps before): one barrier a step.
 /// `fast_math`, as `attention_forward`.
 #[kernel(block = (32, 4, 2), fast_math)]
-pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf16; 8]], seq: u32) {
+pub fn attention_wgmma(
+    o: &mut [[f32; 2]],
+    q: &[[bf16; 8]],
+    k: &[[bf16; 8]],
+    v: &[[bf16; 8]],
+    seq: u32,
+) {
     // Row `r` (a query, a key) at chunks `8 r ..`; stage `s` of the keys and values at `512 s`.
     let q_tile = shared::<[[bf16; 8]; 1024]>();
     let k_tile = shared::<[[bf16; 8]; 2048]>();
@@ -403,12 +407,12 @@ pub fn attention_wgmma(o: &mut [f32], q: &[[bf16; 8]], k: &[[bf16; 8]], v: &[[bf
         l[h] += warp_shuffle_xor(l[h], 1);
         l[h] += warp_shuffle_xor(l[h], 2);
     }
+    // Columns `8 jj + 2 (x % 4)` and the next of a row: one 8-byte pair of `o`.
     for jj in 0..8 {
-        for e in 0..4 {
-            let h = e / 2;
+        for h in 0..2 {
             let row = q0 + tz * 64 + ty * 16 + g + 8 * h;
-            let col = jj * 8 + 2 * qd + e % 2;
-            o[row * 64 + col] = oacc[jj * 4 + e] / l[h];
+            o[row * 32 + jj * 4 + qd] =
+                [oacc[jj * 4 + 2 * h] / l[h], oacc[jj * 4 + 2 * h + 1] / l[h]];
         }
     }
 }

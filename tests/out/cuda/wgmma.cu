@@ -41,7 +41,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -66,13 +67,17 @@ __device__ __forceinline__ void wgmma_m64n256k16_bf16(float* d, unsigned long lo
 }
 }  // namespace cuphase
 
+struct __align__(8) f32x2 {
+    float v[2];
+};
+
 struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
 #line 21 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
-    float* __restrict__ c,
+    f32x2* __restrict__ c,
     unsigned long long c_len,
     const bf16x8* __restrict__ a,
     unsigned long long a_len,
@@ -420,7 +425,7 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
             const unsigned long long row = s_1 * 1024ull + tz * 512ull + kk * 2ull;
             const unsigned long long row_1 = s_1 * 2048ull + kk * 2ull;
 #line 76 "tests/in/wgmma.rs"
-            cuphase::wgmma_m64n256k16_bf16(acc, cuphase::wgmma_desc(&a_tile[row]), cuphase::wgmma_desc(&b_tile[row_1]));
+            cuphase::wgmma_m64n256k16_bf16(acc, cuphase::wgmma_desc(&a_tile[0]) + row, cuphase::wgmma_desc(&b_tile[0]) + row_1);
         }
 #line 82 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
@@ -435,10 +440,13 @@ extern "C" __global__ void __launch_bounds__(256) gemm_bf16_wgmma(
     for (unsigned long long j = 0ull; j < 32ull; ++j) {
         #pragma unroll
 #line 91 "tests/in/wgmma.rs"
-        for (unsigned long long e = 0ull; e < 4ull; ++e) {
-            const unsigned long long r = row0 + tz * 64ull + ty * 16ull + g + 8ull * (e >> 1);
-            const unsigned long long col = col0 + j * 8ull + 2ull * q + (e & 1ull);
-            c[r * n_1 + col] = acc[j * 4ull + e];
+        for (unsigned long long h = 0ull; h < 2ull; ++h) {
+            const unsigned long long r = row0 + tz * 64ull + ty * 16ull + g + 8ull * h;
+            const unsigned long long index_8 = r * (n_1 / 2ull) + col0 / 2ull + j * 4ull + q;
+#line 93 "tests/in/wgmma.rs"
+            c[index_8].v[0] = acc[j * 4ull + 2ull * h];
+#line 93 "tests/in/wgmma.rs"
+            c[index_8].v[1] = acc[j * 4ull + 2ull * h + 1ull];
         }
     }
 }
@@ -462,7 +470,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -487,13 +496,17 @@ __device__ __forceinline__ void wgmma_m64n256k8_tf32(float* d, unsigned long lon
 }
 }  // namespace cuphase
 
+struct __align__(8) f32x2 {
+    float v[2];
+};
+
 struct __align__(16) f32x4 {
     float v[4];
 };
 
-#line 104 "tests/in/wgmma.rs"
+#line 103 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wgmma(
-    float* __restrict__ c,
+    f32x2* __restrict__ c,
     unsigned long long c_len,
     const f32x4* __restrict__ a,
     unsigned long long a_len,
@@ -504,16 +517,16 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wgmma(
     extern __shared__ __align__(1024) unsigned char cuphase_dynamic_shared[];
     // The shared arrays take 196608 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
-#line 105 "tests/in/wgmma.rs"
+#line 104 "tests/in/wgmma.rs"
     f32x4 (&a_tile)[4096] = *reinterpret_cast<f32x4 (*)[4096]>(cuphase_dynamic_shared);
     f32x4 (&b_tile)[8192] = *reinterpret_cast<f32x4 (*)[8192]>(cuphase_dynamic_shared + 65536);
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     float acc[128];
-#line 107 "tests/in/wgmma.rs"
+#line 106 "tests/in/wgmma.rs"
     const unsigned long long tx = (unsigned long long)threadIdx.x;
     const unsigned long long ty = (unsigned long long)threadIdx.y;
     const unsigned long long tz = (unsigned long long)threadIdx.z;
-#line 111 "tests/in/wgmma.rs"
+#line 110 "tests/in/wgmma.rs"
     const unsigned long long me = tz * 128ull + ty * 32ull + tx;
     const unsigned long long r8 = tz * 16ull + ty * 4ull + tx / 8ull;
     const unsigned long long c8 = tx % 8ull;
@@ -523,343 +536,346 @@ extern "C" __global__ void __launch_bounds__(256) gemm_tf32_wgmma(
     const unsigned long long kc = (unsigned long long)k / 4ull;
     const unsigned long long steps = (unsigned long long)k / 32ull;
     acc[0u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[1u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[2u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[3u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[4u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[5u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[6u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[7u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[8u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[9u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[10u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[11u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[12u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[13u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[14u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[15u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[16u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[17u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[18u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[19u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[20u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[21u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[22u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[23u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[24u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[25u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[26u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[27u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[28u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[29u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[30u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[31u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[32u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[33u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[34u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[35u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[36u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[37u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[38u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[39u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[40u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[41u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[42u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[43u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[44u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[45u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[46u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[47u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[48u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[49u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[50u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[51u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[52u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[53u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[54u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[55u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[56u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[57u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[58u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[59u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[60u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[61u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[62u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[63u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[64u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[65u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[66u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[67u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[68u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[69u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[70u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[71u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[72u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[73u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[74u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[75u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[76u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[77u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[78u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[79u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[80u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[81u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[82u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[83u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[84u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[85u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[86u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[87u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[88u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[89u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[90u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[91u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[92u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[93u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[94u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[95u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[96u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[97u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[98u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[99u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[100u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[101u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[102u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[103u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[104u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[105u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[106u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[107u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[108u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[109u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[110u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[111u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[112u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[113u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[114u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[115u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[116u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[117u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[118u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[119u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[120u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[121u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[122u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[123u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[124u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[125u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[126u] = 0.0f;
-#line 119 "tests/in/wgmma.rs"
+#line 118 "tests/in/wgmma.rs"
     acc[127u] = 0.0f;
     #pragma unroll
-#line 120 "tests/in/wgmma.rs"
+#line 119 "tests/in/wgmma.rs"
     for (unsigned long long p = 0ull; p < 2ull; ++p) {
         if (p < steps) {
             #pragma unroll
-#line 122 "tests/in/wgmma.rs"
+#line 121 "tests/in/wgmma.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
-#line 124 "tests/in/wgmma.rs"
+#line 123 "tests/in/wgmma.rs"
                 const unsigned long long index = p * 1024ull + i * 256ull + me;
                 const unsigned long long index_1 = (row0 + i * 32ull + r8) * kc + p * 8ull + c8;
-#line 123 "tests/in/wgmma.rs"
+#line 122 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&a_tile[cuphase::swizzle128(index)], &a[index_1]);
             }
             #pragma unroll
-#line 128 "tests/in/wgmma.rs"
+#line 127 "tests/in/wgmma.rs"
             for (unsigned long long i_1 = 0ull; i_1 < 8ull; ++i_1) {
-#line 130 "tests/in/wgmma.rs"
+#line 129 "tests/in/wgmma.rs"
                 const unsigned long long index_2 = p * 2048ull + i_1 * 256ull + me;
                 const unsigned long long index_3 = (col0 + i_1 * 32ull + r8) * kc + p * 8ull + c8;
-#line 129 "tests/in/wgmma.rs"
+#line 128 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&b_tile[cuphase::swizzle128(index_2)], &bt[index_3]);
             }
         }
-#line 135 "tests/in/wgmma.rs"
+#line 134 "tests/in/wgmma.rs"
         cuphase::cp_async_commit();
     }
     for (unsigned long long step = 0ull; step < steps; ++step) {
         cuphase::cp_async_wait<1>();
         cuphase::fence_proxy_async();
-#line 139 "tests/in/wgmma.rs"
+#line 138 "tests/in/wgmma.rs"
         __syncthreads();
         if (step + 2ull < steps) {
             const unsigned long long s = (step + 2ull) % 4ull;
             const unsigned long long kt = (step + 2ull) * 8ull;
             #pragma unroll
-#line 143 "tests/in/wgmma.rs"
+#line 142 "tests/in/wgmma.rs"
             for (unsigned long long i_2 = 0ull; i_2 < 4ull; ++i_2) {
-#line 145 "tests/in/wgmma.rs"
+#line 144 "tests/in/wgmma.rs"
                 const unsigned long long index_4 = s * 1024ull + i_2 * 256ull + me;
                 const unsigned long long index_5 = (row0 + i_2 * 32ull + r8) * kc + kt + c8;
-#line 144 "tests/in/wgmma.rs"
+#line 143 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&a_tile[cuphase::swizzle128(index_4)], &a[index_5]);
             }
             #pragma unroll
-#line 149 "tests/in/wgmma.rs"
+#line 148 "tests/in/wgmma.rs"
             for (unsigned long long i_3 = 0ull; i_3 < 8ull; ++i_3) {
-#line 151 "tests/in/wgmma.rs"
+#line 150 "tests/in/wgmma.rs"
                 const unsigned long long index_6 = s * 2048ull + i_3 * 256ull + me;
                 const unsigned long long index_7 = (col0 + i_3 * 32ull + r8) * kc + kt + c8;
-#line 150 "tests/in/wgmma.rs"
+#line 149 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&b_tile[cuphase::swizzle128(index_6)], &bt[index_7]);
             }
         }
-#line 156 "tests/in/wgmma.rs"
+#line 155 "tests/in/wgmma.rs"
         cuphase::cp_async_commit();
         const unsigned long long s_1 = step % 4ull;
         cuphase::wgmma_fence();
         #pragma unroll
-#line 158 "tests/in/wgmma.rs"
+#line 157 "tests/in/wgmma.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
-#line 161 "tests/in/wgmma.rs"
+#line 160 "tests/in/wgmma.rs"
             const unsigned long long row = s_1 * 1024ull + tz * 512ull + kk * 2ull;
             const unsigned long long row_1 = s_1 * 2048ull + kk * 2ull;
-#line 159 "tests/in/wgmma.rs"
-            cuphase::wgmma_m64n256k8_tf32(acc, cuphase::wgmma_desc(&a_tile[row]), cuphase::wgmma_desc(&b_tile[row_1]));
+#line 158 "tests/in/wgmma.rs"
+            cuphase::wgmma_m64n256k8_tf32(acc, cuphase::wgmma_desc(&a_tile[0]) + row, cuphase::wgmma_desc(&b_tile[0]) + row_1);
         }
-#line 165 "tests/in/wgmma.rs"
+#line 164 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
         cuphase::wgmma_wait<1>();
     }
     cuphase::wgmma_wait<0>();
-#line 171 "tests/in/wgmma.rs"
+#line 170 "tests/in/wgmma.rs"
     const unsigned long long g = tx / 4ull;
     const unsigned long long q = tx % 4ull;
     #pragma unroll
-#line 173 "tests/in/wgmma.rs"
+#line 172 "tests/in/wgmma.rs"
     for (unsigned long long j = 0ull; j < 32ull; ++j) {
         #pragma unroll
-#line 174 "tests/in/wgmma.rs"
-        for (unsigned long long e = 0ull; e < 4ull; ++e) {
-            const unsigned long long r = row0 + tz * 64ull + ty * 16ull + g + 8ull * (e >> 1);
-            const unsigned long long col = col0 + j * 8ull + 2ull * q + (e & 1ull);
-            c[r * n_1 + col] = acc[j * 4ull + e];
+#line 173 "tests/in/wgmma.rs"
+        for (unsigned long long h = 0ull; h < 2ull; ++h) {
+            const unsigned long long r = row0 + tz * 64ull + ty * 16ull + g + 8ull * h;
+            const unsigned long long index_8 = r * (n_1 / 2ull) + col0 / 2ull + j * 4ull + q;
+#line 175 "tests/in/wgmma.rs"
+            c[index_8].v[0] = acc[j * 4ull + 2ull * h];
+#line 175 "tests/in/wgmma.rs"
+            c[index_8].v[1] = acc[j * 4ull + 2ull * h + 1ull];
         }
     }
 }
@@ -894,7 +910,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -923,7 +940,7 @@ struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
-#line 186 "tests/in/wgmma.rs"
+#line 184 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(128) wgmma_tile(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -931,52 +948,52 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_tile(
     unsigned long long a_len,
     const bf16x8* __restrict__ bt,
     unsigned long long bt_len) {
-#line 187 "tests/in/wgmma.rs"
+#line 185 "tests/in/wgmma.rs"
     __shared__ __align__(1024) bf16x8 a_tile[512];
     __shared__ __align__(1024) bf16x8 b_tile[128];
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     float acc[8];
-#line 189 "tests/in/wgmma.rs"
+#line 187 "tests/in/wgmma.rs"
     const unsigned long long t = (unsigned long long)threadIdx.x;
-#line 191 "tests/in/wgmma.rs"
+#line 189 "tests/in/wgmma.rs"
     const unsigned long long index = 8ull * (t / 2ull) + t % 2ull;
-#line 191 "tests/in/wgmma.rs"
+#line 189 "tests/in/wgmma.rs"
     a_tile[cuphase::swizzle128(index)] = a[t];
     if (t < 32ull) {
         const unsigned long long index_1 = 8ull * (t / 2ull) + t % 2ull;
-#line 193 "tests/in/wgmma.rs"
+#line 191 "tests/in/wgmma.rs"
         b_tile[cuphase::swizzle128(index_1)] = bt[t];
     }
     cuphase::fence_proxy_async();
-#line 195 "tests/in/wgmma.rs"
+#line 193 "tests/in/wgmma.rs"
     __syncthreads();
     acc[0u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[1u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[2u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[3u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[4u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[5u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[6u] = 0.0f;
-#line 196 "tests/in/wgmma.rs"
+#line 194 "tests/in/wgmma.rs"
     acc[7u] = 0.0f;
     cuphase::wgmma_fence();
-#line 197 "tests/in/wgmma.rs"
-    cuphase::wgmma_m64n16k16_bf16(acc, cuphase::wgmma_desc(&a_tile[0u]), cuphase::wgmma_desc(&b_tile[0u]));
+#line 195 "tests/in/wgmma.rs"
+    cuphase::wgmma_m64n16k16_bf16(acc, cuphase::wgmma_desc(&a_tile[0]) + 0u, cuphase::wgmma_desc(&b_tile[0]) + 0u);
     cuphase::wgmma_commit();
     cuphase::wgmma_wait<0>();
     const unsigned long long w = t / 32ull;
     const unsigned long long l = t % 32ull;
     #pragma unroll
-#line 202 "tests/in/wgmma.rs"
+#line 200 "tests/in/wgmma.rs"
     for (unsigned long long j = 0ull; j < 2ull; ++j) {
         #pragma unroll
-#line 203 "tests/in/wgmma.rs"
+#line 201 "tests/in/wgmma.rs"
         for (unsigned long long e = 0ull; e < 4ull; ++e) {
             const unsigned long long r = 16ull * w + l / 4ull + 8ull * (e / 2ull);
             const unsigned long long col = 8ull * j + 2ull * (l % 4ull) + e % 2ull;
@@ -1023,7 +1040,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -1052,7 +1070,7 @@ struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
-#line 218 "tests/in/wgmma.rs"
+#line 216 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(128) wgmma_rs_rounds(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -1061,68 +1079,68 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_rs_rounds(
     const bf16x8* __restrict__ bt,
     unsigned long long bt_len,
     unsigned int rounds) {
-#line 219 "tests/in/wgmma.rs"
+#line 217 "tests/in/wgmma.rs"
     __shared__ __align__(1024) bf16x8 b_tile[128];
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     bf16x8 fa;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     float acc[8];
-#line 220 "tests/in/wgmma.rs"
+#line 218 "tests/in/wgmma.rs"
     const unsigned long long t = (unsigned long long)threadIdx.x;
     if (t < 32ull) {
         const unsigned long long index = 8ull * (t / 2ull) + t % 2ull;
-#line 222 "tests/in/wgmma.rs"
+#line 220 "tests/in/wgmma.rs"
         b_tile[cuphase::swizzle128(index)] = bt[t];
     }
     const unsigned long long w = t / 32ull;
     const unsigned long long l = t % 32ull;
     const cuphase::bf16 fa_init = cuphase::bf16_from_f32(0.0f);
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[0u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[1u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[2u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[3u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[4u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[5u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[6u] = fa_init;
-#line 226 "tests/in/wgmma.rs"
+#line 224 "tests/in/wgmma.rs"
     fa.v[7u] = fa_init;
     #pragma unroll
-#line 227 "tests/in/wgmma.rs"
+#line 225 "tests/in/wgmma.rs"
     for (unsigned long long i = 0ull; i < 8ull; ++i) {
         const unsigned long long r = 16ull * w + l / 4ull + 8ull * ((i >> 1) & 1ull);
         const unsigned long long kk = 2ull * (l % 4ull) + (i & 1ull) + 8ull * (i >> 2);
         fa.v[i] = a[r * 16ull + kk];
     }
     acc[0u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[1u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[2u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[3u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[4u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[5u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[6u] = 0.0f;
-#line 232 "tests/in/wgmma.rs"
+#line 230 "tests/in/wgmma.rs"
     acc[7u] = 0.0f;
     unsigned int r_1 = 0u;
     for (;;) {
         cuphase::fence_proxy_async();
-#line 235 "tests/in/wgmma.rs"
+#line 233 "tests/in/wgmma.rs"
         __syncthreads();
         cuphase::wgmma_fence();
-#line 236 "tests/in/wgmma.rs"
-        cuphase::wgmma_m64n16k16_bf16_rs(acc, fa.v, cuphase::wgmma_desc(&b_tile[0u]));
+#line 234 "tests/in/wgmma.rs"
+        cuphase::wgmma_m64n16k16_bf16_rs(acc, fa.v, cuphase::wgmma_desc(&b_tile[0]) + 0u);
         cuphase::wgmma_commit();
         cuphase::wgmma_wait<0>();
         r_1 += 1u;
@@ -1131,10 +1149,10 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_rs_rounds(
         }
     }
     #pragma unroll
-#line 244 "tests/in/wgmma.rs"
+#line 242 "tests/in/wgmma.rs"
     for (unsigned long long j = 0ull; j < 2ull; ++j) {
         #pragma unroll
-#line 245 "tests/in/wgmma.rs"
+#line 243 "tests/in/wgmma.rs"
         for (unsigned long long e = 0ull; e < 4ull; ++e) {
             const unsigned long long row = 16ull * w + l / 4ull + 8ull * (e / 2ull);
             const unsigned long long col = 8ull * j + 2ull * (l % 4ull) + e % 2ull;
@@ -1181,7 +1199,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -1210,7 +1229,7 @@ struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
-#line 257 "tests/in/wgmma.rs"
+#line 255 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(128) wgmma_rs_kn(
     float* __restrict__ out,
     unsigned long long out_len,
@@ -1218,117 +1237,117 @@ extern "C" __global__ void __launch_bounds__(128) wgmma_rs_kn(
     unsigned long long a_len,
     const bf16x8* __restrict__ b,
     unsigned long long b_len) {
-#line 258 "tests/in/wgmma.rs"
+#line 256 "tests/in/wgmma.rs"
     __shared__ __align__(1024) bf16x8 b_tile[128];
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     bf16x8 fa;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     float acc[32];
-#line 259 "tests/in/wgmma.rs"
+#line 257 "tests/in/wgmma.rs"
     const unsigned long long t = (unsigned long long)threadIdx.x;
     b_tile[cuphase::swizzle128(t)] = b[t];
     cuphase::fence_proxy_async();
-#line 261 "tests/in/wgmma.rs"
+#line 259 "tests/in/wgmma.rs"
     __syncthreads();
     const unsigned long long w = t / 32ull;
     const unsigned long long l = t % 32ull;
     const cuphase::bf16 fa_init = cuphase::bf16_from_f32(0.0f);
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[0u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[1u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[2u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[3u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[4u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[5u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[6u] = fa_init;
-#line 264 "tests/in/wgmma.rs"
+#line 262 "tests/in/wgmma.rs"
     fa.v[7u] = fa_init;
     #pragma unroll
-#line 265 "tests/in/wgmma.rs"
+#line 263 "tests/in/wgmma.rs"
     for (unsigned long long i = 0ull; i < 8ull; ++i) {
         const unsigned long long r = 16ull * w + l / 4ull + 8ull * ((i >> 1) & 1ull);
         const unsigned long long kk = 2ull * (l % 4ull) + (i & 1ull) + 8ull * (i >> 2);
         fa.v[i] = a[r * 16ull + kk];
     }
     acc[0u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[1u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[2u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[3u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[4u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[5u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[6u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[7u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[8u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[9u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[10u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[11u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[12u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[13u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[14u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[15u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[16u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[17u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[18u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[19u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[20u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[21u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[22u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[23u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[24u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[25u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[26u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[27u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[28u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[29u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[30u] = 0.0f;
-#line 270 "tests/in/wgmma.rs"
+#line 268 "tests/in/wgmma.rs"
     acc[31u] = 0.0f;
     cuphase::wgmma_fence();
-#line 271 "tests/in/wgmma.rs"
-    cuphase::wgmma_m64n64k16_bf16_rs_kn(acc, fa.v, cuphase::wgmma_desc(&b_tile[0u]));
+#line 269 "tests/in/wgmma.rs"
+    cuphase::wgmma_m64n64k16_bf16_rs_kn(acc, fa.v, cuphase::wgmma_desc(&b_tile[0]) + 0u);
     cuphase::wgmma_commit();
     cuphase::wgmma_wait<0>();
     #pragma unroll
-#line 274 "tests/in/wgmma.rs"
+#line 272 "tests/in/wgmma.rs"
     for (unsigned long long j = 0ull; j < 8ull; ++j) {
         #pragma unroll
-#line 275 "tests/in/wgmma.rs"
+#line 273 "tests/in/wgmma.rs"
         for (unsigned long long e = 0ull; e < 4ull; ++e) {
             const unsigned long long row = 16ull * w + l / 4ull + 8ull * (e / 2ull);
             const unsigned long long col = 8ull * j + 2ull * (l % 4ull) + e % 2ull;
@@ -1426,7 +1445,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
@@ -1456,13 +1476,17 @@ __device__ __forceinline__ void wgmma_m64n64k16_bf16_rs_kn(float* d, const unsig
 }
 }  // namespace cuphase
 
+struct __align__(8) f32x2 {
+    float v[2];
+};
+
 struct __align__(16) bf16x8 {
     cuphase::bf16 v[8];
 };
 
-#line 301 "tests/in/wgmma.rs"
+#line 299 "tests/in/wgmma.rs"
 extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
-    float* __restrict__ o,
+    f32x2* __restrict__ o,
     unsigned long long o_len,
     const bf16x8* __restrict__ q,
     unsigned long long q_len,
@@ -1474,23 +1498,23 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     extern __shared__ __align__(1024) unsigned char cuphase_dynamic_shared[];
     // The shared arrays take 81920 bytes, more than a block's 48 KiB of static shared memory: they
     // are the start of its dynamic shared memory, which every launch sizes to hold them.
-#line 303 "tests/in/wgmma.rs"
+#line 307 "tests/in/wgmma.rs"
     bf16x8 (&q_tile)[1024] = *reinterpret_cast<bf16x8 (*)[1024]>(cuphase_dynamic_shared);
     bf16x8 (&k_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 16384);
     bf16x8 (&v_tile)[2048] = *reinterpret_cast<bf16x8 (*)[2048]>(cuphase_dynamic_shared + 49152);
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     float s[32];
     float oacc[32];
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     bf16x8 p[4];
-#line 340 "tests/in/wgmma.rs"
-    float m[2];
-    float l[2];
-#line 306 "tests/in/wgmma.rs"
+#line 344 "tests/in/wgmma.rs"
+    f32x2 m;
+    f32x2 l;
+#line 310 "tests/in/wgmma.rs"
     const unsigned long long tx = (unsigned long long)threadIdx.x;
     const unsigned long long ty = (unsigned long long)threadIdx.y;
     const unsigned long long tz = (unsigned long long)threadIdx.z;
-#line 310 "tests/in/wgmma.rs"
+#line 314 "tests/in/wgmma.rs"
     const unsigned long long me = tz * 128ull + ty * 32ull + tx;
     const unsigned long long r8 = tz * 16ull + ty * 4ull + tx / 8ull;
     const unsigned long long c8 = tx % 8ull;
@@ -1499,316 +1523,316 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     const unsigned long long q0 = head + (unsigned long long)blockIdx.x * 128ull;
     const unsigned long long tiles = seq_1 / 64ull;
     #pragma unroll
-#line 317 "tests/in/wgmma.rs"
+#line 321 "tests/in/wgmma.rs"
     for (unsigned long long p_1 = 0ull; p_1 < 2ull; ++p_1) {
-#line 319 "tests/in/wgmma.rs"
+#line 323 "tests/in/wgmma.rs"
         if (p_1 == 0ull) {
             #pragma unroll
-#line 320 "tests/in/wgmma.rs"
+#line 324 "tests/in/wgmma.rs"
             for (unsigned long long i = 0ull; i < 4ull; ++i) {
                 const unsigned long long index = i * 256ull + me;
-#line 321 "tests/in/wgmma.rs"
+#line 325 "tests/in/wgmma.rs"
                 const unsigned long long index_1 = (q0 + i * 32ull + r8) * 8ull + c8;
-#line 321 "tests/in/wgmma.rs"
+#line 325 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&q_tile[cuphase::swizzle128(index)], &q[index_1]);
             }
         }
         if (p_1 < tiles) {
             #pragma unroll
-#line 325 "tests/in/wgmma.rs"
+#line 329 "tests/in/wgmma.rs"
             for (unsigned long long i_1 = 0ull; i_1 < 2ull; ++i_1) {
                 const unsigned long long key = head + p_1 * 64ull + i_1 * 32ull + r8;
                 const unsigned long long index_2 = p_1 * 512ull + i_1 * 256ull + me;
-#line 327 "tests/in/wgmma.rs"
+#line 331 "tests/in/wgmma.rs"
                 const unsigned long long index_3 = key * 8ull + c8;
-#line 327 "tests/in/wgmma.rs"
+#line 331 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&k_tile[cuphase::swizzle128(index_2)], &k[index_3]);
                 const unsigned long long index_4 = p_1 * 512ull + i_1 * 256ull + me;
-#line 328 "tests/in/wgmma.rs"
+#line 332 "tests/in/wgmma.rs"
                 const unsigned long long index_5 = key * 8ull + c8;
-#line 328 "tests/in/wgmma.rs"
+#line 332 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&v_tile[cuphase::swizzle128(index_4)], &v[index_5]);
             }
         }
         cuphase::cp_async_commit();
     }
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[0u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[1u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[2u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[3u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[4u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[5u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[6u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[7u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[8u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[9u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[10u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[11u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[12u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[13u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[14u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[15u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[16u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[17u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[18u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[19u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[20u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[21u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[22u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[23u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[24u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[25u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[26u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[27u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[28u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[29u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[30u] = 0.0f;
-#line 335 "tests/in/wgmma.rs"
+#line 339 "tests/in/wgmma.rs"
     s[31u] = 0.0f;
     oacc[0u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[1u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[2u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[3u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[4u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[5u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[6u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[7u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[8u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[9u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[10u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[11u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[12u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[13u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[14u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[15u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[16u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[17u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[18u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[19u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[20u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[21u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[22u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[23u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[24u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[25u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[26u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[27u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[28u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[29u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[30u] = 0.0f;
-#line 336 "tests/in/wgmma.rs"
+#line 340 "tests/in/wgmma.rs"
     oacc[31u] = 0.0f;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     const cuphase::bf16 p_init = cuphase::bf16_from_f32(0.0f);
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[0u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[1u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[2u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[3u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[4u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[5u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[6u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[0u].v[7u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[0u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[1u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[2u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[3u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[4u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[5u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[6u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[1u].v[7u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[0u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[1u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[2u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[3u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[4u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[5u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[6u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[2u].v[7u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[0u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[1u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[2u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[3u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[4u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[5u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[6u] = p_init;
-#line 338 "tests/in/wgmma.rs"
+#line 342 "tests/in/wgmma.rs"
     p[3u].v[7u] = p_init;
-#line 340 "tests/in/wgmma.rs"
+#line 344 "tests/in/wgmma.rs"
     const float m_init = -__int_as_float(0x7f800000);
-#line 340 "tests/in/wgmma.rs"
-    m[0u] = m_init;
-#line 340 "tests/in/wgmma.rs"
-    m[1u] = m_init;
-    l[0u] = 0.0f;
-#line 341 "tests/in/wgmma.rs"
-    l[1u] = 0.0f;
+#line 344 "tests/in/wgmma.rs"
+    m.v[0u] = m_init;
+#line 344 "tests/in/wgmma.rs"
+    m.v[1u] = m_init;
+    l.v[0u] = 0.0f;
+#line 345 "tests/in/wgmma.rs"
+    l.v[1u] = 0.0f;
     const float scale = 0.125f * 1.442695f;
     const unsigned long long g = tx / 4ull;
     const unsigned long long qd = tx % 4ull;
     for (unsigned long long j = 0ull; j < tiles; ++j) {
         const unsigned long long st = j % 4ull;
         cuphase::cp_async_wait<1>();
-#line 350 "tests/in/wgmma.rs"
+#line 354 "tests/in/wgmma.rs"
         cuphase::fence_proxy_async();
-#line 350 "tests/in/wgmma.rs"
+#line 354 "tests/in/wgmma.rs"
         __syncthreads();
         if (j + 2ull < tiles) {
             const unsigned long long ns = (j + 2ull) % 4ull;
             #pragma unroll
-#line 353 "tests/in/wgmma.rs"
+#line 357 "tests/in/wgmma.rs"
             for (unsigned long long i_2 = 0ull; i_2 < 2ull; ++i_2) {
                 const unsigned long long key_1 = head + (j + 2ull) * 64ull + i_2 * 32ull + r8;
                 const unsigned long long index_6 = ns * 512ull + i_2 * 256ull + me;
-#line 355 "tests/in/wgmma.rs"
+#line 359 "tests/in/wgmma.rs"
                 const unsigned long long index_7 = key_1 * 8ull + c8;
-#line 355 "tests/in/wgmma.rs"
+#line 359 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&k_tile[cuphase::swizzle128(index_6)], &k[index_7]);
                 const unsigned long long index_8 = ns * 512ull + i_2 * 256ull + me;
-#line 356 "tests/in/wgmma.rs"
+#line 360 "tests/in/wgmma.rs"
                 const unsigned long long index_9 = key_1 * 8ull + c8;
-#line 356 "tests/in/wgmma.rs"
+#line 360 "tests/in/wgmma.rs"
                 cuphase::cp_async_cg(&v_tile[cuphase::swizzle128(index_8)], &v[index_9]);
             }
         }
         cuphase::cp_async_commit();
         #pragma unroll
-#line 360 "tests/in/wgmma.rs"
+#line 364 "tests/in/wgmma.rs"
         for (unsigned int i_3 = 0u; i_3 < 32u; ++i_3) {
             s[i_3] = 0.0f;
         }
         cuphase::wgmma_fence();
         #pragma unroll
-#line 363 "tests/in/wgmma.rs"
+#line 367 "tests/in/wgmma.rs"
         for (unsigned long long kk = 0ull; kk < 4ull; ++kk) {
-#line 366 "tests/in/wgmma.rs"
+#line 370 "tests/in/wgmma.rs"
             const unsigned long long row = tz * 512ull + kk * 2ull;
             const unsigned long long row_1 = st * 512ull + kk * 2ull;
-#line 364 "tests/in/wgmma.rs"
-            cuphase::wgmma_m64n64k16_bf16(s, cuphase::wgmma_desc(&q_tile[row]), cuphase::wgmma_desc(&k_tile[row_1]));
+#line 368 "tests/in/wgmma.rs"
+            cuphase::wgmma_m64n64k16_bf16(s, cuphase::wgmma_desc(&q_tile[0]) + row, cuphase::wgmma_desc(&k_tile[0]) + row_1);
         }
-#line 370 "tests/in/wgmma.rs"
+#line 374 "tests/in/wgmma.rs"
         cuphase::wgmma_commit();
-#line 372 "tests/in/wgmma.rs"
+#line 376 "tests/in/wgmma.rs"
         cuphase::wgmma_wait<0>();
         #pragma unroll
-#line 373 "tests/in/wgmma.rs"
+#line 377 "tests/in/wgmma.rs"
         for (unsigned int h = 0u; h < 2u; ++h) {
             float mx = -__int_as_float(0x7f800000);
             #pragma unroll
-#line 375 "tests/in/wgmma.rs"
+#line 379 "tests/in/wgmma.rs"
             for (unsigned int jj = 0u; jj < 8u; ++jj) {
                 mx = fmaxf(fmaxf(mx, s[jj * 4u + 2u * h]), s[jj * 4u + 2u * h + 1u]);
             }
             float shuffled;
-#line 378 "tests/in/wgmma.rs"
+#line 382 "tests/in/wgmma.rs"
             shuffled = cuphase::warp_shuffle_xor(mx, 1u);
-#line 378 "tests/in/wgmma.rs"
+#line 382 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled);
             float shuffled_1;
-#line 379 "tests/in/wgmma.rs"
+#line 383 "tests/in/wgmma.rs"
             shuffled_1 = cuphase::warp_shuffle_xor(mx, 2u);
-#line 379 "tests/in/wgmma.rs"
+#line 383 "tests/in/wgmma.rs"
             mx = fmaxf(mx, shuffled_1);
-            const float m_new = fmaxf(m[h], mx * scale);
-            const float alpha = exp2f(m[h] - m_new);
+            const float m_new = fmaxf(m.v[h], mx * scale);
+            const float alpha = exp2f(m.v[h] - m_new);
             float sum = 0.0f;
             #pragma unroll
-#line 383 "tests/in/wgmma.rs"
+#line 387 "tests/in/wgmma.rs"
             for (unsigned int jj_1 = 0u; jj_1 < 8u; ++jj_1) {
                 #pragma unroll
-#line 384 "tests/in/wgmma.rs"
+#line 388 "tests/in/wgmma.rs"
                 for (unsigned int e = 0u; e < 2u; ++e) {
                     const float pe = exp2f(s[jj_1 * 4u + 2u * h + e] * scale - m_new);
                     p[jj_1 / 2u].v[4u * (jj_1 % 2u) + 2u * h + e] = cuphase::bf16_from_f32(pe);
@@ -1817,16 +1841,16 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
                 oacc[jj_1 * 4u + 2u * h] *= alpha;
                 oacc[jj_1 * 4u + 2u * h + 1u] *= alpha;
             }
-            l[h] = l[h] * alpha + sum;
-            m[h] = m_new;
+            l.v[h] = l.v[h] * alpha + sum;
+            m.v[h] = m_new;
         }
         cuphase::wgmma_fence();
         #pragma unroll
-#line 395 "tests/in/wgmma.rs"
+#line 399 "tests/in/wgmma.rs"
         for (unsigned long long kk_1 = 0ull; kk_1 < 4ull; ++kk_1) {
             const unsigned long long row_2 = st * 512ull + kk_1 * 128ull;
-#line 396 "tests/in/wgmma.rs"
-            cuphase::wgmma_m64n64k16_bf16_rs_kn(oacc, p[kk_1].v, cuphase::wgmma_desc(&v_tile[row_2]));
+#line 400 "tests/in/wgmma.rs"
+            cuphase::wgmma_m64n64k16_bf16_rs_kn(oacc, p[kk_1].v, cuphase::wgmma_desc(&v_tile[0]) + row_2);
         }
         cuphase::wgmma_commit();
     }
@@ -1834,26 +1858,27 @@ extern "C" __global__ void __launch_bounds__(256) attention_wgmma(
     #pragma unroll
     for (unsigned int h_1 = 0u; h_1 < 2u; ++h_1) {
         float shuffled_2;
-#line 403 "tests/in/wgmma.rs"
-        shuffled_2 = cuphase::warp_shuffle_xor(l[h_1], 1u);
-#line 403 "tests/in/wgmma.rs"
-        l[h_1] += shuffled_2;
+#line 407 "tests/in/wgmma.rs"
+        shuffled_2 = cuphase::warp_shuffle_xor(l.v[h_1], 1u);
+#line 407 "tests/in/wgmma.rs"
+        l.v[h_1] += shuffled_2;
         float shuffled_3;
-#line 404 "tests/in/wgmma.rs"
-        shuffled_3 = cuphase::warp_shuffle_xor(l[h_1], 2u);
-#line 404 "tests/in/wgmma.rs"
-        l[h_1] += shuffled_3;
+#line 408 "tests/in/wgmma.rs"
+        shuffled_3 = cuphase::warp_shuffle_xor(l.v[h_1], 2u);
+#line 408 "tests/in/wgmma.rs"
+        l.v[h_1] += shuffled_3;
     }
     #pragma unroll
-#line 406 "tests/in/wgmma.rs"
     for (unsigned long long jj_2 = 0ull; jj_2 < 8ull; ++jj_2) {
         #pragma unroll
-#line 407 "tests/in/wgmma.rs"
-        for (unsigned long long e_1 = 0ull; e_1 < 4ull; ++e_1) {
-            const unsigned long long h_2 = e_1 / 2ull;
+#line 412 "tests/in/wgmma.rs"
+        for (unsigned long long h_2 = 0ull; h_2 < 2ull; ++h_2) {
             const unsigned long long row_3 = q0 + tz * 64ull + ty * 16ull + g + 8ull * h_2;
-            const unsigned long long col = jj_2 * 8ull + 2ull * qd + e_1 % 2ull;
-            o[row_3 * 64ull + col] = oacc[jj_2 * 4ull + e_1] / l[h_2];
+            const unsigned long long index_10 = row_3 * 32ull + jj_2 * 4ull + qd;
+#line 414 "tests/in/wgmma.rs"
+            o[index_10].v[0] = oacc[jj_2 * 4ull + 2ull * h_2] / l.v[h_2];
+#line 414 "tests/in/wgmma.rs"
+            o[index_10].v[1] = oacc[jj_2 * 4ull + 2ull * h_2 + 1ull] / l.v[h_2];
         }
     }
 }

@@ -12,6 +12,7 @@
 //! already puts a barrier between each write of a tile and a multiply that reads it. The
 //! 16-byte copies into a tile go through L2 only (`cp.async.cg`, see `async_copy`).
 
+use super::syntax::prec;
 use super::writer::{WgmmaHelper, Writer};
 use super::FaultKind;
 use crate::ir::*;
@@ -110,7 +111,13 @@ impl Writer<'_> {
                 let site = self.site(FaultKind::OutOfBounds(rust_name), span);
                 self.guard(&format!("{last} >= {len}"), site, &last, &len);
             }
-            operands.push(format!("cuphase::wgmma_desc(&{name}[{}])", r.text));
+            // The descriptor's address field counts 16-byte chunks, so the tile at row `r`
+            // is the array's descriptor plus `r` (the array's is loop-invariant: hoisted, where
+            // one computed per multiply took 60 uniform instructions of the attention's step).
+            operands.push(format!(
+                "cuphase::wgmma_desc(&{name}[0]) + {}",
+                r.at_least(prec::MULTIPLICATIVE)
+            ));
         }
         let frag = self.fragment(acc);
         self.line(&format!(
@@ -176,7 +183,8 @@ namespace cuphase {
 template <class T>
 __device__ __forceinline__ T swizzle128(T c) { return c ^ ((c >> 3) & 7); }
 // The descriptor of a tile that starts at `p`: K-major, 128-byte swizzle, 8-row groups 1024
-// bytes apart.
+// bytes apart. Its low 14 bits are the address in 16-byte units (below 2^14: shared memory
+// ends before 256 KiB), so the tile `r` chunks further is this plus `r`.
 __device__ __forceinline__ unsigned long long wgmma_desc(const void* p) {
     const unsigned int a = (unsigned int)__cvta_generic_to_shared(p);
     return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
