@@ -66,13 +66,14 @@ __device__ __forceinline__ void tma2d(void* dst, const void* map, int x, int y, 
 """.replace("REGS", REGS).replace("OUTS", OUTS).replace("%P", f"%{ACC + 2}") \
     .replace("%A", f"%{ACC}").replace("%B", f"%{ACC + 1}")
 
+# The accumulators stored in 8-byte pairs, as cuphase's kernel and the reference do.
 STORE = r"""
   #pragma unroll
-  for (int i = 0; i < ACC; i++) {
+  for (int i = 0; i < ACC; i += 2) {
     int j = i / 4, q = i % 4;
     size_t row = row0 + wg * 64 + 16 * w + l / 4 + 8 * (q / 2);
-    size_t col = col0 + 8 * j + 2 * (l % 4) + (q % 2);
-    c[row * n + col] = d[i];
+    size_t col = col0 + 8 * j + 2 * (l % 4);
+    *reinterpret_cast<float2*>(&c[row * n + col]) = make_float2(d[i], d[i + 1]);
   }
 """.replace("ACC", str(ACC))
 
@@ -219,12 +220,13 @@ extern "C" __global__ void __launch_bounds__(256) persist(float* c, const uint4*
       int tile = blockIdx.x + (g / steps) * gridDim.x;
       size_t row0 = (size_t)(tile / tiles_n) * 128, col0 = (size_t)(tile % tiles_n) * 256;
       #pragma unroll
-      for (int i = 0; i < ACC; i++) {
+      for (int i = 0; i < ACC; i += 2) {
         int j = i / 4, q = i % 4;
         size_t row = row0 + wg * 64 + 16 * w + l / 4 + 8 * (q / 2);
-        size_t col = col0 + 8 * j + 2 * (l % 4) + (q % 2);
-        c[row * n + col] = d[i];
+        size_t col = col0 + 8 * j + 2 * (l % 4);
+        *reinterpret_cast<float2*>(&c[row * n + col]) = make_float2(d[i], d[i + 1]);
         d[i] = 0.f;
+        d[i + 1] = 0.f;
       }
     } else {
       asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -243,7 +245,7 @@ __device__ __forceinline__ void mma_z(float* d, u64 da, u64 db, int acc) {
     .replace("%A", f"%{ACC}").replace("%B", f"%{ACC + 1}")
 
 PERSIST2 = PERSIST.replace("persist(", "persist2(").replace(
-    "        d[i] = 0.f;\n", "").replace(
+    "        d[i] = 0.f;\n        d[i + 1] = 0.f;\n", "").replace(
     "      mma(d, desc(&as[s * 1024 + wg * 512 + kk * 2]), desc(&bs[s * 2048 + kk * 2]));",
     "      mma_z(d, desc(&as[s * 1024 + wg * 512 + kk * 2]), desc(&bs[s * 2048 + kk * 2]), kk > 0 || g % steps != 0);"
 ).replace('extern "C"', MMA_Z + 'extern "C"', 1)

@@ -11,7 +11,7 @@ Both CUDA C kernels need the `sm_90a` target (cuphase's runtime picks it for ker
 `wgmma`), which CuPy's NVRTC call does not take: `build` compiles them here with NVRTC into
 `benches/ab/<kernel>.cubin` (ignored by git; NVRTC 13.0, as on the GPU machine), which the
 run loads (carry them). Here: `LD_LIBRARY_PATH=<nvrtc lib dir> python3 benches/wgmma_gemm.py build`; there:
-`python3 benches/wgmma_gemm.py [--sizes 4096,8192] [--no-tf32 | --tf32-only]`; then the TF32
+`python3 benches/wgmma_gemm.py [--sizes 4096,8192] [--no-tf32 | --tf32-only] [--cubin PATH:NAME]..`; then the TF32
 GEMM (`gemm_tf32_wgmma`) the same way against cuBLAS TF32 and Triton in TF32."""
 
 import ctypes
@@ -27,7 +27,8 @@ BATCH = 4
 
 
 def reference_source():
-    """`wgmma_ref`: the GEMM written by hand, with cuphase's parameter list."""
+    """`wgmma_ref`: the GEMM written by hand, with cuphase's parameter list (its output
+    stored in 8-byte pairs, as cuphase's `[[f32; 2]]`)."""
     acc = 128
     regs = ", ".join(f"%{i}" for i in range(acc))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(acc))
@@ -92,11 +93,11 @@ extern "C" __global__ void __launch_bounds__(256) wgmma_ref(float* c, u64 c_len,
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   #pragma unroll
-  for (int i = 0; i < ACC; i++) {
+  for (int i = 0; i < ACC; i += 2) {
     int j = i / 4, q = i % 4;
     u64 row = row0 + wg * 64 + 16 * w + l / 4 + 8 * (q / 2);
-    u64 col = col0 + 8 * j + 2 * (l % 4) + (q % 2);
-    c[row * n + col] = d[i];
+    u64 col = col0 + 8 * j + 2 * (l % 4);
+    *reinterpret_cast<float2*>(&c[row * n + col]) = make_float2(d[i], d[i + 1]);
   }
 }
 """.replace("REGS", regs).replace("OUTS", outs).replace("%P", f"%{acc + 2}") \
@@ -167,11 +168,11 @@ extern "C" __global__ void __launch_bounds__(256) wgmma_ref_1d(float* c, u64 c_l
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
   #pragma unroll
-  for (int i = 0; i < ACC; i++) {
+  for (int i = 0; i < ACC; i += 2) {
     int j = i / 4, q = i % 4;
     size_t row = row0 + wg * 64 + 16 * w + l / 4 + 8 * (q / 2);
-    size_t col = col0 + 8 * j + 2 * (l % 4) + (q % 2);
-    c[row * n + col] = d[i];
+    size_t col = col0 + 8 * j + 2 * (l % 4);
+    *reinterpret_cast<float2*>(&c[row * n + col]) = make_float2(d[i], d[i + 1]);
   }
 }
 """.replace("REGS", regs).replace("OUTS", outs).replace("%P", f"%{acc + 2}") \
@@ -258,6 +259,9 @@ def time_ms(torch, f, warmup=3, reps=20):
     return statistics.median(times)
 
 
+CUBINS = []
+
+
 def main(sizes):
     import cupy as cp
     import torch
@@ -274,6 +278,12 @@ def main(sizes):
         head = re.search(r"\b" + name + r"\((.*?)\) \{", source, re.S)
         record = cp.zeros(64, dtype=cp.uint32) if "cuphase_record" in head.group(1) else None
         kernels.append((name, f, record, tile_n, shared))
+    # `--cubin PATH:NAME` (repeatable): hand-written A/B variants of `gemm_bf16_wgmma`, with
+    # its parameters, block and shared memory, compiled by `build-ab PATH.cu`.
+    for path, name in CUBINS:
+        f = cp.RawModule(path=path).get_function(name)
+        f.max_dynamic_shared_size_bytes = SHARED
+        kernels.append((name, f, None, 256, SHARED))
     tri = triton_gemm()
     print(f"# {torch.cuda.get_device_name()}")
     print("| bf16 GEMM c = a btᵀ, f32 accumulate | kernel | time | cuBLAS (torch a @ bt.T, bf16 out) | ratio |")
@@ -390,6 +400,7 @@ if __name__ == "__main__":
     if args[:1] == ["build-ab"]:
         build(args[1:])
         sys.exit(0)
+    CUBINS = [tuple(args[i + 1].split(":")) for i, a in enumerate(args) if a == "--cubin"]
     sizes = args[args.index("--sizes") + 1] if "--sizes" in args else "2048,4096,8192"
     sizes = tuple(int(s) for s in sizes.split(","))
     if "--tf32-only" not in args:
