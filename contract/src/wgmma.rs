@@ -178,6 +178,16 @@ impl WgmmaShape {
         )
     }
 
+    /// `(lane, i)`: the lane of a warp and the element of its `A` fragment that hold row `r`
+    /// (below 16: of the warp's rows) and column `kk` of the 64x16 `A` (the inverse of
+    /// [`Self::a_frag_at`] within a warp).
+    pub fn a_frag_owner(r: usize, kk: usize) -> (usize, usize) {
+        (
+            4 * (r % 8) + (kk % 8) / 2,
+            (kk & 1) + 2 * (r / 8) + 4 * (kk / 8),
+        )
+    }
+
     /// Where element `kk` (below [`Self::k`]) of row `r` of a tile whose first chunk is
     /// `first` is: `(chunk, element of the chunk)`.
     pub fn at(self, first: usize, r: usize, kk: usize) -> (usize, usize) {
@@ -306,6 +316,7 @@ mod tests {
                 for slice in 0..4 {
                     assert_eq!(s.c_at(t, 8 * slice + i), (r, 16 * slice + k));
                 }
+                assert_eq!(WgmmaShape::a_frag_owner(r % 16, k), (t % 32, i));
                 // As `mma.sync`'s `A`, in the warp's 16 rows.
                 let mma = crate::MmaShape::M16N8K16Bf16.a_at(t % 32, i);
                 assert_eq!((16 * (t / 32) + mma.0, mma.1), (r, k));

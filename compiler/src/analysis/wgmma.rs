@@ -73,7 +73,7 @@ pub fn check(cx: &mut Ctxt, k: &Kernel) {
         k,
         cx,
         reported: BTreeSet::new(),
-        breaks: Vec::new(),
+        loops: Vec::new(),
     };
     let mut st = State::new();
     flow.block(&k.body, &mut st);
@@ -99,8 +99,16 @@ struct Flow<'a, 'c> {
     cx: &'c mut Ctxt,
     /// Statements already reported (a loop body is walked more than once).
     reported: BTreeSet<(u32, u32, usize)>,
-    /// Per enclosing loop, innermost last: the states at its `break`s.
-    breaks: Vec<State>,
+    /// The enclosing loops, innermost last.
+    loops: Vec<LoopFrame>,
+}
+
+/// A loop being walked: its label, and the states joined at the `break`s and `continue`s that
+/// leave or restart it.
+struct LoopFrame {
+    label: Option<Handle<Label>>,
+    breaks: State,
+    continues: State,
 }
 
 /// `a` joined with `b`: every array in flight in either, with the fewest commits.
@@ -145,32 +153,67 @@ impl Flow<'_, '_> {
                 self.block(reject, &mut other);
                 join(st, &other);
             }
-            Stmt::Loop { body, .. } => {
-                self.touches(s, span, st);
-                self.breaks.push(State::new());
+            Stmt::Loop { label, kind, body } => {
+                // A `for` loop's bounds are evaluated once, before it; a `while` condition at
+                // every head (below).
+                let while_loop = matches!(kind, LoopKind::While { .. });
+                if !while_loop {
+                    self.touches(s, span, st);
+                }
+                self.loops.push(LoopFrame {
+                    label: *label,
+                    breaks: State::new(),
+                    continues: State::new(),
+                });
+                // The head's state: the entry's joined with every path back to it (the body's
+                // end, its `continue`s), to the fixpoint. Joins only lower counts or add
+                // arrays, so it is reached within the lattice's height.
+                let height = (self.k.arrays.len() + 1) * (usize::from(COMMITS_KNOWN) + 2);
                 let mut head = st.clone();
-                for _ in 0..(2 * usize::from(COMMITS_KNOWN) + 4) {
+                for _ in 0..=height {
+                    if while_loop {
+                        self.touches(s, span, &head);
+                    }
                     let mut cur = head.clone();
                     self.block(body, &mut cur);
                     let mut next = head.clone();
                     join(&mut next, &cur);
+                    if let Some(frame) = self.loops.last() {
+                        join(&mut next, &frame.continues);
+                    }
                     let counts = |m: &State| m.iter().map(|(a, v)| (*a, v.0)).collect::<Vec<_>>();
                     if counts(&next) == counts(&head) {
                         break;
                     }
                     head = next;
                 }
-                let broke = self.breaks.pop().unwrap_or_default();
+                let frame = self.loops.pop();
                 *st = head;
-                join(st, &broke);
+                if let Some(frame) = frame {
+                    join(st, &frame.breaks);
+                }
             }
             Stmt::Block(b) => self.block(b, st),
-            Stmt::Break { .. } => {
-                if let Some(b) = self.breaks.last_mut() {
-                    join(b, st);
+            Stmt::Break { label } => {
+                if let Some(frame) = self.target(*label) {
+                    join(&mut frame.breaks, st);
+                }
+            }
+            Stmt::Continue { label } => {
+                if let Some(frame) = self.target(*label) {
+                    join(&mut frame.continues, st);
                 }
             }
             _ => self.touches(s, span, st),
+        }
+    }
+
+    /// The loop a `break` or `continue` with `label` leaves or restarts: the innermost, or the
+    /// labelled one.
+    fn target(&mut self, label: Option<Handle<Label>>) -> Option<&mut LoopFrame> {
+        match label {
+            None => self.loops.last_mut(),
+            Some(l) => self.loops.iter_mut().rev().find(|f| f.label == Some(l)),
         }
     }
 

@@ -88,6 +88,14 @@ fn once_from_registers() -> String {
     )
 }
 
+/// Stage 0 filled and published, no multiply yet.
+fn published() -> String {
+    format!(
+        "{} cp_async_commit(); cp_async_wait(0); sync_block_threads();",
+        fill("0")
+    )
+}
+
 /// One stage, filled, published and multiplied once.
 fn once() -> String {
     format!(
@@ -181,6 +189,21 @@ fn rejected() {
             "the attention's pipeline in three stages: the refill of the stage p v reads",
             registers_pipeline(3),
             "`wgmma` reading shared array `b_tile`",
+        ),
+        (
+            "a `continue` that skips the wait: the fragment rewritten in flight",
+            format!("{} let mut p = [bf16::ONE; 8]; for j in 0..n {{ for i in 0..8 {{ p[i] = bf16::from_f32(j as f32); }} wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit(); if j % 2 == 0 {{ continue; }} wgmma_wait(0); }} wgmma_wait(0);", published()),
+            "`p` is used while a `wgmma` may still be reading it",
+        ),
+        (
+            "a labelled `break` out of the outer loop skips its wait",
+            format!("{} let p = [bf16::ONE; 8]; 'outer: for j in 0..n {{ wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit(); for q in 0..2 {{ if q + j == 3 {{ break 'outer; }} }} wgmma_wait(0); }}", published()),
+            "`acc` is used while a `wgmma` may still be writing it",
+        ),
+        (
+            "a `while` condition that reads the fragment in flight",
+            format!("{} let mut p = [bf16::ONE; 8]; let mut r = 0u32; while p[0].to_f32() > 0.5 && r < 4 {{ wgmma_m64n64k16(&mut acc, &p, &b_tile[0]); wgmma_commit(); r += 1; }} wgmma_wait(0); p[1] = bf16::ZERO;", published()),
+            "`p` is used while a `wgmma` may still be reading it",
         ),
         (
             "a multiply under a condition on the thread",

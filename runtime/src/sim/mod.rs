@@ -40,7 +40,7 @@ mod wgmma;
 /// The warp operations, as generated simulator code names them (`sim::WarpKind::Shuffle`):
 /// the contract's [`WarpOp`](cuphase_contract::WarpOp).
 pub use cuphase_contract::WarpOp as WarpKind;
-pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape};
+pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape, WgmmaShape};
 pub use exec::{exchange, BlockCtx, SimBackend, SimOptions, ThreadCtx, ThreadOrder};
 pub use memory::{ArrayRef, Field, Global, LocalArrays, Shared};
 pub use methods::{

@@ -1,6 +1,6 @@
-//! Warpgroup multiplies ([`Stmt::Wgmma`]) as `wgmma.mma_async` from shared memory: the
-//! tiles' descriptors (128-byte swizzle, K-major), the accumulator's registers (and an `A`
-//! fragment's, two 16-bit elements to a register as `mma.sync`'s) as the instruction's
+//! Warpgroup multiplies ([`Stmt::Wgmma`]) as `wgmma.mma_async`: the tiles' descriptors
+//! (128-byte swizzle, K-major), the accumulator's registers (and an `A` fragment's, two 16-bit
+//! elements to a register as `mma.sync`'s, for `A` in registers) as the instruction's
 //! operands, the checks of the checked variant, and where `wgmma.fence` goes.
 //!
 //! `wgmma.fence` must separate any other access to an accumulator's registers from the next
@@ -139,6 +139,8 @@ pub(super) fn wgmma_prelude(shapes: &std::collections::BTreeSet<WgmmaHelper>) ->
         // `tf32` takes no transposes (K-major only); 16-bit inputs say K-major for `A` (not
         // said for an `A` in registers) and, for a `B` given `k x n`, MN-major
         // ("transposed") for `B`.
+        // (The front end takes `A` in registers for 16-bit inputs only.)
+        debug_assert!(!(*input == "tf32" && *a_regs), "a TF32 `A` in registers");
         let modes = match (*input, *b_kn, *a_regs) {
             ("tf32", _, _) => "p, 1, 1",
             (_, false, false) => "p, 1, 1, 0, 0",

@@ -101,8 +101,7 @@ impl Writer<'_> {
 
     /// One thread's part of a warpgroup multiply. With `A` in registers, in one thread's
     /// future: the elements of its two rows of `A` arrive by shuffles from the lanes of its
-    /// warp that hold them (the contract's `a_frag_at` is `mma.sync`'s `A` layout, so
-    /// `MmaShape::a_owner` says which).
+    /// warp that hold them (the contract's `a_frag_owner` says which).
     pub(super) fn wgmma_thread(&self, s: &Stmt, span: Span) -> TokenStream {
         let Stmt::Wgmma { a, .. } = s else {
             return internal_error();
@@ -117,14 +116,13 @@ impl Writer<'_> {
             .collect();
         let shuffle = quote!(::cuphase::__private::sim::WarpKind::Shuffle);
         quote_spanned!(site(span.lo)=> {
-            let __shape = ::cuphase::__private::sim::MmaShape::M16N8K16Bf16;
             let __lane = __cx.lane_id() as usize;
             let __fa = [#(#av),*];
             // Rows `g` and `g + 8` of the warp's 16 rows of `A`.
             let mut __rows = [[0.0f32; 16]; 2];
             for __k in 0..16usize {
                 for __h in 0..2usize {
-                    let (__src, __j) = __shape.a_owner(__lane / 4 + 8 * __h, __k);
+                    let (__src, __j) = ::cuphase::__private::sim::WgmmaShape::a_frag_owner(__lane / 4 + 8 * __h, __k);
                     let __v = __cx.warp(#shuffle, u64::from(__fa[__j].to_bits()), __src as u32, #loc).await;
                     __rows[__h][__k] = f32::from_bits(__v as u32);
                 }
@@ -173,7 +171,7 @@ impl Writer<'_> {
                 let mut __rows = [[0.0f32; 16]; 2];
                 for __k in 0..16usize {
                     for __h in 0..2usize {
-                        let (__src, __j) = __shape.a_owner(__l / 4 + 8 * __h, __k);
+                        let (__src, __j) = ::cuphase::__private::sim::WgmmaShape::a_frag_owner(__l / 4 + 8 * __h, __k);
                         __rows[__h][__k] = __fa[__src][__j];
                     }
                 }
@@ -182,7 +180,6 @@ impl Writer<'_> {
         );
         quote_spanned!(site(span.lo)=> {
             __run.check_warp(__w, #loc)?;
-            let __shape = ::cuphase::__private::sim::MmaShape::M16N8K16Bf16;
             let mut __fa = [[0.0f32; 8]; 32];
             #gather
             #each

@@ -11,7 +11,8 @@ use super::syntax::*;
 use crate::ir::*;
 use cuphase_contract::wgmma::{ATOM_CHUNKS, A_FRAG_LEN};
 
-const FORM: &str = "`(&mut acc, &a_tile[ra], &b_tile[rb])`";
+const FORM: &str =
+    "`(&mut acc, &a_tile[ra], &b_tile[rb])` (or `&a`, a thread-local `[bf16; 8]`, for `A` in registers)";
 
 impl Lowerer<'_> {
     /// A warpgroup multiply: the accumulator, then `A` (a tile's row, or a fragment in
@@ -203,7 +204,7 @@ impl Lowerer<'_> {
         let Some((tile, row)) = found else {
             self.err(
                 tile_expr.src(),
-                format!("`{what}` of `{function}` is a row of a shared array of 16-byte rows (`&tile[r]`, where `tile` is `shared::<[[bf16; 8]; R]>()`)"),
+                format!("`{what}` of `{function}` is a row of a shared array of 16-byte rows (`&tile[r]`, where `tile` is `shared::<[[bf16; 8]; R]>()`){}", if what == "a_tile" { ", or `A` in registers: a thread-local `[bf16; 8]` (`&a`)" } else { "" }),
             );
             return None;
         };
