@@ -255,27 +255,8 @@ VARIANTS = {"tma_bar": (TMA_BAR, 256), "tma_ws": (TMA_WS, 384), "persist": (PERS
 
 
 def build():
-    lib = ctypes.CDLL("libnvrtc.so.13")
     for name, (source, _) in VARIANTS.items():
-        prog = ctypes.c_void_p()
-        assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
-                                      None) == 0
-        opts = [b"--gpu-architecture=sm_90a", b"--std=c++17", b"-lineinfo"]
-        rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, log)
-        if rc != 0 or log.value.strip():
-            print(f"{name}:\n{log.value.decode()}")
-        if rc != 0:
-            sys.exit(1)
-        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
-        image = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetCUBIN(prog, image)
-        with open(wgmma_gemm.cubin(name), "wb") as f:
-            f.write(image.raw)
-        print(f"wrote {wgmma_gemm.cubin(name)}")
+        wgmma_gemm.compile_cubin(name, source)
 
 
 def tensor_map(cuda, ptr, rows, cols, box_rows):

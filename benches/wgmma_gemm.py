@@ -216,31 +216,39 @@ def cubin(name):
 def build(files=()):
     """Compiles each kernel of `variants()` into benches/ab/`name`.cubin, and each CUDA C file
     of `files` (hand-written A/B variants, `fast_math`) into the `.cubin` beside it."""
-    lib = ctypes.CDLL("libnvrtc.so.13")
     others = [(name, generated_source(name), opts) for name, opts in OTHERS.items()]
     todo = [(n, s, []) for n, s in variants()] + others
     if files:
         todo = [(os.path.splitext(os.path.basename(f))[0], open(f).read(), ["--use_fast_math"])
                 for f in files]
     for name, source, extra in todo:
-        prog = ctypes.c_void_p()
-        assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
-                                      None) == 0
-        opts = [b"--gpu-architecture=sm_90a", b"--std=c++17", b"-lineinfo"]
-        opts += [o.encode() for o in extra]
-        rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, log)
-        if rc != 0:
-            sys.exit(f"NVRTC failed on {name}:\n{log.value.decode()}")
-        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
-        image = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetCUBIN(prog, image)
-        with open(cubin(name), "wb") as f:
-            f.write(image.raw)
-        print(f"wrote {cubin(name)}")
+        compile_cubin(name, source, extra)
+
+
+def compile_cubin(name, source, extra=()):
+    """NVRTC (here, `libnvrtc.so.13` on the library path) compiles `source` for `sm_90a` with
+    the options `extra` into benches/ab/`name`.cubin; its log is printed when not empty."""
+    lib = ctypes.CDLL("libnvrtc.so.13")
+    prog = ctypes.c_void_p()
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"k.cu", 0, None,
+                                  None) == 0
+    opts = [b"--gpu-architecture=sm_90a", b"--std=c++17", b"-lineinfo"]
+    opts += [o.encode() for o in extra]
+    rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    if rc != 0:
+        sys.exit(f"NVRTC failed on {name}:\n{log.value.decode()}")
+    if log.value.strip():
+        print(f"{name}:\n{log.value.decode()}")
+    lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    image = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetCUBIN(prog, image)
+    with open(cubin(name), "wb") as f:
+        f.write(image.raw)
+    print(f"wrote {cubin(name)}")
 
 
 def time_ms(torch, f, warmup=3, reps=20):

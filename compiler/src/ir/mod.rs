@@ -41,8 +41,8 @@ pub mod types;
 pub mod visit;
 
 pub use arena::{Arena, Handle, Span, Src};
-pub use expr::*;
 pub use cuphase_contract::{Distribution, MatrixLoad, MmaShape, WarpOp, WgmmaInput, WgmmaShape};
+pub use expr::*;
 pub use method::{CheckedOp, Method};
 pub use param::{Param, ParamKind, ParamSource};
 pub use print::{split_format, FormatPart, FormatSpec, Placeholder, PrintPiece};

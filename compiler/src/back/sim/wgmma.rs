@@ -16,6 +16,22 @@ use crate::ir::*;
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
+/// `__rows`: rows `g` and `g + 8` of the warp's 16 rows of `A` that lane `lane`'s accumulator
+/// values need, each element `fetch` (of `__src`, the lane that holds it, and `__j`, its index
+/// in that lane's fragment: the contract's `a_frag_owner`).
+fn a_rows(lane: TokenStream, fetch: TokenStream) -> TokenStream {
+    quote! {
+        let __lane = (#lane) as usize;
+        let mut __rows = [[0.0f32; 16]; 2];
+        for __k in 0..16usize {
+            for __h in 0..2usize {
+                let (__src, __j) = ::cuphase::__private::sim::WgmmaShape::a_frag_owner(__lane / 4 + 8 * __h, __k);
+                __rows[__h][__k] = #fetch;
+            }
+        }
+    }
+}
+
 fn internal_error() -> TokenStream {
     quote!(::core::compile_error!("cuphase: not a warpgroup multiply (internal error of the simulator writer)");)
 }
@@ -111,24 +127,24 @@ impl Writer<'_> {
             return quote_spanned!(site(span.lo)=> { #part });
         };
         let loc = self.loc(span);
-        let av: Vec<TokenStream> = (0..cuphase_contract::wgmma::A_FRAG_LEN)
-            .map(|i| self.fragment_value(f, i, span))
-            .collect();
+        let av = self.a_fragment(f, span);
         let shuffle = quote!(::cuphase::__private::sim::WarpKind::Shuffle);
+        let rows = a_rows(
+            quote!(__cx.lane_id() as usize),
+            quote!(f32::from_bits(__cx.warp(#shuffle, u64::from(__fa[__j].to_bits()), __src as u32, #loc).await as u32)),
+        );
         quote_spanned!(site(span.lo)=> {
-            let __lane = __cx.lane_id() as usize;
             let __fa = [#(#av),*];
-            // Rows `g` and `g + 8` of the warp's 16 rows of `A`.
-            let mut __rows = [[0.0f32; 16]; 2];
-            for __k in 0..16usize {
-                for __h in 0..2usize {
-                    let (__src, __j) = ::cuphase::__private::sim::WgmmaShape::a_frag_owner(__lane / 4 + 8 * __h, __k);
-                    let __v = __cx.warp(#shuffle, u64::from(__fa[__j].to_bits()), __src as u32, #loc).await;
-                    __rows[__h][__k] = f32::from_bits(__v as u32);
-                }
-            }
+            #rows
             #part
         })
+    }
+
+    /// The elements of `A`'s fragment `f`, each an `f32`.
+    fn a_fragment(&self, f: &Fragment, span: Span) -> Vec<TokenStream> {
+        (0..cuphase_contract::wgmma::A_FRAG_LEN)
+            .map(|i| self.fragment_value(f, i, span))
+            .collect()
     }
 
     /// A warpgroup multiply with `A` in registers for warp `__w` of phase-split code: every
@@ -148,9 +164,7 @@ impl Writer<'_> {
             mark_expr(self.k, e, &mut used);
         }
         let none = vec![false; self.k.locals.len()];
-        let av: Vec<TokenStream> = (0..cuphase_contract::wgmma::A_FRAG_LEN)
-            .map(|i| self.fragment_value(f, i, span))
-            .collect();
+        let av = self.a_fragment(f, span);
         let ia = 0..av.len();
         let gather = self.lane_loop(
             split,
@@ -162,19 +176,13 @@ impl Writer<'_> {
             },
         );
         let part = self.wgmma_part(s, span);
+        let rows = a_rows(quote!(__t - 32 * __w), quote!(__fa[__src][__j]));
         let each = self.lane_loop(
             split,
             used,
             &none,
             quote! {
-                let __l = __t - 32 * __w;
-                let mut __rows = [[0.0f32; 16]; 2];
-                for __k in 0..16usize {
-                    for __h in 0..2usize {
-                        let (__src, __j) = ::cuphase::__private::sim::WgmmaShape::a_frag_owner(__l / 4 + 8 * __h, __k);
-                        __rows[__h][__k] = __fa[__src][__j];
-                    }
-                }
+                #rows
                 #part
             },
         );

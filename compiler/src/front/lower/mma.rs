@@ -111,10 +111,7 @@ impl Lowerer<'_> {
             Role::A => (shape.a_len(), input),
             Role::B => (shape.b_len(), input),
         };
-        let fits = match (row.is_some(), dims.as_slice()) {
-            (false, [n]) | (true, [_, n]) => *n == len as u64,
-            _ => false,
-        };
+        let fits = fragment_len(dims, row.is_some()) == Some(len as u64);
         let want = format!("[{}; {len}]", elem.rust_name());
         if !fits || arr.elem != elem {
             let held = held_fragment(&arr.name, arr.elem, dims, row.is_some());
@@ -313,10 +310,7 @@ impl Lowerer<'_> {
         let ArrayKind::Local { dims: fdims, .. } = &f.kind else {
             return;
         };
-        let len = match (frag_row.is_some(), fdims.as_slice()) {
-            (false, [n]) | (true, [_, n]) => Some(*n),
-            _ => None,
-        };
+        let len = fragment_len(fdims, frag_row.is_some());
         let forms = if trans {
             "`[bf16; 2]`, `[bf16; 4]` or `[bf16; 8]` (or `f16`)"
         } else {
@@ -352,6 +346,15 @@ impl Lowerer<'_> {
             },
             span,
         );
+    }
+}
+
+/// The elements of a fragment operand: the length of a one-dimensional thread-local array
+/// (dimensions `dims`), or of a row of a two-dimensional one (`row`); `None` otherwise.
+pub(super) fn fragment_len(dims: &[u64], row: bool) -> Option<u64> {
+    match (row, dims) {
+        (false, [n]) | (true, [_, n]) => Some(*n),
+        _ => None,
     }
 }
 

@@ -6,7 +6,7 @@
 //! `wgmma_commit()` and `wgmma_wait(n)` are lowered with the copies' groups, `async_copy`.)
 
 use super::cx::*;
-use super::mma::held_fragment;
+use super::mma::{fragment_len, held_fragment};
 use super::syntax::*;
 use crate::ir::*;
 use cuphase_contract::wgmma::{ATOM_CHUNKS, A_FRAG_LEN};
@@ -69,10 +69,7 @@ impl Lowerer<'_> {
             return;
         };
         let len = shape.acc_len() as u64;
-        let fits = match (acc_row.is_some(), dims.as_slice()) {
-            (false, [n]) | (true, [_, n]) => *n == len,
-            _ => false,
-        };
+        let fits = fragment_len(dims, acc_row.is_some()) == Some(len);
         if !fits || arr.elem != Scalar::F32 {
             let held = held_fragment(&arr.name, arr.elem, dims, acc_row.is_some());
             self.err(
@@ -144,10 +141,7 @@ impl Lowerer<'_> {
             return None;
         };
         let len = A_FRAG_LEN as u64;
-        let fits = match (row.is_some(), dims.as_slice()) {
-            (false, [n]) | (true, [_, n]) => *n == len,
-            _ => false,
-        };
+        let fits = fragment_len(dims, row.is_some()) == Some(len);
         if shape.input == WgmmaInput::Tf32 || !fits {
             let held = held_fragment(&arr.name, arr.elem, dims, row.is_some());
             let elem = shape.elem();
